@@ -1,0 +1,72 @@
+// DataFrame: an analyzed logical plan and the session it belongs to, as pyspark.sql.DataFrame.
+// Transformations analyse eagerly, so a mistake fails where it is made; actions execute.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+#include "ember/column.h"
+
+namespace ember {
+
+namespace plan {
+struct LogicalPlan;
+}
+class Session;
+
+class DataFrame {
+ public:
+  DataFrame(std::shared_ptr<Session> session, std::shared_ptr<const plan::LogicalPlan> plan)
+      : session_(std::move(session)), plan_(std::move(plan)) {}
+
+  const std::shared_ptr<Session>& session() const { return session_; }
+  const std::shared_ptr<const plan::LogicalPlan>& plan() const { return plan_; }
+
+  /// Column names and Spark types (as arrow types) of the result.
+  std::shared_ptr<arrow::Schema> schema() const;
+  bool is_streaming() const;
+
+  /// df["name"]: a column bound to this DataFrame's output.
+  arrow::Result<Column> operator[](const std::string& name) const;
+
+  arrow::Result<DataFrame> Select(const std::vector<Column>& columns) const;
+  arrow::Result<DataFrame> Filter(const Column& condition) const;
+  arrow::Result<DataFrame> WithColumns(const std::vector<std::string>& names,
+                                       const std::vector<Column>& columns) const;
+  arrow::Result<DataFrame> WithColumnsRenamed(
+      const std::vector<std::pair<std::string, std::string>>& renames) const;
+  arrow::Result<DataFrame> Drop(const std::vector<Column>& columns) const;
+  arrow::Result<DataFrame> Alias(const std::string& alias) const;
+  /// groupBy(keys).agg(aggregates): the keys come first in the result.
+  arrow::Result<DataFrame> GroupBy(const std::vector<Column>& keys,
+                                   const std::vector<Column>& aggregates) const;
+  arrow::Result<DataFrame> OrderBy(const std::vector<Column>& orders) const;
+  arrow::Result<DataFrame> Limit(int64_t n) const;
+  /// dropDuplicates(columns), or distinct() when empty.
+  arrow::Result<DataFrame> DropDuplicates(const std::vector<std::string>& columns) const;
+  arrow::Result<DataFrame> Union(const DataFrame& other, bool by_name = false,
+                                 bool allow_missing_columns = false) const;
+  /// how: inner, left, right, full (and Spark's synonyms), left_semi, left_anti, cross.
+  arrow::Result<DataFrame> Join(const DataFrame& other, const Column* condition,
+                                const std::vector<std::string>& using_columns,
+                                const std::string& how) const;
+
+  arrow::Result<std::shared_ptr<arrow::Table>> ToTable() const;
+  arrow::Result<int64_t> Count() const;
+  /// The plan as text, for explain().
+  std::string Explain() const;
+
+ private:
+  arrow::Result<DataFrame> With(arrow::Result<std::shared_ptr<const plan::LogicalPlan>> plan) const;
+
+  std::shared_ptr<Session> session_;
+  std::shared_ptr<const plan::LogicalPlan> plan_;
+};
+
+}  // namespace ember

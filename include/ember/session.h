@@ -1,0 +1,61 @@
+// Session: configuration with Spark's keys, temporary views, and the entry points that make
+// DataFrames, as pyspark.sql.SparkSession.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+#include "ember/dataframe.h"
+
+namespace ember {
+
+namespace plan {
+class Analyzer;
+struct EvalContext;
+}
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  static std::shared_ptr<Session> Make(std::map<std::string, std::string> conf = {});
+
+  std::optional<std::string> GetConf(const std::string& key) const;
+  std::string GetConf(const std::string& key, const std::string& fallback) const;
+  void SetConf(const std::string& key, const std::string& value);
+  void UnsetConf(const std::string& key);
+  std::map<std::string, std::string> AllConf() const;
+
+  arrow::Result<DataFrame> Sql(const std::string& query);
+  arrow::Result<DataFrame> Range(int64_t start, int64_t end, int64_t step);
+  arrow::Result<DataFrame> FromArrow(std::shared_ptr<arrow::Table> table);
+  /// spark.read.format(format).schema(schema).options(options).load(paths); a null schema is
+  /// inferred where Spark infers one.
+  arrow::Result<DataFrame> ReadFiles(const std::string& format,
+                                     const std::vector<std::string>& paths,
+                                     std::shared_ptr<arrow::Schema> schema,
+                                     const std::map<std::string, std::string>& options);
+  arrow::Result<DataFrame> Table(const std::string& name);
+
+  arrow::Status CreateTempView(const std::string& name, const DataFrame& df, bool replace);
+  bool DropTempView(const std::string& name);
+  std::vector<std::string> TempViewNames() const;
+
+  /// The analyzer for this session's configuration and views.
+  plan::Analyzer analyzer();
+  plan::EvalContext eval_context() const;
+
+ private:
+  Session() = default;
+
+  mutable std::mutex mutex_;
+  std::map<std::string, std::string> conf_;
+  std::map<std::string, std::shared_ptr<const plan::LogicalPlan>> views_;  // lower-cased names
+};
+
+}  // namespace ember

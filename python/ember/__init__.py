@@ -1,0 +1,1 @@
+from ember._activate import activate, deactivate

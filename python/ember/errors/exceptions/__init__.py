@@ -1,0 +1,1 @@
+"""Exception classes; `base` defines them, `captured` keeps PySpark's older import path."""

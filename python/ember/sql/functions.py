@@ -1,0 +1,185 @@
+"""pyspark.sql.functions on Ember: each function names a function of the C++ catalog."""
+
+from typing import Any, Optional
+
+from ember import _core
+from ember.sql.column import Column, _call, _lit, _to_col
+
+__all__ = [
+    "col", "column", "lit", "expr", "when", "coalesce", "isnull", "isnan", "count", "sum", "avg",
+    "mean", "min", "max", "countDistinct", "count_distinct", "approx_count_distinct", "first",
+    "last", "any_value", "concat", "upper", "lower", "length", "substring", "trim", "ltrim",
+    "rtrim", "reverse", "to_timestamp", "to_date", "date_trunc", "current_timestamp", "year",
+    "month", "quarter", "dayofmonth", "dayofyear", "hour", "minute", "second", "from_unixtime",
+    "unix_timestamp", "window", "struct", "abs", "asc", "desc", "asc_nulls_first",
+    "asc_nulls_last", "desc_nulls_first", "desc_nulls_last", "sum_distinct",
+]
+
+
+def col(col: str) -> Column:
+    return Column(_core.col(col))
+
+
+column = col
+
+
+def lit(col: Any) -> Column:
+    return _lit(col)
+
+
+def expr(str: str) -> Column:
+    return Column(_core.parse_expression(str))
+
+
+def when(condition: Column, value: Any) -> Column:
+    branches = [condition, _lit(value)]
+    return Column(_core.call("when", [b._c for b in branches]), branches)
+
+
+def _columns(cols: Any) -> list:
+    if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+        cols = cols[0]
+    return [_to_col(c) for c in cols]
+
+
+def _unary(name: str):
+    def function(col: Any) -> Column:
+        return _call(name, _to_col(col))
+
+    function.__name__ = name
+    return function
+
+
+def coalesce(*cols: Any) -> Column:
+    return _call("coalesce", *_columns(cols))
+
+
+def count(col: Any) -> Column:
+    return _call("count", _to_col(col))
+
+
+def countDistinct(col: Any, *cols: Any) -> Column:
+    return _call("count", *_columns((col,) + cols), distinct=True)
+
+
+count_distinct = countDistinct
+
+
+def approx_count_distinct(col: Any, rsd: Optional[float] = None) -> Column:
+    return _call("approx_count_distinct", _to_col(col))
+
+
+def first(col: Any, ignorenulls: bool = False) -> Column:
+    return _call("any_value" if ignorenulls else "first", _to_col(col))
+
+
+def last(col: Any, ignorenulls: bool = False) -> Column:
+    return _call("last", _to_col(col))
+
+
+def sum_distinct(col: Any) -> Column:
+    return _call("sum", _to_col(col), distinct=True)
+
+
+isnull = _unary("isnull")
+isnan = _unary("isnan")
+sum = _unary("sum")
+avg = _unary("avg")
+mean = _unary("mean")
+min = _unary("min")
+max = _unary("max")
+any_value = _unary("any_value")
+upper = _unary("upper")
+lower = _unary("lower")
+length = _unary("length")
+trim = _unary("trim")
+ltrim = _unary("ltrim")
+rtrim = _unary("rtrim")
+reverse = _unary("reverse")
+year = _unary("year")
+month = _unary("month")
+quarter = _unary("quarter")
+dayofmonth = _unary("dayofmonth")
+dayofyear = _unary("dayofyear")
+hour = _unary("hour")
+minute = _unary("minute")
+second = _unary("second")
+abs = _unary("abs")
+
+
+def concat(*cols: Any) -> Column:
+    return _call("concat", *_columns(cols))
+
+
+def substring(str: Any, pos: int, len: int) -> Column:
+    return _call("substring", _to_col(str), pos, len)
+
+
+def to_timestamp(col: Any, format: Optional[str] = None) -> Column:
+    if format is None:
+        return _call("to_timestamp", _to_col(col))
+    return _call("to_timestamp", _to_col(col), format)
+
+
+def to_date(col: Any, format: Optional[str] = None) -> Column:
+    if format is None:
+        return _call("to_date", _to_col(col))
+    return _call("to_date", _to_col(col), format)
+
+
+def date_trunc(format: str, timestamp: Any) -> Column:
+    return _call("date_trunc", format, _to_col(timestamp))
+
+
+def current_timestamp() -> Column:
+    return _call("current_timestamp")
+
+
+def from_unixtime(timestamp: Any, format: str = "yyyy-MM-dd HH:mm:ss") -> Column:
+    return _call("from_unixtime", _to_col(timestamp), format)
+
+
+def unix_timestamp(timestamp: Any = None, format: str = "yyyy-MM-dd HH:mm:ss") -> Column:
+    if timestamp is None:
+        return _call("unix_timestamp")
+    return _call("unix_timestamp", _to_col(timestamp), format)
+
+
+def window(
+    timeColumn: Any,
+    windowDuration: str,
+    slideDuration: Optional[str] = None,
+    startTime: Optional[str] = None,
+) -> Column:
+    args = [_to_col(timeColumn), windowDuration, slideDuration or windowDuration]
+    if startTime is not None:
+        args.append(startTime)
+    return _call("window", *args).alias("window")
+
+
+def struct(*cols: Any) -> Column:
+    return _call("struct", *_columns(cols))
+
+
+def asc(col: Any) -> Column:
+    return _to_col(col).asc()
+
+
+def desc(col: Any) -> Column:
+    return _to_col(col).desc()
+
+
+def asc_nulls_first(col: Any) -> Column:
+    return _to_col(col).asc_nulls_first()
+
+
+def asc_nulls_last(col: Any) -> Column:
+    return _to_col(col).asc_nulls_last()
+
+
+def desc_nulls_first(col: Any) -> Column:
+    return _to_col(col).desc_nulls_first()
+
+
+def desc_nulls_last(col: Any) -> Column:
+    return _to_col(col).desc_nulls_last()

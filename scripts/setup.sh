@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs everything Ember needs on a fresh Debian machine, then builds and installs Ember
+# into .venv at the repository root. Safe to run again: each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+# Debian packages: the C++ toolchain and libraries (Arrow itself comes from the pyarrow wheel).
+debs=(g++ cmake ninja-build ccache libgtest-dev nlohmann-json3-dev zlib1g-dev python3-venv
+      openjdk-17-jre-headless clang-format)
+missing=()
+for p in "${debs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Python environment with pinned versions (one pyarrow for build and run time).
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+stamp=.venv/.ember-requirements
+if ! cmp -s requirements.txt "$stamp" 2>/dev/null; then
+  echo "setup: installing Python packages"
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -r requirements.txt
+  cp requirements.txt "$stamp"
+fi
+
+# Build and install Ember into .venv (incremental: persistent build dir, ninja, ccache).
+export CCACHE_DIR="$root/.cache/ccache"
+.venv/bin/pip install -q --no-build-isolation --no-deps \
+  -Cbuild-dir=build/python -Ccmake.build-type=Release . 2>&1 | grep -v "^$" || {
+  echo "setup: building Ember failed" >&2; exit 1; }

@@ -1,0 +1,163 @@
+#include "ember/dataframe.h"
+
+#include <algorithm>
+
+#include <arrow/table.h>
+#include <arrow/type.h>
+
+#include "ember/error.h"
+#include "ember/exec/executor.h"
+#include "ember/plan/analyzer.h"
+#include "ember/session.h"
+
+namespace ember {
+
+using arrow::Result;
+
+namespace {
+
+std::vector<plan::ExprPtr> Exprs(const std::vector<Column>& columns) {
+  std::vector<plan::ExprPtr> out;
+  for (const auto& c : columns) out.push_back(c.expr());
+  return out;
+}
+
+Result<plan::JoinType> ParseJoinType(std::string how) {
+  std::transform(how.begin(), how.end(), how.begin(), ::tolower);
+  how.erase(std::remove(how.begin(), how.end(), '_'), how.end());
+  if (how == "inner") return plan::JoinType::kInner;
+  if (how == "cross") return plan::JoinType::kCross;
+  if (how == "outer" || how == "full" || how == "fullouter") return plan::JoinType::kFullOuter;
+  if (how == "left" || how == "leftouter") return plan::JoinType::kLeftOuter;
+  if (how == "right" || how == "rightouter") return plan::JoinType::kRightOuter;
+  if (how == "semi" || how == "leftsemi") return plan::JoinType::kLeftSemi;
+  if (how == "anti" || how == "leftanti") return plan::JoinType::kLeftAnti;
+  return UserError(ErrorKind::kIllegalArgument, "UNSUPPORTED_JOIN_TYPE",
+                   "Unsupported join type '" + how +
+                       "'. Supported join types include: 'inner', 'outer', 'full', 'fullouter', "
+                       "'full_outer', 'leftouter', 'left', 'left_outer', 'rightouter', 'right', "
+                       "'right_outer', 'leftsemi', 'left_semi', 'semi', 'leftanti', 'left_anti', "
+                       "'anti', 'cross'.",
+                   "0A000");
+}
+
+}  // namespace
+
+std::shared_ptr<arrow::Schema> DataFrame::schema() const {
+  arrow::FieldVector fields;
+  for (const auto& a : plan_->output) fields.push_back(arrow::field(a.name, a.type, a.nullable));
+  return arrow::schema(fields);
+}
+
+bool DataFrame::is_streaming() const { return plan_->is_streaming; }
+
+Result<DataFrame> DataFrame::With(Result<std::shared_ptr<const plan::LogicalPlan>> plan) const {
+  ARROW_ASSIGN_OR_RAISE(auto p, std::move(plan));
+  return DataFrame(session_, std::move(p));
+}
+
+Result<Column> DataFrame::operator[](const std::string& name) const {
+  if (name == "*") return Col(name);
+  ARROW_ASSIGN_OR_RAISE(auto resolved,
+                        session_->analyzer().ResolveExpr(plan::ColumnFromString(name), plan_));
+  return Column(resolved);
+}
+
+Result<DataFrame> DataFrame::Select(const std::vector<Column>& columns) const {
+  return With(session_->analyzer().Project(plan_, Exprs(columns)));
+}
+
+Result<DataFrame> DataFrame::Filter(const Column& condition) const {
+  return With(session_->analyzer().Filter(plan_, condition.expr()));
+}
+
+Result<DataFrame> DataFrame::WithColumns(const std::vector<std::string>& names,
+                                         const std::vector<Column>& columns) const {
+  auto analyzer = session_->analyzer();
+  std::vector<plan::ExprPtr> exprs;
+  std::vector<bool> placed(names.size(), false);
+  for (const auto& a : plan_->output) {
+    plan::ExprPtr e = plan::AttributeRef(a);
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (analyzer.NameEquals(a.name, names[i])) {
+        e = plan::Alias(columns[i].expr(), names[i]);
+        placed[i] = true;
+      }
+    }
+    exprs.push_back(e);
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!placed[i]) exprs.push_back(plan::Alias(columns[i].expr(), names[i]));
+  }
+  return With(analyzer.Project(plan_, exprs));
+}
+
+Result<DataFrame> DataFrame::WithColumnsRenamed(
+    const std::vector<std::pair<std::string, std::string>>& renames) const {
+  return With(session_->analyzer().WithColumnsRenamed(plan_, renames));
+}
+
+Result<DataFrame> DataFrame::Drop(const std::vector<Column>& columns) const {
+  return With(session_->analyzer().Drop(plan_, Exprs(columns)));
+}
+
+Result<DataFrame> DataFrame::Alias(const std::string& alias) const {
+  return With(session_->analyzer().SubqueryAlias(plan_, alias));
+}
+
+Result<DataFrame> DataFrame::GroupBy(const std::vector<Column>& keys,
+                                     const std::vector<Column>& aggregates) const {
+  return With(session_->analyzer().Aggregate(plan_, Exprs(keys), Exprs(aggregates),
+                                             /*include_groupings=*/true));
+}
+
+Result<DataFrame> DataFrame::OrderBy(const std::vector<Column>& orders) const {
+  return With(session_->analyzer().Sort(plan_, Exprs(orders)));
+}
+
+Result<DataFrame> DataFrame::Limit(int64_t n) const {
+  return With(session_->analyzer().Limit(plan_, n));
+}
+
+Result<DataFrame> DataFrame::DropDuplicates(const std::vector<std::string>& columns) const {
+  return With(session_->analyzer().Deduplicate(plan_, columns));
+}
+
+Result<DataFrame> DataFrame::Union(const DataFrame& other, bool by_name,
+                                   bool allow_missing_columns) const {
+  return With(session_->analyzer().Union(plan_, other.plan_, by_name, allow_missing_columns));
+}
+
+Result<DataFrame> DataFrame::Join(const DataFrame& other, const Column* condition,
+                                  const std::vector<std::string>& using_columns,
+                                  const std::string& how) const {
+  ARROW_ASSIGN_OR_RAISE(auto type, ParseJoinType(how));
+  return With(session_->analyzer().Join(plan_, other.plan_, type,
+                                        condition ? condition->expr() : nullptr, using_columns));
+}
+
+Result<std::shared_ptr<arrow::Table>> DataFrame::ToTable() const {
+  if (plan_->is_streaming) {
+    return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102",
+                     "Queries with streaming sources must be executed with writeStream.start();",
+                     "");
+  }
+  exec::ExecOptions options;
+  options.eval = session_->eval_context();
+  options.max_batch_rows = exec::BatchSizeFromEnvironment();
+  return exec::Execute(plan_, options);
+}
+
+Result<int64_t> DataFrame::Count() const {
+  ARROW_ASSIGN_OR_RAISE(auto counted,
+                        session_->analyzer().Aggregate(
+                            plan_, {}, {plan::Alias(plan::Call("count", {plan::Star()}), "count")},
+                            false));
+  ARROW_ASSIGN_OR_RAISE(auto table, DataFrame(session_, counted).ToTable());
+  ARROW_ASSIGN_OR_RAISE(auto scalar, table->column(0)->GetScalar(0));
+  return static_cast<const arrow::Int64Scalar&>(*scalar).value;
+}
+
+std::string DataFrame::Explain() const { return plan::PlanToString(*plan_); }
+
+}  // namespace ember

@@ -1,0 +1,209 @@
+#include "ember/session.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <arrow/array/builder_primitive.h>
+#include <arrow/table.h>
+#include <arrow/type.h>
+
+#include "ember/error.h"
+#include "ember/io/file_reader.h"
+#include "ember/plan/analyzer.h"
+#include "ember/plan/functions.h"
+#include "ember/plan/type_names.h"
+#include "ember/sql/parser.h"
+
+namespace ember {
+
+using arrow::Result;
+
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+  return s;
+}
+
+std::shared_ptr<plan::LogicalPlan> LocalTable(std::shared_ptr<arrow::Table> table) {
+  auto node = std::make_shared<plan::LogicalPlan>();
+  node->kind = plan::PlanKind::kLocalTable;
+  for (const auto& f : table->schema()->fields()) {
+    node->output.push_back(plan::Attribute{f->name(), plan::NewAttributeId(), f->type(),
+                                           f->nullable(), ""});
+  }
+  node->table = std::move(table);
+  return node;
+}
+
+}  // namespace
+
+std::shared_ptr<Session> Session::Make(std::map<std::string, std::string> conf) {
+  auto session = std::shared_ptr<Session>(new Session());
+  session->conf_ = std::move(conf);
+  return session;
+}
+
+std::optional<std::string> Session::GetConf(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = conf_.find(key);
+  if (it == conf_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string Session::GetConf(const std::string& key, const std::string& fallback) const {
+  return GetConf(key).value_or(fallback);
+}
+
+void Session::SetConf(const std::string& key, const std::string& value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  conf_[key] = value;
+}
+
+void Session::UnsetConf(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  conf_.erase(key);
+}
+
+std::map<std::string, std::string> Session::AllConf() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return conf_;
+}
+
+plan::Analyzer Session::analyzer() {
+  plan::AnalyzerOptions options;
+  options.case_sensitive = Lower(GetConf("spark.sql.caseSensitive", "false")) == "true";
+  std::weak_ptr<Session> weak = weak_from_this();
+  options.lookup_relation = [weak](const std::vector<std::string>& parts) -> Result<plan::PlanPtr> {
+    auto self = weak.lock();
+    std::string name;
+    for (const auto& p : parts) name += (name.empty() ? "" : ".") + p;
+    if (self && parts.size() == 1) {
+      std::lock_guard<std::mutex> lock(self->mutex_);
+      auto it = self->views_.find(Lower(parts[0]));
+      if (it != self->views_.end()) return it->second;
+    }
+    std::string shown;
+    for (const auto& p : parts) shown += (shown.empty() ? "`" : ".`") + p + "`";
+    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
+                     "The table or view " + shown +
+                         " cannot be found. Verify the spelling and correctness of the schema and "
+                         "catalog.\nIf you did not qualify the name with a schema, verify the "
+                         "current_schema() output, or qualify the name with the correct schema "
+                         "and catalog.\nTo tolerate the error on drop use DROP VIEW IF EXISTS or "
+                         "DROP TABLE IF EXISTS.",
+                     "42P01");
+  };
+  return plan::Analyzer(std::move(options));
+}
+
+plan::EvalContext Session::eval_context() const {
+  plan::EvalContext ctx;
+  ctx.time_zone = GetConf("spark.sql.session.timeZone", "UTC");
+  ctx.current_timestamp_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
+  return ctx;
+}
+
+Result<DataFrame> Session::Sql(const std::string& query) {
+  ARROW_ASSIGN_OR_RAISE(auto unresolved, sql::ParseQuery(query));
+  ARROW_ASSIGN_OR_RAISE(auto plan, analyzer().Resolve(unresolved));
+  return DataFrame(shared_from_this(), plan);
+}
+
+Result<DataFrame> Session::Range(int64_t start, int64_t end, int64_t step) {
+  if (step == 0) {
+    return UserError(ErrorKind::kIllegalArgument, "INVALID_PARAMETER_VALUE",
+                     "The value of parameter(s) `step` in `range` is invalid: step must not be 0.",
+                     "22023");
+  }
+  arrow::Int64Builder builder;
+  for (int64_t v = start; step > 0 ? v < end : v > end; v += step) {
+    ARROW_RETURN_NOT_OK(builder.Append(v));
+  }
+  std::shared_ptr<arrow::Array> ids;
+  ARROW_RETURN_NOT_OK(builder.Finish(&ids));
+  auto table = arrow::Table::Make(arrow::schema({arrow::field("id", arrow::int64(), false)}), {ids});
+  return FromArrow(table);
+}
+
+Result<DataFrame> Session::FromArrow(std::shared_ptr<arrow::Table> table) {
+  for (const auto& f : table->schema()->fields()) {
+    if (!plan::IsSupportedType(*f->type())) {
+      return UserError(ErrorKind::kType, "UNSUPPORTED_DATA_TYPE",
+                       "Unsupported DataType `" + f->type()->ToString() + "` of column `" +
+                           f->name() + "`.",
+                       "");
+    }
+  }
+  return DataFrame(shared_from_this(), LocalTable(std::move(table)));
+}
+
+Result<DataFrame> Session::ReadFiles(const std::string& format_in,
+                                     const std::vector<std::string>& paths,
+                                     std::shared_ptr<arrow::Schema> schema,
+                                     const std::map<std::string, std::string>& options) {
+  auto source = std::make_shared<plan::FileSource>();
+  source->format = Lower(format_in);
+  source->paths = paths;
+  for (const auto& [k, v] : options) source->options[Lower(k)] = v;
+  if (!schema) {
+    std::vector<std::string> files;
+    for (const auto& path : paths) {
+      ARROW_ASSIGN_OR_RAISE(auto entries, io::ListDataFiles(path, false));
+      for (const auto& e : entries) files.push_back(e.path);
+    }
+    ARROW_ASSIGN_OR_RAISE(schema, io::InferSchema(*source, files));
+  } else {
+    for (const auto& path : paths) ARROW_RETURN_NOT_OK(io::ListDataFiles(path, false).status());
+  }
+  source->schema = schema;
+  auto node = std::make_shared<plan::LogicalPlan>();
+  node->kind = plan::PlanKind::kFileScan;
+  node->file = source;
+  for (const auto& f : schema->fields()) {
+    node->output.push_back(plan::Attribute{f->name(), plan::NewAttributeId(), f->type(), true, ""});
+  }
+  return DataFrame(shared_from_this(), node);
+}
+
+Result<DataFrame> Session::Table(const std::string& name) {
+  auto parts = plan::ColumnFromString(name)->name_parts;
+  ARROW_ASSIGN_OR_RAISE(auto plan, analyzer().Resolve([&] {
+    auto node = std::make_shared<plan::LogicalPlan>();
+    node->kind = plan::PlanKind::kUnresolvedRelation;
+    node->name_parts = parts;
+    return node;
+  }()));
+  return DataFrame(shared_from_this(), plan);
+}
+
+arrow::Status Session::CreateTempView(const std::string& name, const DataFrame& df, bool replace) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto key = Lower(name);
+  if (!replace && views_.count(key)) {
+    return UserError(ErrorKind::kAnalysis, "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS",
+                     "Cannot create the temporary view `" + name +
+                         "` because it already exists.\nChoose a different name, drop or replace "
+                         "the existing view, or add the IF NOT EXISTS clause to tolerate "
+                         "pre-existing views.",
+                     "42P07");
+  }
+  views_[key] = df.plan();
+  return arrow::Status::OK();
+}
+
+bool Session::DropTempView(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return views_.erase(Lower(name)) > 0;
+}
+
+std::vector<std::string> Session::TempViewNames() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> names;
+  for (const auto& [k, v] : views_) names.push_back(k);
+  return names;
+}
+
+}  // namespace ember

@@ -1,0 +1,40 @@
+#include "ember/error.h"
+
+namespace ember {
+
+const char* ErrorKindName(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kAnalysis: return "AnalysisException";
+    case ErrorKind::kParse: return "ParseException";
+    case ErrorKind::kIllegalArgument: return "IllegalArgumentException";
+    case ErrorKind::kArithmetic: return "ArithmeticException";
+    case ErrorKind::kNumberFormat: return "NumberFormatException";
+    case ErrorKind::kDateTime: return "DateTimeException";
+    case ErrorKind::kRuntime: return "SparkRuntimeException";
+    case ErrorKind::kStreamingQuery: return "StreamingQueryException";
+    case ErrorKind::kUnsupportedOperation: return "UnsupportedOperationException";
+    case ErrorKind::kValue: return "PySparkValueError";
+    case ErrorKind::kType: return "PySparkTypeError";
+  }
+  return "SparkRuntimeException";
+}
+
+arrow::Status UserError(ErrorKind kind, const std::string& condition, const std::string& message,
+                        const std::string& sql_state) {
+  std::string text;
+  if (!condition.empty() && condition.rfind("_LEGACY_ERROR", 0) != 0) text = "[" + condition + "] ";
+  text += message;
+  if (!sql_state.empty()) text += " SQLSTATE: " + sql_state;
+  return arrow::Status(arrow::StatusCode::Invalid, std::move(text),
+                       std::make_shared<ErrorDetail>(kind, condition, sql_state));
+}
+
+const ErrorDetail* GetErrorDetail(const arrow::Status& status) {
+  const auto& detail = status.detail();
+  if (detail && std::string(detail->type_id()) == "ember::ErrorDetail") {
+    return static_cast<const ErrorDetail*>(detail.get());
+  }
+  return nullptr;
+}
+
+}  // namespace ember

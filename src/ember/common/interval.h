@@ -1,0 +1,15 @@
+// Spark interval strings ("10 minutes", "1 hour 30 minutes", "interval 2 days") as durations.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <arrow/result.h>
+
+namespace ember {
+
+/// Microseconds of an interval string. A month counts as 31 days, as in Spark's
+/// IntervalUtils.getDuration; a year as 12 such months.
+arrow::Result<int64_t> ParseIntervalMicros(const std::string& text);
+
+}  // namespace ember

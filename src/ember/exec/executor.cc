@@ -1,0 +1,398 @@
+#include "ember/exec/executor.h"
+
+#include <cstdlib>
+#include <functional>
+#include <set>
+
+#include <arrow/acero/exec_plan.h>
+#include <arrow/acero/options.h>
+#include <arrow/compute/api.h>
+#include <arrow/table.h>
+
+#include "ember/error.h"
+#include "ember/exec/kernels.h"
+#include "ember/io/file_reader.h"
+#include "ember/plan/type_names.h"
+
+namespace ember::exec {
+
+namespace ac = arrow::acero;
+namespace cp = arrow::compute;
+using arrow::Result;
+using arrow::Status;
+using plan::Expr;
+using plan::ExprKind;
+using plan::LogicalPlan;
+using plan::PlanKind;
+
+std::string ColumnName(int64_t attribute_id) { return "#" + std::to_string(attribute_id); }
+
+int64_t BatchSizeFromEnvironment() {
+  const char* value = std::getenv("EMBER_BATCH_SIZE");
+  return value ? std::atoll(value) : 0;
+}
+
+Result<cp::Expression> LowerExpr(const Expr& e, const plan::EvalContext& ctx) {
+  switch (e.kind) {
+    case ExprKind::kAttribute:
+      return cp::field_ref(ColumnName(e.id));
+    case ExprKind::kLiteral:
+      return cp::literal(arrow::Datum(e.value));
+    case ExprKind::kAlias:
+    case ExprKind::kSortOrder:
+      return LowerExpr(*e.args[0], ctx);
+    case ExprKind::kCast: {
+      ARROW_ASSIGN_OR_RAISE(auto arg, LowerExpr(*e.args[0], ctx));
+      return plan::LowerCast(arg, e.args[0]->type, e.type, e.try_cast, ctx);
+    }
+    case ExprKind::kCall: {
+      const plan::FunctionDef* def = plan::FindFunction(e.name);
+      if (!def || !def->lower) return Status::Invalid("cannot evaluate ", plan::DisplayName(e));
+      std::vector<cp::Expression> args;
+      for (const auto& a : e.args) {
+        ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*a, ctx));
+        args.push_back(std::move(lowered));
+      }
+      return def->lower(e, std::move(args), ctx);
+    }
+    default:
+      return Status::Invalid("unresolved expression ", plan::DisplayName(e));
+  }
+}
+
+namespace {
+
+// Builds Acero declarations for a plan; every declaration's columns are named by attribute id,
+// in the plan's output order.
+class PlanBuilder {
+ public:
+  explicit PlanBuilder(const ExecOptions& options) : options_(options) {}
+
+  Result<ac::Declaration> Build(const LogicalPlan& p) {
+    switch (p.kind) {
+      case PlanKind::kLocalTable:
+        return Source(p.table, p);
+      case PlanKind::kFileScan: {
+        ARROW_ASSIGN_OR_RAISE(auto table, io::ReadFileSource(*p.file, options_.eval));
+        return Source(table, p);
+      }
+      case PlanKind::kSubqueryAlias:
+        return Build(*p.children[0]);
+      case PlanKind::kProject: {
+        ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
+        std::vector<cp::Expression> exprs;
+        for (const auto& e : p.exprs) {
+          ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*e, options_.eval));
+          exprs.push_back(std::move(lowered));
+        }
+        return Project(std::move(input), std::move(exprs), Names(p));
+      }
+      case PlanKind::kFilter: {
+        ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
+        ARROW_ASSIGN_OR_RAISE(auto condition, LowerExpr(*p.exprs[0], options_.eval));
+        return ac::Declaration("filter", {std::move(input)},
+                               ac::FilterNodeOptions(std::move(condition)));
+      }
+      case PlanKind::kAggregate:
+        return Aggregate(p);
+      case PlanKind::kDeduplicate:
+        return Deduplicate(p);
+      case PlanKind::kJoin:
+        return Join(p);
+      case PlanKind::kUnion: {
+        std::vector<ac::Declaration::Input> inputs;
+        for (const auto& child : p.children) {
+          ARROW_ASSIGN_OR_RAISE(auto input, Build(*child));
+          // Name each side's columns as the union's output.
+          std::vector<cp::Expression> refs;
+          for (const auto& a : child->output) refs.push_back(cp::field_ref(ColumnName(a.id)));
+          inputs.push_back(Project(std::move(input), std::move(refs), Names(p)));
+        }
+        return ac::Declaration("union", std::move(inputs), ac::ExecNodeOptions{});
+      }
+      case PlanKind::kSort: {
+        ARROW_ASSIGN_OR_RAISE(auto table, SortedTable(p));
+        return Source(table, p, /*rename=*/false);
+      }
+      case PlanKind::kLimit: {
+        ARROW_ASSIGN_OR_RAISE(auto table, Materialize(*p.children[0]));
+        return Source(table->Slice(0, p.limit), p, /*rename=*/false);
+      }
+      default:
+        return Status::Invalid("cannot execute an unresolved plan");
+    }
+  }
+
+  Result<std::shared_ptr<arrow::Table>> Materialize(const LogicalPlan& p) {
+    ARROW_ASSIGN_OR_RAISE(auto declaration, Build(p));
+    return ac::DeclarationToTable(std::move(declaration), /*use_threads=*/false);
+  }
+
+ private:
+  static std::vector<std::string> Names(const LogicalPlan& p) {
+    std::vector<std::string> names;
+    for (const auto& a : p.output) names.push_back(ColumnName(a.id));
+    return names;
+  }
+
+  static ac::Declaration Project(ac::Declaration input, std::vector<cp::Expression> exprs,
+                                 std::vector<std::string> names) {
+    return ac::Declaration("project", {std::move(input)},
+                           ac::ProjectNodeOptions(std::move(exprs), std::move(names)));
+  }
+
+  Result<ac::Declaration> Source(std::shared_ptr<arrow::Table> table, const LogicalPlan& p,
+                                 bool rename = true) {
+    if (rename) {
+      ARROW_ASSIGN_OR_RAISE(table, table->RenameColumns(Names(p)));
+    }
+    int64_t batch = options_.max_batch_rows > 0 ? options_.max_batch_rows
+                                                : ac::TableSourceNodeOptions::kDefaultMaxBatchSize;
+    return ac::Declaration("table_source", ac::TableSourceNodeOptions(std::move(table), batch));
+  }
+
+  Result<ac::Declaration> Aggregate(const LogicalPlan& p) {
+    ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
+    // Compute keys and aggregate arguments first, then aggregate by name.
+    std::vector<cp::Expression> exprs;
+    std::vector<std::string> names;
+    std::vector<arrow::FieldRef> keys;
+    for (size_t i = 0; i < p.groupings.size(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(auto key, LowerExpr(*p.groupings[i], options_.eval));
+      exprs.push_back(std::move(key));
+      names.push_back("k" + std::to_string(i));
+      keys.emplace_back(names.back());
+    }
+    std::vector<cp::Aggregate> aggregates;
+    for (size_t i = 0; i < p.exprs.size(); ++i) {
+      const Expr& call = *p.exprs[i];
+      const plan::FunctionDef* def = plan::FindFunction(call.name);
+      ARROW_ASSIGN_OR_RAISE(auto arg, LowerExpr(*call.args[0], options_.eval));
+      exprs.push_back(std::move(arg));
+      names.push_back("a" + std::to_string(i));
+      std::string function = keys.empty() ? def->scalar_aggregate : def->hash_aggregate;
+      auto options = def->options;
+      if (call.distinct) {
+        function = keys.empty() ? "count_distinct" : "hash_count_distinct";
+        options = std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID);
+      }
+      aggregates.emplace_back(function, options, arrow::FieldRef(names.back()),
+                              "r" + std::to_string(i));
+    }
+    auto pre = Project(std::move(input), std::move(exprs), std::move(names));
+    ac::Declaration aggregate("aggregate", {std::move(pre)},
+                              ac::AggregateNodeOptions(std::move(aggregates), std::move(keys)));
+    // Name the results as the plan's output, with Spark's result types.
+    std::vector<cp::Expression> out;
+    size_t num_keys = p.groupings.size();
+    for (size_t i = 0; i < p.output.size(); ++i) {
+      std::string source = i < num_keys ? "k" + std::to_string(i) : "r" + std::to_string(i - num_keys);
+      out.push_back(cp::call("cast", {cp::field_ref(source)},
+                             cp::CastOptions::Safe(p.output[i].type)));
+    }
+    return Project(std::move(aggregate), std::move(out), Names(p));
+  }
+
+  Result<ac::Declaration> Deduplicate(const LogicalPlan& p) {
+    ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
+    std::set<int64_t> key_ids;
+    std::vector<arrow::FieldRef> keys;
+    for (const auto& g : p.groupings) {
+      key_ids.insert(g->id);
+      keys.emplace_back(ColumnName(g->id));
+    }
+    // One row per key: the other columns come from the first row seen for it.
+    std::vector<cp::Aggregate> aggregates;
+    for (const auto& a : p.output) {
+      if (key_ids.count(a.id)) continue;
+      aggregates.emplace_back("hash_first",
+                              std::make_shared<cp::ScalarAggregateOptions>(false, 0),
+                              arrow::FieldRef(ColumnName(a.id)), ColumnName(a.id));
+    }
+    ac::Declaration aggregate("aggregate", {std::move(input)},
+                              ac::AggregateNodeOptions(std::move(aggregates), std::move(keys)));
+    std::vector<cp::Expression> out;
+    for (const auto& a : p.output) out.push_back(cp::field_ref(ColumnName(a.id)));
+    return Project(std::move(aggregate), std::move(out), Names(p));
+  }
+
+  Result<ac::Declaration> Join(const LogicalPlan& p) {
+    const LogicalPlan& left = *p.children[0];
+    const LogicalPlan& right = *p.children[1];
+    std::set<int64_t> left_ids, right_ids;
+    for (const auto& a : left.output) left_ids.insert(a.id);
+    for (const auto& a : right.output) right_ids.insert(a.id);
+    auto only_from = [](const Expr& e, const std::set<int64_t>& ids) {
+      std::function<bool(const Expr&)> check = [&](const Expr& x) {
+        if (x.kind == ExprKind::kAttribute && !ids.count(x.id)) return false;
+        for (const auto& a : x.args) {
+          if (!check(*a)) return false;
+        }
+        return true;
+      };
+      return check(e);
+    };
+    // Split the condition into equi-join keys and a residual filter.
+    std::vector<plan::ExprPtr> conjuncts;
+    std::function<void(const plan::ExprPtr&)> split = [&](const plan::ExprPtr& e) {
+      if (e->kind == ExprKind::kCall && e->name == "and") {
+        split(e->args[0]);
+        split(e->args[1]);
+      } else {
+        conjuncts.push_back(e);
+      }
+    };
+    if (!p.exprs.empty()) split(p.exprs[0]);
+    std::vector<plan::ExprPtr> left_keys, right_keys, residual;
+    for (const auto& c : conjuncts) {
+      if (c->kind == ExprKind::kCall && c->name == "=") {
+        const auto& a = c->args[0];
+        const auto& b = c->args[1];
+        if (only_from(*a, left_ids) && only_from(*b, right_ids)) {
+          left_keys.push_back(a);
+          right_keys.push_back(b);
+          continue;
+        }
+        if (only_from(*a, right_ids) && only_from(*b, left_ids)) {
+          left_keys.push_back(b);
+          right_keys.push_back(a);
+          continue;
+        }
+      }
+      residual.push_back(c);
+    }
+    // Without an equality, join every row with every row through a constant key.
+    bool constant_key = left_keys.empty();
+    auto side = [&](const LogicalPlan& child, const std::vector<plan::ExprPtr>& key_exprs,
+                    const std::string& prefix,
+                    std::vector<arrow::FieldRef>* keys) -> Result<ac::Declaration> {
+      ARROW_ASSIGN_OR_RAISE(auto input, Build(child));
+      std::vector<cp::Expression> exprs;
+      std::vector<std::string> names;
+      for (const auto& a : child.output) {
+        exprs.push_back(cp::field_ref(ColumnName(a.id)));
+        names.push_back(ColumnName(a.id));
+      }
+      for (size_t i = 0; i < key_exprs.size(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(auto key, LowerExpr(*key_exprs[i], options_.eval));
+        exprs.push_back(std::move(key));
+        names.push_back(prefix + std::to_string(i));
+        keys->emplace_back(names.back());
+      }
+      if (constant_key) {
+        exprs.push_back(cp::literal(int32_t{1}));
+        names.push_back(prefix + "c");
+        keys->emplace_back(names.back());
+      }
+      return Project(std::move(input), std::move(exprs), std::move(names));
+    };
+    std::vector<arrow::FieldRef> lkeys, rkeys;
+    ARROW_ASSIGN_OR_RAISE(auto left_decl, side(left, left_keys, "lk", &lkeys));
+    ARROW_ASSIGN_OR_RAISE(auto right_decl, side(right, right_keys, "rk", &rkeys));
+    cp::Expression filter = cp::literal(true);
+    for (const auto& r : residual) {
+      ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*r, options_.eval));
+      filter = cp::call("and_kleene", {filter, lowered});
+    }
+    ac::JoinType type = ac::JoinType::INNER;
+    switch (p.join_type) {
+      case plan::JoinType::kInner:
+      case plan::JoinType::kCross: type = ac::JoinType::INNER; break;
+      case plan::JoinType::kLeftOuter: type = ac::JoinType::LEFT_OUTER; break;
+      case plan::JoinType::kRightOuter: type = ac::JoinType::RIGHT_OUTER; break;
+      case plan::JoinType::kFullOuter: type = ac::JoinType::FULL_OUTER; break;
+      case plan::JoinType::kLeftSemi: type = ac::JoinType::LEFT_SEMI; break;
+      case plan::JoinType::kLeftAnti: type = ac::JoinType::LEFT_ANTI; break;
+    }
+    ac::HashJoinNodeOptions join_options(type, lkeys, rkeys, filter, "", "");
+    ac::Declaration join("hashjoin", {std::move(left_decl), std::move(right_decl)},
+                         std::move(join_options));
+    std::vector<cp::Expression> out;
+    for (const auto& a : p.output) out.push_back(cp::field_ref(ColumnName(a.id)));
+    return Project(std::move(join), std::move(out), Names(p));
+  }
+
+  // Arrow places nulls once for all keys, Spark per key: sort on (is_null, value) pairs.
+  Result<std::shared_ptr<arrow::Table>> SortedTable(const LogicalPlan& p) {
+    ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
+    std::vector<cp::Expression> exprs;
+    std::vector<std::string> names = Names(p);
+    for (const auto& name : names) exprs.push_back(cp::field_ref(name));
+    std::vector<cp::SortKey> keys;
+    for (size_t i = 0; i < p.exprs.size(); ++i) {
+      const Expr& order = *p.exprs[i];
+      ARROW_ASSIGN_OR_RAISE(auto value, LowerExpr(*order.args[0], options_.eval));
+      std::string null_name = "n" + std::to_string(i), value_name = "v" + std::to_string(i);
+      exprs.push_back(cp::call("is_null", {value}));
+      names.push_back(null_name);
+      exprs.push_back(std::move(value));
+      names.push_back(value_name);
+      keys.emplace_back(null_name, order.nulls_first ? cp::SortOrder::Descending
+                                                     : cp::SortOrder::Ascending);
+      keys.emplace_back(value_name, order.ascending ? cp::SortOrder::Ascending
+                                                    : cp::SortOrder::Descending);
+    }
+    size_t num_columns = p.output.size();
+    ARROW_ASSIGN_OR_RAISE(auto keyed,
+                          ac::DeclarationToTable(Project(std::move(input), std::move(exprs), names),
+                                                 /*use_threads=*/false));
+    ARROW_ASSIGN_OR_RAISE(auto indices,
+                          cp::SortIndices(arrow::Datum(keyed), cp::SortOptions(keys)));
+    std::vector<int> kept(num_columns);
+    for (size_t i = 0; i < num_columns; ++i) kept[i] = static_cast<int>(i);
+    ARROW_ASSIGN_OR_RAISE(auto columns, keyed->SelectColumns(kept));
+    ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(arrow::Datum(columns), arrow::Datum(indices)));
+    return sorted.table();
+  }
+
+  const ExecOptions& options_;
+};
+
+// Arrow's messages for ANSI-mode failures, as Spark's error conditions.
+Status ToSparkError(const Status& status) {
+  if (status.ok() || GetErrorDetail(status)) return status;
+  const std::string& m = status.message();
+  if (m.find("divide by zero") != std::string::npos) {
+    return UserError(ErrorKind::kArithmetic, "DIVIDE_BY_ZERO",
+                     "Division by zero. Use `try_divide` to tolerate divisor being 0 and return "
+                     "NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to "
+                     "bypass this error.",
+                     "22012");
+  }
+  if (m.find("overflow") != std::string::npos) {
+    return UserError(ErrorKind::kArithmetic, "ARITHMETIC_OVERFLOW",
+                     m + ". If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass "
+                         "this error.",
+                     "22003");
+  }
+  if (m.find("Failed to parse string") != std::string::npos ||
+      m.find("Invalid cast") != std::string::npos) {
+    return UserError(ErrorKind::kNumberFormat, "CAST_INVALID_INPUT",
+                     m + ". Correct the value as per the syntax, or change its target type. Use "
+                         "`try_cast` to tolerate malformed input and return NULL instead.",
+                     "22018");
+  }
+  return status;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<arrow::Table>> Execute(const plan::PlanPtr& plan,
+                                              const ExecOptions& options) {
+  ARROW_RETURN_NOT_OK(RegisterKernels());
+  PlanBuilder builder(options);
+  auto result = builder.Materialize(*plan);
+  if (!result.ok()) return ToSparkError(result.status());
+  std::vector<std::string> names;
+  for (const auto& a : plan->output) names.push_back(a.name);
+  ARROW_ASSIGN_OR_RAISE(auto table, (*result)->RenameColumns(names));
+  // Declared types win over arrow's (e.g. a null literal column typed by the analyzer).
+  arrow::FieldVector fields;
+  for (size_t i = 0; i < plan->output.size(); ++i) {
+    fields.push_back(arrow::field(plan->output[i].name, table->column(static_cast<int>(i))->type(),
+                                  plan->output[i].nullable));
+  }
+  return arrow::Table::Make(arrow::schema(fields), table->columns(), table->num_rows());
+}
+
+}  // namespace ember::exec

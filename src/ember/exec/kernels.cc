@@ -1,0 +1,198 @@
+#include "ember/exec/kernels.h"
+
+#include <cctype>
+#include <mutex>
+#include <optional>
+#include <string_view>
+
+#include <arrow/array/array_binary.h>
+#include <arrow/array/builder_primitive.h>
+#include <arrow/compute/api.h>
+#include <arrow/compute/kernel.h>
+#include <arrow/compute/registry.h>
+
+#include "ember/error.h"
+
+namespace ember::exec {
+
+namespace cp = arrow::compute;
+
+namespace {
+
+struct ParsedTimestamp {
+  int64_t micros = 0;  // wall clock read as UTC, minus the offset if any
+  bool has_offset = false;
+};
+
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  // Days since 1970-01-01 of a proleptic Gregorian date, counted in 400-year eras.
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+class Cursor {
+ public:
+  explicit Cursor(std::string_view s) : s_(s) {}
+  bool Done() const { return i_ >= s_.size(); }
+  char Peek() const { return Done() ? '\0' : s_[i_]; }
+  bool Accept(char c) {
+    if (Peek() != c) return false;
+    ++i_;
+    return true;
+  }
+  // Reads between min and max digits.
+  std::optional<int64_t> Digits(size_t min, size_t max, size_t* count = nullptr) {
+    int64_t v = 0;
+    size_t n = 0;
+    while (n < max && !Done() && std::isdigit(static_cast<unsigned char>(Peek()))) {
+      v = v * 10 + (s_[i_++] - '0');
+      ++n;
+    }
+    if (count) *count = n;
+    if (n < min) return std::nullopt;
+    return v;
+  }
+
+ private:
+  std::string_view s_;
+  size_t i_ = 0;
+};
+
+std::optional<ParsedTimestamp> ParseTimestampText(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  Cursor c(text);
+  bool negative_year = c.Accept('-');
+  auto year = c.Digits(4, 6);
+  if (!year || !c.Accept('-')) return std::nullopt;
+  auto month = c.Digits(1, 2);
+  if (!month || !c.Accept('-')) return std::nullopt;
+  auto day = c.Digits(1, 2);
+  if (!day || *month < 1 || *month > 12 || *day < 1 || *day > 31) return std::nullopt;
+  int64_t y = negative_year ? -*year : *year;
+  int64_t micros = DaysFromCivil(y, static_cast<unsigned>(*month), static_cast<unsigned>(*day)) *
+                   86400LL * 1000000LL;
+  ParsedTimestamp out;
+  if (c.Accept('T') || c.Accept(' ')) {
+    auto hour = c.Digits(1, 2);
+    if (!hour || !c.Accept(':')) return std::nullopt;
+    auto minute = c.Digits(1, 2);
+    if (!minute) return std::nullopt;
+    int64_t second = 0, fraction = 0;
+    if (c.Accept(':')) {
+      auto s = c.Digits(1, 2);
+      if (!s) return std::nullopt;
+      second = *s;
+      if (c.Accept('.')) {
+        size_t n = 0;
+        auto f = c.Digits(1, 9, &n);
+        if (!f) return std::nullopt;
+        fraction = *f;
+        for (; n < 6; ++n) fraction *= 10;
+        for (; n > 6; --n) fraction /= 10;
+      }
+    }
+    if (*hour > 23 || *minute > 59 || second > 59) return std::nullopt;
+    micros += ((*hour * 60 + *minute) * 60 + second) * 1000000LL + fraction;
+    if (c.Accept('Z')) {
+      out.has_offset = true;
+    } else if (c.Peek() == '+' || c.Peek() == '-') {
+      int sign = c.Accept('-') ? -1 : (c.Accept('+'), 1);
+      auto oh = c.Digits(2, 2);
+      if (!oh) return std::nullopt;
+      c.Accept(':');
+      auto om = c.Digits(0, 2);
+      micros -= sign * ((*oh * 60 + om.value_or(0)) * 60LL) * 1000000LL;
+      out.has_offset = true;
+    }
+  }
+  if (!c.Done()) return std::nullopt;
+  out.micros = micros;
+  return out;
+}
+
+template <bool kTry>
+arrow::Status ParseExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  arrow::StringArray input(batch[0].array.ToArrayData());
+  arrow::TimestampBuilder builder(arrow::timestamp(arrow::TimeUnit::MICRO),
+                                  arrow::default_memory_pool());
+  ARROW_RETURN_NOT_OK(builder.Reserve(input.length()));
+  for (int64_t i = 0; i < input.length(); ++i) {
+    if (input.IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    auto parsed = ParseTimestampText(input.GetView(i));
+    if (!parsed) {
+      if (kTry) {
+        builder.UnsafeAppendNull();
+        continue;
+      }
+      return UserError(ErrorKind::kDateTime, "CAST_INVALID_INPUT",
+                       "The value '" + std::string(input.GetView(i)) +
+                           "' of the type \"STRING\" cannot be cast to \"TIMESTAMP\" because it is "
+                           "malformed. Correct the value as per the syntax, or change its target "
+                           "type. Use `try_cast` to tolerate malformed input and return NULL "
+                           "instead.",
+                       "22018");
+    }
+    builder.UnsafeAppend(parsed->micros);
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return arrow::Status::OK();
+}
+
+arrow::Status HasOffsetExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  arrow::StringArray input(batch[0].array.ToArrayData());
+  arrow::BooleanBuilder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(input.length()));
+  for (int64_t i = 0; i < input.length(); ++i) {
+    if (input.IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    auto parsed = ParseTimestampText(input.GetView(i));
+    builder.UnsafeAppend(parsed && parsed->has_offset);
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return arrow::Status::OK();
+}
+
+arrow::Status AddUnary(cp::FunctionRegistry* registry, const std::string& name,
+                       std::shared_ptr<arrow::DataType> out_type, cp::ArrayKernelExec exec) {
+  auto fn = std::make_shared<cp::ScalarFunction>(name, cp::Arity::Unary(), cp::FunctionDoc::Empty());
+  cp::ScalarKernel kernel({cp::InputType(arrow::Type::STRING)}, cp::OutputType(out_type), exec);
+  kernel.null_handling = cp::NullHandling::COMPUTED_NO_PREALLOCATE;
+  kernel.mem_allocation = cp::MemAllocation::NO_PREALLOCATE;
+  ARROW_RETURN_NOT_OK(fn->AddKernel(std::move(kernel)));
+  return registry->AddFunction(std::move(fn));
+}
+
+}  // namespace
+
+arrow::Status RegisterKernels() {
+  static std::once_flag once;
+  static arrow::Status status;
+  std::call_once(once, [] {
+    status = cp::Initialize();
+    if (!status.ok()) return;
+    auto* registry = cp::GetFunctionRegistry();
+    auto naive = arrow::timestamp(arrow::TimeUnit::MICRO);
+    status = AddUnary(registry, "ember_parse_timestamp", naive, ParseExec<false>);
+    if (status.ok()) status = AddUnary(registry, "ember_try_parse_timestamp", naive, ParseExec<true>);
+    if (status.ok()) {
+      status = AddUnary(registry, "ember_timestamp_has_offset", arrow::boolean(), HasOffsetExec);
+    }
+  });
+  return status;
+}
+
+}  // namespace ember::exec

@@ -1,0 +1,18 @@
+// Compute functions Ember adds to arrow's registry where arrow has no kernel with Spark's
+// semantics. Registered once, before the first query.
+#pragma once
+
+#include <arrow/status.h>
+
+namespace ember::exec {
+
+/// Registers (once) and returns OK:
+///  - ember_parse_timestamp(utf8) -> timestamp[us]: Spark's lenient timestamp text
+///    ("2024-01-01", "2024-01-01 10:00:00.123", "2024-01-01T10:00:00Z", "...+02:00"); the value is
+///    the wall-clock time read as UTC, minus the offset when the text has one. Malformed text is
+///    an error (CAST_INVALID_INPUT).
+///  - ember_try_parse_timestamp(utf8): the same with NULL for malformed text.
+///  - ember_timestamp_has_offset(utf8) -> bool: whether the text carries a zone offset.
+arrow::Status RegisterKernels();
+
+}  // namespace ember::exec

@@ -1,0 +1,452 @@
+#include "ember/io/file_reader.h"
+
+#include <glob.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <arrow/acero/exec_plan.h>
+#include <arrow/acero/options.h>
+#include <arrow/array/builder_binary.h>
+#include <arrow/array/util.h>
+#include <arrow/buffer.h>
+#include <arrow/compute/api.h>
+#include <arrow/csv/api.h>
+#include <arrow/io/file.h>
+#include <arrow/io/memory.h>
+#include <arrow/json/api.h>
+#include <arrow/table.h>
+#include <parquet/arrow/reader.h>
+
+#include "ember/error.h"
+#include "ember/plan/type_names.h"
+
+namespace ember::io {
+
+namespace fs = std::filesystem;
+namespace cp = arrow::compute;
+using arrow::Result;
+using arrow::Status;
+
+namespace {
+
+std::string Option(const plan::FileSource& source, const std::string& key,
+                   const std::string& fallback = "") {
+  auto it = source.options.find(key);
+  return it == source.options.end() ? fallback : it->second;
+}
+
+bool BoolOption(const plan::FileSource& source, const std::string& key, bool fallback) {
+  std::string v = Option(source, key, fallback ? "true" : "false");
+  std::transform(v.begin(), v.end(), v.begin(), ::tolower);
+  return v == "true";
+}
+
+bool Hidden(const std::string& name) { return !name.empty() && (name[0] == '_' || name[0] == '.'); }
+
+Result<FileEntry> Stat(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return UserError(ErrorKind::kAnalysis, "PATH_NOT_FOUND",
+                     "Path does not exist: file:" + fs::absolute(path).string() + ".", "42K03");
+  }
+  FileEntry entry;
+  entry.path = fs::absolute(path).lexically_normal().string();
+  entry.size = st.st_size;
+  entry.modification_time_ms =
+      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  return entry;
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError("cannot open ", path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Timestamp and date columns are read as text and converted with Spark's parser afterwards.
+std::shared_ptr<arrow::Schema> ReadSchema(const arrow::Schema& schema) {
+  arrow::FieldVector fields;
+  for (const auto& f : schema.fields()) {
+    auto id = f->type()->id();
+    bool as_text = id == arrow::Type::TIMESTAMP || id == arrow::Type::DATE32;
+    fields.push_back(arrow::field(f->name(), as_text ? arrow::utf8() : f->type()));
+  }
+  return arrow::schema(fields);
+}
+
+// Converts text columns read for timestamp and date fields; malformed text becomes NULL.
+Result<std::shared_ptr<arrow::Table>> ConvertTimeColumns(const std::shared_ptr<arrow::Table>& raw,
+                                                         const arrow::Schema& schema,
+                                                         const plan::EvalContext& ctx) {
+  auto table = raw;
+  for (int i = 0; i < schema.num_fields(); ++i) {
+    const auto& target = schema.field(i)->type();
+    if (target->id() != arrow::Type::TIMESTAMP && target->id() != arrow::Type::DATE32) continue;
+    ARROW_ASSIGN_OR_RAISE(auto expr, plan::LowerCast(cp::field_ref("text"), arrow::utf8(), target,
+                                                     /*try_cast=*/true, ctx));
+    if (target->id() == arrow::Type::DATE32) {
+      ARROW_ASSIGN_OR_RAISE(auto ts, plan::LowerCast(cp::field_ref("text"), arrow::utf8(),
+                                                     plan::TimestampType(), true, ctx));
+      ARROW_ASSIGN_OR_RAISE(expr, plan::LowerCast(ts, plan::TimestampType(), target, true, ctx));
+    }
+    auto column = table->column(i);
+    auto input = arrow::Table::Make(arrow::schema({arrow::field("text", arrow::utf8())}), {column},
+                                    table->num_rows());
+    arrow::acero::Declaration plan = arrow::acero::Declaration::Sequence(
+        {{"table_source", arrow::acero::TableSourceNodeOptions(input)},
+         {"project", arrow::acero::ProjectNodeOptions({expr}, {"value"})}});
+    ARROW_ASSIGN_OR_RAISE(auto converted, arrow::acero::DeclarationToTable(std::move(plan), false));
+    ARROW_ASSIGN_OR_RAISE(table, table->SetColumn(i, schema.field(i), converted->column(0)));
+  }
+  return table;
+}
+
+Result<std::shared_ptr<arrow::Table>> ParseJson(const std::string& text,
+                                                const std::shared_ptr<arrow::Schema>& schema) {
+  auto buffer = arrow::Buffer::FromString(text);
+  auto read = arrow::json::ReadOptions::Defaults();
+  read.use_threads = false;
+  read.block_size = static_cast<int32_t>(std::max<size_t>(text.size() + 1, 1 << 20));
+  auto parse = arrow::json::ParseOptions::Defaults();
+  parse.explicit_schema = schema;
+  parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::Ignore;
+  ARROW_ASSIGN_OR_RAISE(auto reader,
+                        arrow::json::TableReader::Make(arrow::default_memory_pool(),
+                                                       std::make_shared<arrow::io::BufferReader>(buffer),
+                                                       read, parse));
+  return reader->Read();
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& source,
+                                                   const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(auto text, ReadWholeFile(path));
+  std::string mode = Option(source, "mode", "PERMISSIVE");
+  std::transform(mode.begin(), mode.end(), mode.begin(), ::toupper);
+  std::string corrupt_column = Option(source, "columnnameofcorruptrecord", "_corrupt_record");
+  int corrupt_index = source.schema->GetFieldIndex(corrupt_column);
+
+  arrow::FieldVector data_fields;
+  for (const auto& f : ReadSchema(*source.schema)->fields()) {
+    if (f->name() != corrupt_column) data_fields.push_back(f);
+  }
+  auto data_schema = arrow::schema(data_fields);
+  auto with_corrupt = [&](std::shared_ptr<arrow::Table> table,
+                          std::shared_ptr<arrow::Array> corrupt) -> Result<std::shared_ptr<arrow::Table>> {
+    if (corrupt_index < 0) return table;
+    if (!corrupt) {
+      ARROW_ASSIGN_OR_RAISE(corrupt, arrow::MakeArrayOfNull(arrow::utf8(), table->num_rows()));
+    }
+    return table->AddColumn(corrupt_index, arrow::field(corrupt_column, arrow::utf8()),
+                            std::make_shared<arrow::ChunkedArray>(corrupt));
+  };
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(data_schema));
+    return with_corrupt(empty, nullptr);
+  }
+  auto whole = ParseJson(text, data_schema);
+  if (whole.ok()) return with_corrupt(*whole, nullptr);
+
+  // Some record is malformed: parse line by line to apply the mode to each record.
+  std::vector<std::shared_ptr<arrow::Table>> rows;
+  arrow::StringBuilder corrupt;
+  std::istringstream lines(text);
+  std::string line;
+  int64_t line_number = 0;
+  ARROW_ASSIGN_OR_RAISE(auto null_row, arrow::Table::MakeEmpty(data_schema));
+  while (std::getline(lines, line)) {
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto parsed = ParseJson(line + "\n", data_schema);
+    if (parsed.ok() && (*parsed)->num_rows() == 1) {
+      rows.push_back(*parsed);
+      ARROW_RETURN_NOT_OK(corrupt.AppendNull());
+      continue;
+    }
+    if (mode == "FAILFAST") {
+      return UserError(ErrorKind::kRuntime, "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
+                       "Malformed records are detected in record parsing: " + line +
+                           " (file " + path + ", line " + std::to_string(line_number) +
+                           "). Parse Mode: FAILFAST. To process malformed records as null result, "
+                           "try setting the option 'mode' as 'PERMISSIVE'.",
+                       "22023");
+    }
+    if (mode == "DROPMALFORMED") continue;
+    // PERMISSIVE: a row of nulls, with the text in the corrupt-record column if present.
+    arrow::ArrayVector nulls;
+    for (const auto& f : data_schema->fields()) {
+      ARROW_ASSIGN_OR_RAISE(auto n, arrow::MakeArrayOfNull(f->type(), 1));
+      nulls.push_back(n);
+    }
+    rows.push_back(arrow::Table::Make(data_schema, nulls, 1));
+    ARROW_RETURN_NOT_OK(corrupt.Append(line));
+  }
+  std::shared_ptr<arrow::Table> table = null_row;
+  if (!rows.empty()) {
+    ARROW_ASSIGN_OR_RAISE(table, arrow::ConcatenateTables(rows));
+  }
+  std::shared_ptr<arrow::Array> corrupt_array;
+  ARROW_RETURN_NOT_OK(corrupt.Finish(&corrupt_array));
+  return with_corrupt(table, corrupt_array);
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadCsvFile(const plan::FileSource& source,
+                                                  const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(path));
+  auto read = arrow::csv::ReadOptions::Defaults();
+  read.use_threads = false;
+  auto schema = ReadSchema(*source.schema);
+  read.column_names = schema->field_names();
+  if (BoolOption(source, "header", false)) read.skip_rows = 1;
+  auto parse = arrow::csv::ParseOptions::Defaults();
+  std::string sep = Option(source, "sep", Option(source, "delimiter", ","));
+  if (sep == "\\t") sep = "\t";
+  parse.delimiter = sep.empty() ? ',' : sep[0];
+  std::string quote = Option(source, "quote", "\"");
+  parse.quoting = !quote.empty();
+  if (!quote.empty()) parse.quote_char = quote[0];
+  std::string escape = Option(source, "escape", "\\");
+  parse.escaping = true;
+  parse.escape_char = escape.empty() ? '\\' : escape[0];
+  std::string mode = Option(source, "mode", "PERMISSIVE");
+  std::transform(mode.begin(), mode.end(), mode.begin(), ::toupper);
+  if (mode == "DROPMALFORMED") {
+    parse.invalid_row_handler = [](const arrow::csv::InvalidRow&) {
+      return arrow::csv::InvalidRowResult::Skip;
+    };
+  }
+  auto convert = arrow::csv::ConvertOptions::Defaults();
+  for (const auto& f : schema->fields()) convert.column_types[f->name()] = f->type();
+  convert.null_values = {Option(source, "nullvalue", "")};
+  convert.strings_can_be_null = true;
+  convert.quoted_strings_can_be_null = false;
+  convert.true_values = {"true", "True", "TRUE"};
+  convert.false_values = {"false", "False", "FALSE"};
+  ARROW_ASSIGN_OR_RAISE(auto reader,
+                        arrow::csv::TableReader::Make(arrow::io::default_io_context(), input, read,
+                                                      parse, convert));
+  auto table = reader->Read();
+  if (!table.ok()) {
+    return UserError(ErrorKind::kRuntime, "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
+                     "Malformed records are detected in record parsing of file " + path + ": " +
+                         table.status().message(),
+                     "22023");
+  }
+  return table;
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadParquetFile(const std::shared_ptr<arrow::Schema>& schema,
+                                                      const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(path));
+  ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
+  std::shared_ptr<arrow::Table> table;
+  ARROW_RETURN_NOT_OK(reader->ReadTable(&table));
+  if (!schema) return table;
+  // Columns by name, case-insensitively; a missing column reads as NULL.
+  arrow::ChunkedArrayVector columns;
+  for (const auto& f : schema->fields()) {
+    int index = -1;
+    for (int i = 0; i < table->num_columns(); ++i) {
+      std::string a = table->field(i)->name(), b = f->name();
+      std::transform(a.begin(), a.end(), a.begin(), ::tolower);
+      std::transform(b.begin(), b.end(), b.begin(), ::tolower);
+      if (a == b) index = i;
+    }
+    if (index < 0) {
+      ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(f->type(), table->num_rows()));
+      columns.push_back(std::make_shared<arrow::ChunkedArray>(nulls));
+      continue;
+    }
+    auto column = table->column(index);
+    if (!column->type()->Equals(*f->type())) {
+      ARROW_ASSIGN_OR_RAISE(auto cast, cp::Cast(arrow::Datum(column), f->type()));
+      column = cast.chunked_array();
+    }
+    columns.push_back(column);
+  }
+  return arrow::Table::Make(schema, columns, table->num_rows());
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(auto text, ReadWholeFile(path));
+  arrow::StringBuilder builder;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    ARROW_RETURN_NOT_OK(builder.Append(line));
+  }
+  std::shared_ptr<arrow::Array> values;
+  ARROW_RETURN_NOT_OK(builder.Finish(&values));
+  return arrow::Table::Make(arrow::schema({arrow::field("value", arrow::utf8())}), {values});
+}
+
+}  // namespace
+
+Result<std::vector<FileEntry>> ListDataFiles(const std::string& path_in, bool recursive) {
+  std::string path = path_in.rfind("file://", 0) == 0 ? path_in.substr(7) : path_in;
+  if (path.rfind("file:", 0) == 0) path = path.substr(5);
+  std::vector<std::string> roots;
+  if (path.find_first_of("*?[") != std::string::npos) {
+    glob_t matches;
+    if (::glob(path.c_str(), 0, nullptr, &matches) == 0) {
+      for (size_t i = 0; i < matches.gl_pathc; ++i) roots.emplace_back(matches.gl_pathv[i]);
+    }
+    ::globfree(&matches);
+  } else {
+    roots.push_back(path);
+  }
+  std::vector<FileEntry> files;
+  for (const auto& root : roots) {
+    std::error_code ec;
+    if (!fs::exists(root, ec)) {
+      return UserError(ErrorKind::kAnalysis, "PATH_NOT_FOUND",
+                       "Path does not exist: file:" + fs::absolute(root).string() + ".", "42K03");
+    }
+    if (!fs::is_directory(root, ec)) {
+      ARROW_ASSIGN_OR_RAISE(auto entry, Stat(root));
+      files.push_back(entry);
+      continue;
+    }
+    std::vector<std::string> pending{root};
+    while (!pending.empty()) {
+      std::string dir = pending.back();
+      pending.pop_back();
+      for (const auto& item : fs::directory_iterator(dir, ec)) {
+        std::string name = item.path().filename().string();
+        if (Hidden(name)) continue;
+        if (item.is_directory()) {
+          if (recursive || name.find('=') != std::string::npos) pending.push_back(item.path().string());
+        } else {
+          ARROW_ASSIGN_OR_RAISE(auto entry, Stat(item.path().string()));
+          files.push_back(entry);
+        }
+      }
+    }
+  }
+  std::sort(files.begin(), files.end(),
+            [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
+  return files;
+}
+
+Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& source,
+                                                   const std::vector<std::string>& files) {
+  if (source.format == "text") return arrow::schema({arrow::field("value", arrow::utf8())});
+  if (files.empty()) {
+    return UserError(ErrorKind::kAnalysis, "UNABLE_TO_INFER_SCHEMA",
+                     "Unable to infer schema for " + source.format +
+                         ". It must be specified manually.",
+                     "42KD9");
+  }
+  if (source.format == "parquet") {
+    ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(files[0]));
+    ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
+    std::shared_ptr<arrow::Schema> schema;
+    ARROW_RETURN_NOT_OK(reader->GetSchema(&schema));
+    return schema;
+  }
+  if (source.format == "json") {
+    // Spark's inference: integers are bigint, fractions double, everything else string; fields
+    // sorted by name.
+    std::map<std::string, std::shared_ptr<arrow::DataType>> fields;
+    for (const auto& file : files) {
+      ARROW_ASSIGN_OR_RAISE(auto text, ReadWholeFile(file));
+      auto buffer = arrow::Buffer::FromString(text);
+      auto read = arrow::json::ReadOptions::Defaults();
+      read.use_threads = false;
+      ARROW_ASSIGN_OR_RAISE(auto reader, arrow::json::TableReader::Make(
+                                             arrow::default_memory_pool(),
+                                             std::make_shared<arrow::io::BufferReader>(buffer),
+                                             read, arrow::json::ParseOptions::Defaults()));
+      ARROW_ASSIGN_OR_RAISE(auto table, reader->Read());
+      for (const auto& f : table->schema()->fields()) {
+        std::shared_ptr<arrow::DataType> t = f->type();
+        if (t->id() == arrow::Type::TIMESTAMP) t = arrow::utf8();
+        auto it = fields.find(f->name());
+        if (it == fields.end() || it->second->id() == arrow::Type::NA) {
+          fields[f->name()] = t;
+        } else if (!it->second->Equals(*t) && t->id() != arrow::Type::NA) {
+          bool numeric = plan::IsNumeric(*it->second) && plan::IsNumeric(*t);
+          it->second = numeric ? arrow::float64() : arrow::utf8();
+        }
+      }
+    }
+    arrow::FieldVector out;
+    for (auto& [name, type] : fields) {
+      out.push_back(arrow::field(name, type->id() == arrow::Type::NA ? arrow::utf8() : type));
+    }
+    return arrow::schema(out);
+  }
+  if (source.format == "csv") {
+    ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(files[0]));
+    auto read = arrow::csv::ReadOptions::Defaults();
+    bool header = BoolOption(source, "header", false);
+    read.autogenerate_column_names = !header;
+    auto parse = arrow::csv::ParseOptions::Defaults();
+    std::string sep = Option(source, "sep", Option(source, "delimiter", ","));
+    parse.delimiter = sep.empty() ? ',' : sep[0];
+    ARROW_ASSIGN_OR_RAISE(auto reader, arrow::csv::TableReader::Make(
+                                           arrow::io::default_io_context(), input, read, parse,
+                                           arrow::csv::ConvertOptions::Defaults()));
+    ARROW_ASSIGN_OR_RAISE(auto table, reader->Read());
+    bool infer = BoolOption(source, "inferschema", false);
+    arrow::FieldVector out;
+    for (int i = 0; i < table->num_columns(); ++i) {
+      std::string name = header ? table->field(i)->name() : "_c" + std::to_string(i);
+      auto t = table->field(i)->type();
+      if (!infer || !(plan::IsNumeric(*t) || t->id() == arrow::Type::BOOL)) t = arrow::utf8();
+      if (t->id() == arrow::Type::INT64) {
+        t = arrow::int32();
+      }
+      out.push_back(arrow::field(name, t));
+    }
+    return arrow::schema(out);
+  }
+  return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1136",
+                   "Unsupported data source format: " + source.format + ".", "");
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadFiles(const plan::FileSource& source,
+                                                const std::vector<std::string>& files,
+                                                const plan::EvalContext& ctx) {
+  std::vector<std::shared_ptr<arrow::Table>> tables;
+  for (const auto& file : files) {
+    std::shared_ptr<arrow::Table> table;
+    if (source.format == "json") {
+      ARROW_ASSIGN_OR_RAISE(table, ReadJsonFile(source, file));
+    } else if (source.format == "csv") {
+      ARROW_ASSIGN_OR_RAISE(table, ReadCsvFile(source, file));
+    } else if (source.format == "parquet") {
+      ARROW_ASSIGN_OR_RAISE(table, ReadParquetFile(source.schema, file));
+    } else if (source.format == "text") {
+      ARROW_ASSIGN_OR_RAISE(table, ReadTextFile(file));
+    } else {
+      return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1136",
+                       "Unsupported data source format: " + source.format + ".", "");
+    }
+    if (source.format == "json" || source.format == "csv") {
+      ARROW_ASSIGN_OR_RAISE(table, ConvertTimeColumns(table, *source.schema, ctx));
+    }
+    tables.push_back(table);
+  }
+  if (tables.empty()) return arrow::Table::MakeEmpty(source.schema);
+  ARROW_ASSIGN_OR_RAISE(auto combined, arrow::ConcatenateTables(tables));
+  return combined->ReplaceSchemaMetadata(nullptr);
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadFileSource(const plan::FileSource& source,
+                                                     const plan::EvalContext& ctx) {
+  std::vector<std::string> files;
+  for (const auto& path : source.paths) {
+    ARROW_ASSIGN_OR_RAISE(auto entries, ListDataFiles(path, /*recursive=*/false));
+    for (const auto& e : entries) files.push_back(e.path);
+  }
+  return ReadFiles(source, files, ctx);
+}
+
+}  // namespace ember::io

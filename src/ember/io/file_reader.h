@@ -1,0 +1,42 @@
+// Reads json, csv, parquet and text files into arrow tables with Spark's rules: the user's schema,
+// Spark's option names (case-insensitive), and the JSON parse modes PERMISSIVE, DROPMALFORMED and
+// FAILFAST.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+#include "ember/plan/functions.h"
+#include "ember/plan/logical_plan.h"
+
+namespace ember::io {
+
+struct FileEntry {
+  std::string path;
+  int64_t size = 0;
+  int64_t modification_time_ms = 0;
+};
+
+/// Data files under a path: the file itself, or the files below a directory (recursively when
+/// asked), skipping names that start with '_' or '.'; glob patterns are expanded.
+arrow::Result<std::vector<FileEntry>> ListDataFiles(const std::string& path, bool recursive);
+
+/// The schema Spark would infer for the files (JSON and CSV with inferSchema), or the schema
+/// stored in Parquet files.
+arrow::Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& source,
+                                                          const std::vector<std::string>& files);
+
+/// Reads the given files of a source into one table with the source's schema.
+arrow::Result<std::shared_ptr<arrow::Table>> ReadFiles(const plan::FileSource& source,
+                                                       const std::vector<std::string>& files,
+                                                       const plan::EvalContext& ctx);
+
+/// Reads every data file of a batch source.
+arrow::Result<std::shared_ptr<arrow::Table>> ReadFileSource(const plan::FileSource& source,
+                                                            const plan::EvalContext& ctx);
+
+}  // namespace ember::io

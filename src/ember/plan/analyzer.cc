@@ -1,0 +1,910 @@
+#include "ember/plan/analyzer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include <arrow/scalar.h>
+#include <arrow/table.h>
+#include <arrow/type.h>
+
+#include "ember/error.h"
+#include "ember/plan/functions.h"
+#include "ember/plan/type_names.h"
+
+namespace ember::plan {
+
+using arrow::Result;
+using arrow::Status;
+
+struct Analyzer::Scope {
+  std::vector<Attribute> attributes;
+};
+
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+  return s;
+}
+
+std::string Backquote(const std::string& name) { return "`" + name + "`"; }
+
+std::string JoinNames(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ".") + Backquote(p);
+  return out;
+}
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::shared_ptr<LogicalPlan> NewNode(PlanKind kind, std::vector<PlanPtr> children) {
+  auto node = std::make_shared<LogicalPlan>();
+  node->kind = kind;
+  for (const auto& child : children) node->is_streaming |= child->is_streaming;
+  node->children = std::move(children);
+  return node;
+}
+
+// A key that is equal for two resolved expressions computing the same value.
+std::string Fingerprint(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kAttribute: return "#" + std::to_string(e.id);
+    case ExprKind::kLiteral: return "lit:" + e.type->ToString() + ":" + e.value->ToString();
+    case ExprKind::kAlias:
+    case ExprKind::kSortOrder: return Fingerprint(*e.args[0]);
+    case ExprKind::kCast: {
+      return "cast:" + e.type->ToString() + "(" + Fingerprint(*e.args[0]) + ")";
+    }
+    default: break;
+  }
+  std::string out = Lower(e.name) + (e.distinct ? "!d(" : "(");
+  for (const auto& a : e.args) out += Fingerprint(*a) + ",";
+  return out + ")";
+}
+
+// Rebuilds an expression tree bottom-up, letting `fn` replace any subtree first.
+Result<ExprPtr> Transform(const ExprPtr& e,
+                          const std::function<Result<ExprPtr>(const ExprPtr&)>& fn) {
+  ARROW_ASSIGN_OR_RAISE(auto replaced, fn(e));
+  if (replaced) return replaced;
+  if (e->args.empty()) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  for (auto& arg : copy->args) {
+    ARROW_ASSIGN_OR_RAISE(arg, Transform(arg, fn));
+  }
+  return copy;
+}
+
+bool IsAggregateCall(const Expr& e) {
+  if (e.kind != ExprKind::kCall) return false;
+  const FunctionDef* def = FindFunction(e.name);
+  return def && def->aggregate;
+}
+
+// Names a projected expression the way Spark does when the user gave no alias.
+ExprPtr Named(const ExprPtr& resolved, const ExprPtr& original) {
+  if (resolved->kind == ExprKind::kAttribute || resolved->kind == ExprKind::kAlias) {
+    return resolved;
+  }
+  const Expr& r = *resolved;
+  if (r.kind == ExprKind::kCall && r.name == "get_field" && original->kind == ExprKind::kColumn) {
+    return Alias(resolved, original->name_parts.back());
+  }
+  return Alias(resolved, DisplayName(*original));
+}
+
+std::shared_ptr<LogicalPlan> MakeProject(const PlanPtr& child, std::vector<ExprPtr> exprs) {
+  auto node = NewNode(PlanKind::kProject, {child});
+  for (const auto& e : exprs) {
+    Attribute attr = OutputAttribute(e);
+    if (e->kind == ExprKind::kAttribute) {
+      for (const auto& a : child->output) {
+        if (a.id == e->id) attr = a;
+      }
+    }
+    node->output.push_back(attr);
+  }
+  node->exprs = std::move(exprs);
+  return node;
+}
+
+Status CheckBoolean(const ExprPtr& condition, const char* what) {
+  if (condition->type->id() == arrow::Type::BOOL || condition->type->id() == arrow::Type::NA) {
+    return Status::OK();
+  }
+  return UserError(ErrorKind::kAnalysis, "DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN",
+                   "Cannot resolve \"" + DisplayName(*condition) +
+                       "\" due to data type mismatch: " + what + " expression \"" +
+                       DisplayName(*condition) + "\" of type \"" +
+                       SparkTypeName(*condition->type, true) + "\" is not a boolean.",
+                   "42K09");
+}
+
+}  // namespace
+
+Attribute OutputAttribute(const ExprPtr& e) {
+  Attribute attr;
+  attr.name = e->kind == ExprKind::kAttribute || e->kind == ExprKind::kAlias ? e->name
+                                                                               : DisplayName(*e);
+  attr.id = e->kind == ExprKind::kAttribute ? e->id : NewAttributeId();
+  attr.type = e->type;
+  attr.nullable = e->nullable;
+  return attr;
+}
+
+bool Analyzer::NameEquals(const std::string& a, const std::string& b) const {
+  return options_.case_sensitive ? a == b : Lower(a) == Lower(b);
+}
+
+// --- expressions ------------------------------------------------------------------------------
+
+Result<ExprPtr> Analyzer::ResolveColumn(const Expr& column, const Scope& scope) const {
+  const auto& parts = column.name_parts;
+  std::vector<const Attribute*> matches;
+  size_t used = 0;
+  if (parts.size() >= 2) {
+    for (const auto& a : scope.attributes) {
+      if (!a.qualifier.empty() && NameEquals(a.qualifier, parts[0]) && NameEquals(a.name, parts[1])) {
+        matches.push_back(&a);
+      }
+    }
+    used = 2;
+  }
+  if (matches.empty()) {
+    for (const auto& a : scope.attributes) {
+      if (NameEquals(a.name, parts[0])) matches.push_back(&a);
+    }
+    used = 1;
+  }
+  if (matches.size() > 1) {
+    std::string candidates;
+    for (const auto* a : matches) {
+      candidates += (candidates.empty() ? "" : ", ") +
+                    (a->qualifier.empty() ? "" : Backquote(a->qualifier) + ".") + Backquote(a->name);
+    }
+    return UserError(ErrorKind::kAnalysis, "AMBIGUOUS_REFERENCE",
+                     "Reference " + JoinNames(parts) + " is ambiguous, could be: [" + candidates +
+                         "].",
+                     "42704");
+  }
+  if (matches.empty()) {
+    std::vector<std::pair<size_t, std::string>> ranked;
+    std::string wanted = Lower(parts.back());
+    for (const auto& a : scope.attributes) {
+      std::string shown = (a.qualifier.empty() ? "" : Backquote(a.qualifier) + ".") +
+                          Backquote(a.name);
+      ranked.emplace_back(EditDistance(Lower(a.name), wanted), shown);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::string suggestions;
+    for (size_t i = 0; i < ranked.size() && i < 5; ++i) {
+      suggestions += (i ? ", " : "") + ranked[i].second;
+    }
+    if (ranked.empty()) {
+      return UserError(ErrorKind::kAnalysis, "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
+                       "A column, variable, or function parameter with name " + JoinNames(parts) +
+                           " cannot be resolved.",
+                       "42703");
+    }
+    return UserError(ErrorKind::kAnalysis, "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                     "A column, variable, or function parameter with name " + JoinNames(parts) +
+                         " cannot be resolved. Did you mean one of the following? [" +
+                         suggestions + "].",
+                     "42703");
+  }
+  ExprPtr out = AttributeRef(*matches[0]);
+  for (size_t i = used; i < parts.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(out, Resolve(Call("get_field", {out, Literal(std::make_shared<arrow::StringScalar>(parts[i]))}), scope));
+  }
+  return out;
+}
+
+Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const {
+  const Expr& e = *expr;
+  switch (e.kind) {
+    case ExprKind::kLiteral:
+      return expr;
+    case ExprKind::kColumn:
+      return ResolveColumn(e, scope);
+    case ExprKind::kAttribute: {
+      for (const auto& a : scope.attributes) {
+        if (a.id == e.id) return AttributeRef(a);
+      }
+      // A column taken from another DataFrame: fall back to its name, as Spark Connect does.
+      return ResolveColumn(*Column({e.name}), scope);
+    }
+    case ExprKind::kStar:
+      return UserError(ErrorKind::kAnalysis, "INVALID_USAGE_OF_STAR_OR_REGEX",
+                       "Invalid usage of '*' in expression.", "42000");
+    case ExprKind::kAlias: {
+      ARROW_ASSIGN_OR_RAISE(auto child, Resolve(e.args[0], scope));
+      return Alias(child, e.name);
+    }
+    case ExprKind::kSortOrder: {
+      ARROW_ASSIGN_OR_RAISE(auto child, Resolve(e.args[0], scope));
+      return SortOrder(child, e.ascending, e.nulls_first);
+    }
+    case ExprKind::kCast: {
+      ARROW_ASSIGN_OR_RAISE(auto child, Resolve(e.args[0], scope));
+      if (!CanCast(*child->type, *e.type)) {
+        return UserError(ErrorKind::kAnalysis, "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+                         "Cannot resolve \"" + DisplayName(e) +
+                             "\" due to data type mismatch: cannot cast \"" +
+                             SparkTypeName(*child->type, true) + "\" to \"" +
+                             SparkTypeName(*e.type, true) + "\".",
+                         "42K09");
+      }
+      auto out = std::make_shared<Expr>(e);
+      out->args = {child};
+      out->nullable = child->nullable || e.try_cast;
+      return out;
+    }
+    case ExprKind::kCall:
+      break;
+  }
+  const FunctionDef* def = FindFunction(e.name);
+  if (!def) {
+    return UserError(ErrorKind::kAnalysis, "UNRESOLVED_ROUTINE",
+                     "Cannot resolve routine " + Backquote(e.name) +
+                         " on search path [`system`.`builtin`, `system`.`session`, "
+                         "`spark_catalog`.`default`].",
+                     "42883");
+  }
+  std::vector<ExprPtr> unresolved_args = e.args;
+  // count(*) counts rows: Spark rewrites it to count(1).
+  if (Lower(e.name) == "count" && unresolved_args.size() == 1 &&
+      unresolved_args[0]->kind == ExprKind::kStar) {
+    unresolved_args[0] = Literal(std::make_shared<arrow::Int32Scalar>(1));
+  }
+  int n = static_cast<int>(unresolved_args.size());
+  if (n < def->min_args || (def->max_args >= 0 && n > def->max_args)) {
+    std::string expected = def->min_args == def->max_args
+                               ? std::to_string(def->min_args)
+                               : def->max_args < 0 ? "at least " + std::to_string(def->min_args)
+                                                   : "[" + std::to_string(def->min_args) + ", " +
+                                                         std::to_string(def->max_args) + "]";
+    return UserError(ErrorKind::kAnalysis, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+                     "The " + Backquote(Lower(e.name)) + " requires " + expected +
+                         " parameters but the actual number is " + std::to_string(n) +
+                         ". Please, refer to "
+                         "'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix.",
+                     "42605");
+  }
+  if (e.distinct && !(Lower(e.name) == "count")) {
+    return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE.DISTINCT_AGGREGATE",
+                     "DISTINCT is supported only in count() by Ember; " + DisplayName(e) +
+                         " is not.",
+                     "0A000");
+  }
+  std::vector<ExprPtr> args;
+  for (const auto& a : unresolved_args) {
+    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(a, scope));
+    if (def->aggregate && ContainsAggregate(*r)) {
+      return UserError(ErrorKind::kAnalysis, "NESTED_AGGREGATE_FUNCTION",
+                       "It is not allowed to use an aggregate function in the argument of "
+                       "another aggregate function. Please use the inner aggregate function in a "
+                       "sub-query.",
+                       "42607");
+    }
+    args.push_back(StripAlias(r));
+  }
+  auto call = std::make_shared<Expr>(e);
+  call->args = unresolved_args;  // for messages, which show the user's expression
+  ARROW_ASSIGN_OR_RAISE(auto typed, def->type_rule(*call, std::move(args)));
+  call->args = std::move(typed.args);
+  call->type = typed.type;
+  call->nullable = typed.nullable;
+  return call;
+}
+
+Result<std::vector<ExprPtr>> Analyzer::ExpandStars(const std::vector<ExprPtr>& exprs,
+                                                   const Scope& scope) const {
+  std::vector<ExprPtr> out;
+  for (const auto& e : exprs) {
+    if (e->kind != ExprKind::kStar) {
+      out.push_back(e);
+      continue;
+    }
+    bool any = false;
+    for (const auto& a : scope.attributes) {
+      if (e->name_parts.empty() || NameEquals(a.qualifier, e->name_parts.back())) {
+        out.push_back(AttributeRef(a));
+        any = true;
+      }
+    }
+    if (!any && !e->name_parts.empty()) {
+      // `s.*` on a struct column expands its fields.
+      ARROW_ASSIGN_OR_RAISE(auto base, ResolveColumn(*Column(e->name_parts), scope));
+      if (base->type->id() != arrow::Type::STRUCT) {
+        return UserError(ErrorKind::kAnalysis, "CANNOT_RESOLVE_STAR_EXPAND",
+                         "Cannot resolve " + JoinNames(e->name_parts) + ".* given input columns.",
+                         "42704");
+      }
+      for (const auto& f : base->type->fields()) {
+        out.push_back(Alias(Call("get_field", {base, Literal(std::make_shared<arrow::StringScalar>(f->name()))}), f->name()));
+      }
+    }
+  }
+  return out;
+}
+
+Result<ExprPtr> Analyzer::ResolveExpr(const ExprPtr& expr, const PlanPtr& input) const {
+  return Resolve(expr, Scope{input->output});
+}
+
+// --- plans ------------------------------------------------------------------------------------
+
+Result<PlanPtr> Analyzer::Project(const PlanPtr& child, const std::vector<ExprPtr>& exprs) const {
+  Scope scope{child->output};
+  ARROW_ASSIGN_OR_RAISE(auto expanded, ExpandStars(exprs, scope));
+  for (const auto& e : expanded) {
+    if (ContainsAggregate(*e)) return Aggregate(child, {}, expanded, false);
+  }
+  std::vector<ExprPtr> named;
+  for (const auto& e : expanded) {
+    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(e, scope));
+    named.push_back(Named(r, e));
+  }
+  return MakeProject(child, std::move(named));
+}
+
+Result<PlanPtr> Analyzer::Filter(const PlanPtr& child, const ExprPtr& condition) const {
+  ARROW_ASSIGN_OR_RAISE(auto resolved, Resolve(condition, Scope{child->output}));
+  if (ContainsAggregate(*resolved)) {
+    return UserError(ErrorKind::kAnalysis, "INVALID_WHERE_CONDITION",
+                     "The WHERE condition \"" + DisplayName(*condition) +
+                         "\" contains invalid expressions: " + DisplayName(*condition) +
+                         ". Rewrite the query to avoid window functions, aggregate functions, "
+                         "and generator functions in the WHERE clause.",
+                     "42903");
+  }
+  ARROW_RETURN_NOT_OK(CheckBoolean(resolved, "Filter"));
+  auto node = NewNode(PlanKind::kFilter, {child});
+  node->exprs = {CastIfNeeded(StripAlias(resolved), arrow::boolean())};
+  node->output = child->output;
+  return node;
+}
+
+Result<PlanPtr> Analyzer::Aggregate(const PlanPtr& child, const std::vector<ExprPtr>& groupings,
+                                    const std::vector<ExprPtr>& outputs, bool include_groupings,
+                                    const ExprPtr& having,
+                                    const std::vector<ExprPtr>& order_by) const {
+  Scope scope{child->output};
+  auto node = NewNode(PlanKind::kAggregate, {child});
+
+  // Grouping keys: a plain column keeps its attribute; an expression gets a new one.
+  std::vector<std::string> key_prints;
+  std::vector<ExprPtr> key_refs;
+  for (const auto& g : groupings) {
+    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(g, scope));
+    ExprPtr key = StripAlias(r);
+    if (ContainsAggregate(*key)) {
+      return UserError(ErrorKind::kAnalysis, "GROUP_BY_AGGREGATE",
+                       "Aggregate functions are not allowed in GROUP BY, but found " +
+                           DisplayName(*g) + ".",
+                       "42903");
+    }
+    Attribute attr;
+    if (key->kind == ExprKind::kAttribute) {
+      for (const auto& a : child->output) {
+        if (a.id == key->id) attr = a;
+      }
+    } else {
+      attr = OutputAttribute(Named(r, g));
+    }
+    node->groupings.push_back(key);
+    node->output.push_back(attr);
+    key_prints.push_back(Fingerprint(*key));
+    key_refs.push_back(AttributeRef(attr));
+  }
+
+  // Aggregate calls, each computed once however often it appears.
+  std::map<std::string, ExprPtr> agg_refs;
+  std::vector<Attribute> agg_attrs;
+  std::function<Result<ExprPtr>(const ExprPtr&)> rewrite;
+  rewrite = [&](const ExprPtr& e) -> Result<ExprPtr> {
+    std::string print = Fingerprint(*e);
+    for (size_t i = 0; i < key_prints.size(); ++i) {
+      if (key_prints[i] == print) return key_refs[i];
+    }
+    if (IsAggregateCall(*e)) {
+      auto it = agg_refs.find(print);
+      if (it != agg_refs.end()) return it->second;
+      Attribute attr{DisplayName(*e), NewAttributeId(), e->type, e->nullable, ""};
+      node->exprs.push_back(e);
+      agg_attrs.push_back(attr);
+      return agg_refs[print] = AttributeRef(attr);
+    }
+    if (e->kind == ExprKind::kAttribute) {
+      return UserError(ErrorKind::kAnalysis, "MISSING_AGGREGATION",
+                       "The non-aggregating expression \"" + e->name +
+                           "\" is based on columns which are not participating in the GROUP BY "
+                           "clause. Add the columns or the expression to the GROUP BY, aggregate "
+                           "the expression, or use \"any_value(" + e->name +
+                           ")\" if you do not care which of the values within a group is "
+                           "returned.",
+                       "42803");
+    }
+    return nullptr;
+  };
+
+  std::vector<ExprPtr> all_outputs;
+  if (include_groupings) {
+    for (size_t i = 0; i < groupings.size(); ++i) all_outputs.push_back(key_refs[i]);
+  }
+  std::vector<ExprPtr> project;
+  for (const auto& ref : all_outputs) project.push_back(ref);
+  for (const auto& o : outputs) {
+    if (o->kind == ExprKind::kStar) {
+      return UserError(ErrorKind::kAnalysis, "INVALID_USAGE_OF_STAR_OR_REGEX",
+                       "Invalid usage of '*' in an aggregation.", "42000");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(o, scope));
+    ARROW_ASSIGN_OR_RAISE(auto rewritten, Transform(r, rewrite));
+    if (rewritten->kind == ExprKind::kAttribute && StripAlias(r)->kind != ExprKind::kAttribute &&
+        r->kind != ExprKind::kAlias) {
+      project.push_back(Alias(rewritten, DisplayName(*o)));
+    } else {
+      project.push_back(Named(rewritten, o));
+    }
+  }
+  node->output.insert(node->output.end(), agg_attrs.begin(), agg_attrs.end());
+
+  // Output aliases may be used in HAVING and ORDER BY (SQL).
+  auto substitute_aliases = [&](const ExprPtr& e) {
+    return Transform(e, [&](const ExprPtr& x) -> Result<ExprPtr> {
+      if (x->kind == ExprKind::kColumn && x->name_parts.size() == 1) {
+        for (const auto& o : outputs) {
+          if (o->kind == ExprKind::kAlias && NameEquals(o->name, x->name_parts[0])) {
+            bool is_input = false;
+            for (const auto& a : child->output) is_input |= NameEquals(a.name, o->name);
+            if (!is_input) return o->args[0];
+          }
+        }
+      }
+      return nullptr;
+    });
+  };
+
+  std::vector<ExprPtr> having_rewritten;
+  if (having) {
+    ARROW_ASSIGN_OR_RAISE(auto h, substitute_aliases(having));
+    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(h, scope));
+    ARROW_ASSIGN_OR_RAISE(auto rewritten, Transform(r, rewrite));
+    ARROW_RETURN_NOT_OK(CheckBoolean(rewritten, "Filter"));
+    having_rewritten.push_back(rewritten);
+  }
+  std::vector<ExprPtr> orders_rewritten;
+  for (const auto& o : order_by) {
+    ARROW_ASSIGN_OR_RAISE(auto x, substitute_aliases(o));
+    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(x, scope));
+    ARROW_ASSIGN_OR_RAISE(auto rewritten, Transform(r, rewrite));
+    orders_rewritten.push_back(rewritten);
+  }
+  // Aggregates found in HAVING or ORDER BY extend the aggregate's output.
+  node->output.resize(node->groupings.size());
+  node->output.insert(node->output.end(), agg_attrs.begin(), agg_attrs.end());
+
+  PlanPtr plan = node;
+  for (const auto& h : having_rewritten) {
+    auto filter = NewNode(PlanKind::kFilter, {plan});
+    filter->exprs = {CastIfNeeded(h, arrow::boolean())};
+    filter->output = plan->output;
+    plan = filter;
+  }
+  if (!orders_rewritten.empty()) {
+    ARROW_ASSIGN_OR_RAISE(plan, Sort(plan, orders_rewritten));
+  }
+  return MakeProject(plan, std::move(project));
+}
+
+Result<PlanPtr> Analyzer::Join(const PlanPtr& left, const PlanPtr& right_in, JoinType type,
+                               const ExprPtr& condition,
+                               const std::vector<std::string>& using_columns) const {
+  PlanPtr right = right_in;
+  // Both sides from one lineage (a self-join): give the right side fresh attribute ids.
+  std::set<int64_t> left_ids;
+  for (const auto& a : left->output) left_ids.insert(a.id);
+  bool overlap = std::any_of(right->output.begin(), right->output.end(),
+                             [&](const Attribute& a) { return left_ids.count(a.id) > 0; });
+  if (overlap) {
+    auto fresh = NewNode(PlanKind::kProject, {right});
+    for (const auto& a : right->output) {
+      Attribute copy = a;
+      copy.id = NewAttributeId();
+      fresh->exprs.push_back(Alias(AttributeRef(a), a.name));
+      fresh->output.push_back(copy);
+    }
+    right = fresh;
+  }
+  auto node = NewNode(PlanKind::kJoin, {left, right});
+  node->join_type = type;
+  Scope scope{left->output};
+  scope.attributes.insert(scope.attributes.end(), right->output.begin(), right->output.end());
+
+  ExprPtr resolved_condition;
+  std::vector<std::pair<Attribute, Attribute>> using_pairs;
+  for (const auto& name : using_columns) {
+    auto find = [&](const PlanPtr& side, const char* which) -> Result<Attribute> {
+      for (const auto& a : side->output) {
+        if (NameEquals(a.name, name)) return a;
+      }
+      std::string columns;
+      for (const auto& a : side->output) columns += (columns.empty() ? "" : ", ") + Backquote(a.name);
+      return UserError(ErrorKind::kAnalysis, "UNRESOLVED_USING_COLUMN_FOR_JOIN",
+                       "USING column " + Backquote(name) + " cannot be resolved on the " + which +
+                           " side of the join. The " + which + "-side columns: [" + columns + "].",
+                       "42703");
+    };
+    ARROW_ASSIGN_OR_RAISE(auto l, find(left, "left"));
+    ARROW_ASSIGN_OR_RAISE(auto r, find(right, "right"));
+    using_pairs.emplace_back(l, r);
+    ARROW_ASSIGN_OR_RAISE(auto eq, Resolve(Call("=", {AttributeRef(l), AttributeRef(r)}), scope));
+    resolved_condition = resolved_condition ? Call("and", {resolved_condition, eq}) : eq;
+    if (resolved_condition->kind == ExprKind::kCall && !resolved_condition->type) {
+      ARROW_ASSIGN_OR_RAISE(resolved_condition, Resolve(resolved_condition, scope));
+    }
+  }
+  if (condition) {
+    ARROW_ASSIGN_OR_RAISE(auto c, Resolve(condition, scope));
+    ARROW_RETURN_NOT_OK(CheckBoolean(c, "Join condition"));
+    resolved_condition = StripAlias(c);
+  }
+  if (resolved_condition) node->exprs = {resolved_condition};
+  if (type == JoinType::kInner && !resolved_condition) node->join_type = JoinType::kCross;
+
+  bool left_nullable = type == JoinType::kRightOuter || type == JoinType::kFullOuter;
+  bool right_nullable = type == JoinType::kLeftOuter || type == JoinType::kFullOuter;
+  for (auto a : left->output) {
+    a.nullable |= left_nullable;
+    node->output.push_back(a);
+  }
+  if (type != JoinType::kLeftSemi && type != JoinType::kLeftAnti) {
+    for (auto a : right->output) {
+      a.nullable |= right_nullable;
+      node->output.push_back(a);
+    }
+  }
+  if (using_pairs.empty()) return node;
+
+  // USING: the join columns once, first, then the other columns of each side.
+  std::vector<ExprPtr> project;
+  std::set<int64_t> used;
+  auto out_attr = [&](int64_t id) {
+    for (const auto& a : node->output) {
+      if (a.id == id) return a;
+    }
+    return Attribute{};
+  };
+  for (const auto& [l, r] : using_pairs) {
+    used.insert(l.id);
+    used.insert(r.id);
+    if (type == JoinType::kRightOuter) {
+      project.push_back(AttributeRef(out_attr(r.id)));
+    } else if (type == JoinType::kFullOuter) {
+      ARROW_ASSIGN_OR_RAISE(auto c, Resolve(Call("coalesce", {AttributeRef(out_attr(l.id)),
+                                                             AttributeRef(out_attr(r.id))}),
+                                            Scope{node->output}));
+      project.push_back(Alias(c, l.name));
+    } else {
+      project.push_back(AttributeRef(out_attr(l.id)));
+    }
+  }
+  for (const auto& a : node->output) {
+    if (!used.count(a.id)) project.push_back(AttributeRef(a));
+  }
+  return MakeProject(node, std::move(project));
+}
+
+Result<PlanPtr> Analyzer::Sort(const PlanPtr& child, const std::vector<ExprPtr>& orders) const {
+  Scope scope{child->output};
+  auto node = NewNode(PlanKind::kSort, {child});
+  for (const auto& o : orders) {
+    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(o, scope));
+    if (r->kind != ExprKind::kSortOrder) r = SortOrder(StripAlias(r), true, true);
+    node->exprs.push_back(SortOrder(StripAlias(r->args[0]), r->ascending, r->nulls_first));
+  }
+  node->output = child->output;
+  return node;
+}
+
+Result<PlanPtr> Analyzer::Limit(const PlanPtr& child, int64_t limit) const {
+  if (limit < 0) {
+    return UserError(ErrorKind::kAnalysis, "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
+                     "The limit like expression \"" + std::to_string(limit) +
+                         "\" is invalid. The limit expression must be equal to or greater than 0, "
+                         "but got " + std::to_string(limit) + ".",
+                     "42K0E");
+  }
+  auto node = NewNode(PlanKind::kLimit, {child});
+  node->limit = limit;
+  node->output = child->output;
+  return node;
+}
+
+Result<PlanPtr> Analyzer::Union(const PlanPtr& left, const PlanPtr& right_in, bool by_name,
+                                bool allow_missing_columns) const {
+  PlanPtr right = right_in;
+  PlanPtr left_plan = left;
+  if (by_name) {
+    std::vector<ExprPtr> reordered;
+    for (const auto& l : left->output) {
+      const Attribute* match = nullptr;
+      for (const auto& r : right->output) {
+        if (NameEquals(r.name, l.name)) match = &r;
+      }
+      if (match) {
+        reordered.push_back(AttributeRef(*match));
+      } else if (allow_missing_columns) {
+        reordered.push_back(Alias(Literal(arrow::MakeNullScalar(l.type)), l.name));
+      } else {
+        std::string columns;
+        for (const auto& a : right->output) columns += (columns.empty() ? "" : ", ") + Backquote(a.name);
+        return UserError(ErrorKind::kAnalysis, "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                         "A column, variable, or function parameter with name " +
+                             Backquote(l.name) + " cannot be resolved. Did you mean one of the "
+                             "following? [" + columns + "].",
+                         "42703");
+      }
+    }
+    if (allow_missing_columns) {
+      std::vector<ExprPtr> left_extended;
+      for (const auto& l : left->output) left_extended.push_back(AttributeRef(l));
+      for (const auto& r : right->output) {
+        bool present = std::any_of(left->output.begin(), left->output.end(),
+                                   [&](const Attribute& l) { return NameEquals(l.name, r.name); });
+        if (!present) {
+          left_extended.push_back(Alias(Literal(arrow::MakeNullScalar(r.type)), r.name));
+          reordered.push_back(AttributeRef(r));
+        }
+      }
+      ARROW_ASSIGN_OR_RAISE(left_plan, Project(left, left_extended));
+    }
+    ARROW_ASSIGN_OR_RAISE(right, Project(right, reordered));
+  }
+  if (left_plan->output.size() != right->output.size()) {
+    return UserError(ErrorKind::kAnalysis, "NUM_COLUMNS_MISMATCH",
+                     "UNION can only be performed on inputs with the same number of columns, but "
+                     "the first input has " + std::to_string(left_plan->output.size()) +
+                         " columns and the second input has " +
+                         std::to_string(right->output.size()) + " columns.",
+                     "42826");
+  }
+  // Widen column types so both sides agree.
+  std::vector<std::shared_ptr<arrow::DataType>> types;
+  bool cast_left = false, cast_right = false;
+  for (size_t i = 0; i < left_plan->output.size(); ++i) {
+    const auto& l = left_plan->output[i];
+    const auto& r = right->output[i];
+    auto wider = WiderType(l.type, r.type);
+    if (!wider && (IsString(*l.type) || IsString(*r.type))) wider = arrow::utf8();
+    if (!wider) {
+      return UserError(ErrorKind::kAnalysis, "INCOMPATIBLE_COLUMN_TYPE",
+                       "UNION can only be performed on inputs with compatible column types. The " +
+                           std::to_string(i + 1) + "th column of the second table is \"" +
+                           SparkTypeName(*r.type, true) + "\" type which is not compatible with \"" +
+                           SparkTypeName(*l.type, true) + "\" at the same column of the first table.",
+                       "42825");
+    }
+    cast_left |= !wider->Equals(*l.type);
+    cast_right |= !wider->Equals(*r.type);
+    types.push_back(wider);
+  }
+  auto cast_side = [&](const PlanPtr& side) {
+    std::vector<ExprPtr> exprs;
+    for (size_t i = 0; i < side->output.size(); ++i) {
+      exprs.push_back(Alias(CastIfNeeded(AttributeRef(side->output[i]), types[i]),
+                            side->output[i].name));
+    }
+    return MakeProject(side, exprs);
+  };
+  if (cast_left) left_plan = cast_side(left_plan);
+  if (cast_right) right = cast_side(right);
+  auto node = NewNode(PlanKind::kUnion, {left_plan, right});
+  for (size_t i = 0; i < left_plan->output.size(); ++i) {
+    Attribute a = left_plan->output[i];
+    a.nullable = a.nullable || right->output[i].nullable;
+    node->output.push_back(a);
+  }
+  return node;
+}
+
+Result<PlanPtr> Analyzer::Deduplicate(const PlanPtr& child,
+                                      const std::vector<std::string>& columns) const {
+  auto node = NewNode(PlanKind::kDeduplicate, {child});
+  if (columns.empty()) {
+    for (const auto& a : child->output) node->groupings.push_back(AttributeRef(a));
+  }
+  for (const auto& name : columns) {
+    ARROW_ASSIGN_OR_RAISE(auto r, ResolveColumn(*Column({name}), Scope{child->output}));
+    node->groupings.push_back(r);
+  }
+  node->output = child->output;
+  return node;
+}
+
+Result<PlanPtr> Analyzer::SubqueryAlias(const PlanPtr& child, const std::string& alias) const {
+  auto node = NewNode(PlanKind::kSubqueryAlias, {child});
+  node->alias = alias;
+  node->output = child->output;
+  for (auto& a : node->output) a.qualifier = alias;
+  return node;
+}
+
+Result<PlanPtr> Analyzer::WithColumnsRenamed(
+    const PlanPtr& child, const std::vector<std::pair<std::string, std::string>>& renames) const {
+  std::vector<ExprPtr> exprs;
+  for (const auto& a : child->output) {
+    ExprPtr e = AttributeRef(a);
+    for (const auto& [from, to] : renames) {
+      if (NameEquals(a.name, from)) e = Alias(AttributeRef(a), to);
+    }
+    exprs.push_back(e);
+  }
+  return MakeProject(child, exprs);
+}
+
+Result<PlanPtr> Analyzer::Drop(const PlanPtr& child, const std::vector<ExprPtr>& columns) const {
+  std::set<int64_t> dropped;
+  for (const auto& c : columns) {
+    if (c->kind == ExprKind::kColumn && c->name_parts.size() == 1) {
+      for (const auto& a : child->output) {
+        if (NameEquals(a.name, c->name_parts[0])) dropped.insert(a.id);
+      }
+    } else if (c->kind == ExprKind::kAttribute) {
+      dropped.insert(c->id);
+    }
+  }
+  std::vector<ExprPtr> kept;
+  for (const auto& a : child->output) {
+    if (!dropped.count(a.id)) kept.push_back(AttributeRef(a));
+  }
+  return MakeProject(child, kept);
+}
+
+// --- SQL --------------------------------------------------------------------------------------
+
+Result<PlanPtr> Analyzer::ResolveSelect(const LogicalPlan& select) const {
+  const SelectBlock& block = *select.select;
+  PlanPtr from;
+  if (select.children.empty()) {
+    auto one_row = NewNode(PlanKind::kLocalTable, {});
+    one_row->table = arrow::Table::Make(arrow::schema({}), arrow::ArrayVector{}, 1);
+    from = one_row;
+  } else {
+    ARROW_ASSIGN_OR_RAISE(from, Resolve(select.children[0]));
+  }
+  if (block.where) {
+    ARROW_ASSIGN_OR_RAISE(from, Filter(from, block.where));
+  }
+  // Ordinals in GROUP BY and ORDER BY refer to the select list.
+  auto ordinal = [&](const ExprPtr& e) -> ExprPtr {
+    const Expr& x = *StripAlias(e);
+    if (x.kind == ExprKind::kLiteral && x.type->id() == arrow::Type::INT32) {
+      int64_t k = static_cast<const arrow::Int32Scalar&>(*x.value).value;
+      if (k >= 1 && k <= static_cast<int64_t>(block.select_list.size())) {
+        const ExprPtr& item = block.select_list[k - 1];
+        return item->kind == ExprKind::kAlias ? item->args[0] : item;
+      }
+    }
+    return nullptr;
+  };
+  auto group_alias = [&](const ExprPtr& e) -> ExprPtr {
+    if (auto o = ordinal(e)) return o;
+    if (e->kind == ExprKind::kColumn && e->name_parts.size() == 1) {
+      bool is_input = std::any_of(from->output.begin(), from->output.end(),
+                                  [&](const Attribute& a) { return NameEquals(a.name, e->name_parts[0]); });
+      for (const auto& item : block.select_list) {
+        if (!is_input && item->kind == ExprKind::kAlias && NameEquals(item->name, e->name_parts[0])) {
+          return item->args[0];
+        }
+      }
+    }
+    return e;
+  };
+  std::vector<ExprPtr> order_by;
+  for (const auto& o : block.order_by) {
+    ExprPtr child = o->args[0];
+    if (auto item = ordinal(child)) child = item;
+    order_by.push_back(SortOrder(child, o->ascending, o->nulls_first));
+  }
+
+  bool aggregate = !block.group_by.empty() || block.having;
+  for (const auto& item : block.select_list) aggregate |= ContainsAggregate(*item);
+  PlanPtr plan;
+  if (aggregate) {
+    std::vector<ExprPtr> groupings;
+    for (const auto& g : block.group_by) groupings.push_back(group_alias(g));
+    std::vector<ExprPtr> items;
+    Scope scope{from->output};
+    ARROW_ASSIGN_OR_RAISE(items, ExpandStars(block.select_list, scope));
+    ARROW_ASSIGN_OR_RAISE(plan, Aggregate(from, groupings, items, false, block.having,
+                                          block.distinct ? std::vector<ExprPtr>{} : order_by));
+    if (block.distinct) {
+      ARROW_ASSIGN_OR_RAISE(plan, Deduplicate(plan, {}));
+      if (!order_by.empty()) {
+        ARROW_ASSIGN_OR_RAISE(plan, Sort(plan, order_by));
+      }
+    }
+  } else {
+    ARROW_ASSIGN_OR_RAISE(plan, Project(from, block.select_list));
+    if (block.distinct) {
+      ARROW_ASSIGN_OR_RAISE(plan, Deduplicate(plan, {}));
+    }
+    if (!order_by.empty()) {
+      auto sorted = Sort(plan, order_by);
+      if (sorted.ok() || block.distinct) {
+        ARROW_ASSIGN_OR_RAISE(plan, std::move(sorted));
+      } else {
+        // ORDER BY a column that is not selected: sort below the projection.
+        std::vector<ExprPtr> substituted;
+        for (const auto& o : order_by) substituted.push_back(SortOrder(group_alias(o->args[0]), o->ascending, o->nulls_first));
+        ARROW_ASSIGN_OR_RAISE(auto below, Sort(from, substituted));
+        const auto* project = static_cast<const LogicalPlan*>(plan.get());
+        auto again = std::make_shared<LogicalPlan>(*project);
+        again->children = {below};
+        plan = again;
+      }
+    }
+  }
+  if (block.limit >= 0) {
+    ARROW_ASSIGN_OR_RAISE(plan, Limit(plan, block.limit));
+  }
+  return plan;
+}
+
+Result<PlanPtr> Analyzer::Resolve(const PlanPtr& plan) const {
+  const LogicalPlan& p = *plan;
+  switch (p.kind) {
+    case PlanKind::kUnresolvedRelation: {
+      if (!options_.lookup_relation) {
+        return Status::Invalid("no catalog to look up ", p.name_parts.back());
+      }
+      ARROW_ASSIGN_OR_RAISE(auto relation, options_.lookup_relation(p.name_parts));
+      return SubqueryAlias(relation, p.name_parts.back());
+    }
+    case PlanKind::kSubqueryAlias: {
+      ARROW_ASSIGN_OR_RAISE(auto child, Resolve(p.children[0]));
+      return SubqueryAlias(child, p.alias);
+    }
+    case PlanKind::kJoin: {
+      ARROW_ASSIGN_OR_RAISE(auto left, Resolve(p.children[0]));
+      ARROW_ASSIGN_OR_RAISE(auto right, Resolve(p.children[1]));
+      return Join(left, right, p.join_type, p.exprs.empty() ? nullptr : p.exprs[0],
+                  p.using_columns);
+    }
+    case PlanKind::kUnion: {
+      ARROW_ASSIGN_OR_RAISE(auto left, Resolve(p.children[0]));
+      ARROW_ASSIGN_OR_RAISE(auto right, Resolve(p.children[1]));
+      return Union(left, right, false, false);
+    }
+    case PlanKind::kDeduplicate: {
+      ARROW_ASSIGN_OR_RAISE(auto child, Resolve(p.children[0]));
+      return Deduplicate(child, {});
+    }
+    case PlanKind::kSelect:
+      return ResolveSelect(p);
+    default:
+      // Already resolved (a view's plan).
+      if (!p.output.empty() || p.kind == PlanKind::kLocalTable) return plan;
+      return Status::Invalid("cannot resolve plan node");
+  }
+}
+
+}  // namespace ember::plan

@@ -1,0 +1,71 @@
+// The analyzer resolves names and types. The DataFrame API calls its builders one node at a time,
+// so a mistake is reported where the user makes it, as Spark does; SQL text goes through Resolve,
+// which walks the parser's tree and calls the same builders.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <arrow/result.h>
+
+#include "ember/plan/logical_plan.h"
+
+namespace ember::plan {
+
+struct AnalyzerOptions {
+  bool case_sensitive = false;  // spark.sql.caseSensitive
+  /// Finds a temporary view or table by its name parts; a status for "not found" is fine.
+  std::function<arrow::Result<PlanPtr>(const std::vector<std::string>&)> lookup_relation;
+};
+
+class Analyzer {
+ public:
+  explicit Analyzer(AnalyzerOptions options) : options_(std::move(options)) {}
+
+  arrow::Result<PlanPtr> Resolve(const PlanPtr& unresolved) const;
+
+  arrow::Result<PlanPtr> Project(const PlanPtr& child, const std::vector<ExprPtr>& exprs) const;
+  arrow::Result<PlanPtr> Filter(const PlanPtr& child, const ExprPtr& condition) const;
+  /// groupBy(groupings).agg(outputs); outputs may be any expressions over aggregates and
+  /// grouping expressions. With `include_groupings` the grouping columns come first (as in
+  /// DataFrame.groupBy().agg()).
+  arrow::Result<PlanPtr> Aggregate(const PlanPtr& child, const std::vector<ExprPtr>& groupings,
+                                   const std::vector<ExprPtr>& outputs, bool include_groupings,
+                                   const ExprPtr& having = nullptr,
+                                   const std::vector<ExprPtr>& order_by = {}) const;
+  arrow::Result<PlanPtr> Join(const PlanPtr& left, const PlanPtr& right, JoinType type,
+                              const ExprPtr& condition,
+                              const std::vector<std::string>& using_columns) const;
+  arrow::Result<PlanPtr> Sort(const PlanPtr& child, const std::vector<ExprPtr>& orders) const;
+  arrow::Result<PlanPtr> Limit(const PlanPtr& child, int64_t limit) const;
+  arrow::Result<PlanPtr> Union(const PlanPtr& left, const PlanPtr& right, bool by_name,
+                               bool allow_missing_columns) const;
+  /// dropDuplicates(columns); all columns when empty (distinct()).
+  arrow::Result<PlanPtr> Deduplicate(const PlanPtr& child,
+                                     const std::vector<std::string>& columns) const;
+  arrow::Result<PlanPtr> SubqueryAlias(const PlanPtr& child, const std::string& alias) const;
+  arrow::Result<PlanPtr> WithColumnsRenamed(
+      const PlanPtr& child, const std::vector<std::pair<std::string, std::string>>& renames) const;
+  arrow::Result<PlanPtr> Drop(const PlanPtr& child, const std::vector<ExprPtr>& columns) const;
+
+  /// Resolves an expression against a plan's output (df["x"], df.col("x")).
+  arrow::Result<ExprPtr> ResolveExpr(const ExprPtr& expr, const PlanPtr& input) const;
+
+  bool NameEquals(const std::string& a, const std::string& b) const;
+
+ private:
+  struct Scope;
+  arrow::Result<ExprPtr> Resolve(const ExprPtr& expr, const Scope& scope) const;
+  arrow::Result<ExprPtr> ResolveColumn(const Expr& column, const Scope& scope) const;
+  arrow::Result<std::vector<ExprPtr>> ExpandStars(const std::vector<ExprPtr>& exprs,
+                                                  const Scope& scope) const;
+  arrow::Result<PlanPtr> ResolveSelect(const LogicalPlan& select) const;
+
+  AnalyzerOptions options_;
+};
+
+/// The output attribute a resolved named expression produces in a projection.
+Attribute OutputAttribute(const ExprPtr& resolved);
+
+}  // namespace ember::plan

@@ -1,0 +1,199 @@
+#include "ember/plan/expr.h"
+
+#include <atomic>
+
+#include <arrow/scalar.h>
+#include <arrow/type.h>
+
+#include "ember/plan/type_names.h"
+
+namespace ember::plan {
+
+int64_t NewAttributeId() {
+  static std::atomic<int64_t> next{1};
+  return next++;
+}
+
+namespace {
+std::shared_ptr<Expr> New(ExprKind kind) {
+  auto e = std::make_shared<Expr>();
+  e->kind = kind;
+  return e;
+}
+}  // namespace
+
+ExprPtr Column(std::vector<std::string> name_parts, int64_t plan_id) {
+  auto e = New(ExprKind::kColumn);
+  e->name_parts = std::move(name_parts);
+  e->plan_id = plan_id;
+  return e;
+}
+
+ExprPtr ColumnFromString(const std::string& text, int64_t plan_id) {
+  std::vector<std::string> parts(1);
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '`') {
+      if (quoted && i + 1 < text.size() && text[i + 1] == '`') {
+        parts.back() += '`';
+        ++i;
+      } else {
+        quoted = !quoted;
+      }
+    } else if (c == '.' && !quoted) {
+      parts.emplace_back();
+    } else {
+      parts.back() += c;
+    }
+  }
+  return Column(std::move(parts), plan_id);
+}
+
+ExprPtr Star(std::vector<std::string> qualifier) {
+  auto e = New(ExprKind::kStar);
+  e->name_parts = std::move(qualifier);
+  return e;
+}
+
+ExprPtr AttributeRef(const Attribute& attribute) {
+  auto e = New(ExprKind::kAttribute);
+  e->name = attribute.name;
+  e->id = attribute.id;
+  e->type = attribute.type;
+  e->nullable = attribute.nullable;
+  return e;
+}
+
+ExprPtr Literal(std::shared_ptr<arrow::Scalar> value) {
+  auto e = New(ExprKind::kLiteral);
+  e->type = value->type;
+  e->nullable = !value->is_valid;
+  e->value = std::move(value);
+  return e;
+}
+
+ExprPtr Call(std::string function, std::vector<ExprPtr> args, bool distinct) {
+  auto e = New(ExprKind::kCall);
+  e->name = std::move(function);
+  e->args = std::move(args);
+  e->distinct = distinct;
+  return e;
+}
+
+ExprPtr Cast(ExprPtr child, std::shared_ptr<arrow::DataType> type, bool try_cast) {
+  auto e = New(ExprKind::kCast);
+  e->args = {std::move(child)};
+  e->type = std::move(type);
+  e->try_cast = try_cast;
+  return e;
+}
+
+ExprPtr Alias(ExprPtr child, std::string name) {
+  auto e = New(ExprKind::kAlias);
+  e->type = child->type;
+  e->nullable = child->nullable;
+  e->args = {std::move(child)};
+  e->name = std::move(name);
+  return e;
+}
+
+ExprPtr SortOrder(ExprPtr child, bool ascending, bool nulls_first) {
+  auto e = New(ExprKind::kSortOrder);
+  e->type = child->type;
+  e->args = {std::move(child)};
+  e->ascending = ascending;
+  e->nulls_first = nulls_first;
+  return e;
+}
+
+const ExprPtr& StripAlias(const ExprPtr& expr) {
+  if (expr->kind == ExprKind::kAlias || expr->kind == ExprKind::kSortOrder) {
+    return StripAlias(expr->args[0]);
+  }
+  return expr;
+}
+
+namespace {
+
+bool IsInfix(const std::string& f) {
+  static const char* kInfix[] = {"+", "-", "*", "/", "%", "=", "<=>", "<", "<=", ">", ">=",
+                                 "and", "or", "||", "&", "|", "^", "div"};
+  for (const char* op : kInfix) {
+    if (f == op) return true;
+  }
+  return false;
+}
+
+std::string LiteralName(const arrow::Scalar& value) {
+  if (!value.is_valid) return "NULL";
+  if (value.type->id() == arrow::Type::BOOL) {
+    return static_cast<const arrow::BooleanScalar&>(value).value ? "true" : "false";
+  }
+  if (value.type->id() == arrow::Type::INT64) return value.ToString() + "L";
+  if (value.type->id() == arrow::Type::TIMESTAMP || value.type->id() == arrow::Type::DATE32) {
+    return SparkTypeName(*value.type) + " '" + value.ToString() + "'";
+  }
+  return value.ToString();
+}
+
+}  // namespace
+
+std::string DisplayName(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kColumn: {
+      std::string out;
+      for (const auto& p : e.name_parts) out += (out.empty() ? "" : ".") + p;
+      return out;
+    }
+    case ExprKind::kStar:
+      return e.name_parts.empty() ? "*" : e.name_parts.back() + ".*";
+    case ExprKind::kAttribute:
+    case ExprKind::kAlias:
+      return e.name;
+    case ExprKind::kLiteral:
+      return LiteralName(*e.value);
+    case ExprKind::kCast:
+      return std::string(e.try_cast ? "TRY_CAST(" : "CAST(") + DisplayName(*e.args[0]) + " AS " +
+             SparkTypeName(*e.type, /*upper=*/true) + ")";
+    case ExprKind::kSortOrder:
+      return DisplayName(*e.args[0]) + (e.ascending ? " ASC" : " DESC") +
+             (e.nulls_first ? " NULLS FIRST" : " NULLS LAST");
+    case ExprKind::kCall:
+      break;
+  }
+  const auto& f = e.name;
+  auto arg = [&](size_t i) { return DisplayName(*e.args[i]); };
+  if (IsInfix(f) && e.args.size() == 2) {
+    std::string op = f;
+    if (f == "and" || f == "or") {
+      op = f == "and" ? "AND" : "OR";
+    }
+    return "(" + arg(0) + " " + op + " " + arg(1) + ")";
+  }
+  if (f == "not") return "(NOT " + arg(0) + ")";
+  if (f == "negative") return "(- " + arg(0) + ")";
+  if (f == "isnull") return "(" + arg(0) + " IS NULL)";
+  if (f == "isnotnull") return "(" + arg(0) + " IS NOT NULL)";
+  if (f == "in") {
+    std::string out = "(" + arg(0) + " IN (";
+    for (size_t i = 1; i < e.args.size(); ++i) out += (i > 1 ? ", " : "") + arg(i);
+    return out + "))";
+  }
+  if (f == "like") return arg(0) + " LIKE " + arg(1);
+  if (f == "get_field") return arg(0) + "." + e.args[1]->value->ToString();
+  if (f == "when") {
+    std::string out = "CASE";
+    size_t i = 0;
+    for (; i + 1 < e.args.size(); i += 2) out += " WHEN " + arg(i) + " THEN " + arg(i + 1);
+    if (i < e.args.size()) out += " ELSE " + arg(i);
+    return out + " END";
+  }
+  // count(*) counts rows; Spark names it count(1).
+  if (f == "count" && e.args.size() == 1 && e.args[0]->kind == ExprKind::kStar) return "count(1)";
+  std::string out = f + "(" + (e.distinct ? "DISTINCT " : "");
+  for (size_t i = 0; i < e.args.size(); ++i) out += (i ? ", " : "") + arg(i);
+  return out + ")";
+}
+
+}  // namespace ember::plan

@@ -1,0 +1,77 @@
+// Expressions of the logical plan. One tree type serves both the unresolved form built by the
+// DataFrame API and the SQL parser (column names, function names) and the resolved form produced by
+// the analyzer (attribute ids, types); `type` is set exactly when a node is resolved.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <arrow/type_fwd.h>
+
+namespace ember::plan {
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+enum class ExprKind {
+  kColumn,     // unresolved column reference: name parts such as {"t", "a", "b"}
+  kStar,       // `*` or `t.*`: name_parts holds the qualifier, if any
+  kAttribute,  // a resolved column: an attribute id of a child plan's output
+  kLiteral,    // a constant; an untyped NULL has arrow's null type
+  kCall,       // a function or operator by its Spark name ("+", "=", "upper", "count", ...)
+  kCast,       // CAST(child AS type) or TRY_CAST
+  kAlias,      // child AS name
+  kSortOrder,  // child ASC|DESC NULLS FIRST|LAST; appears only in sort lists
+};
+
+/// A column of a plan's output. The id is unique in the process and never reused, so two columns
+/// with one name (after a self-join, say) stay distinct.
+struct Attribute {
+  std::string name;
+  int64_t id = -1;
+  std::shared_ptr<arrow::DataType> type;
+  bool nullable = true;
+  std::string qualifier;  // a table name or alias that `qualifier.name` may use
+};
+
+int64_t NewAttributeId();
+
+struct Expr {
+  ExprKind kind = ExprKind::kLiteral;
+  std::vector<std::string> name_parts;      // kColumn, kStar
+  std::string name;                         // kCall function, kAlias name, kAttribute name
+  int64_t id = -1;                          // kAttribute
+  int64_t plan_id = -1;                     // kColumn taken from a DataFrame: df["x"]
+  std::shared_ptr<arrow::DataType> type;    // resolved type; for kCast the target type
+  bool nullable = true;
+  std::shared_ptr<arrow::Scalar> value;     // kLiteral
+  std::vector<ExprPtr> args;                // children
+  bool distinct = false;                    // kCall aggregate with DISTINCT
+  bool try_cast = false;                    // kCast: null instead of an error
+  bool ascending = true;                    // kSortOrder
+  bool nulls_first = true;                  // kSortOrder
+
+  bool resolved() const { return type != nullptr; }
+};
+
+ExprPtr Column(std::vector<std::string> name_parts, int64_t plan_id = -1);
+/// Splits "a.b" on dots outside backquotes; "`a.b`" is one name.
+ExprPtr ColumnFromString(const std::string& text, int64_t plan_id = -1);
+ExprPtr Star(std::vector<std::string> qualifier = {});
+ExprPtr AttributeRef(const Attribute& attribute);
+ExprPtr Literal(std::shared_ptr<arrow::Scalar> value);
+ExprPtr Call(std::string function, std::vector<ExprPtr> args, bool distinct = false);
+ExprPtr Cast(ExprPtr child, std::shared_ptr<arrow::DataType> type, bool try_cast = false);
+ExprPtr Alias(ExprPtr child, std::string name);
+ExprPtr SortOrder(ExprPtr child, bool ascending, bool nulls_first);
+
+/// Spark's name for a column computed by an expression without an alias, e.g. "(a + 1)",
+/// "count(1)", "upper(s)", "CAST(x AS STRING)".
+std::string DisplayName(const Expr& expr);
+
+/// The child of an alias or sort order, else the expression itself.
+const ExprPtr& StripAlias(const ExprPtr& expr);
+
+}  // namespace ember::plan

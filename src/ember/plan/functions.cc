@@ -1,0 +1,1137 @@
+#include "ember/plan/functions.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include <arrow/compute/api.h>
+#include <arrow/scalar.h>
+#include <arrow/type.h>
+
+#include "ember/common/interval.h"
+#include "ember/error.h"
+#include "ember/plan/type_names.h"
+
+namespace ember::plan {
+
+namespace cp = arrow::compute;
+using arrow::Result;
+using arrow::Status;
+
+bool IsIntegral(const arrow::DataType& t) {
+  switch (t.id()) {
+    case arrow::Type::INT8: case arrow::Type::INT16: case arrow::Type::INT32:
+    case arrow::Type::INT64:
+      return true;
+    default:
+      return false;
+  }
+}
+bool IsNumeric(const arrow::DataType& t) {
+  return IsIntegral(t) || t.id() == arrow::Type::FLOAT || t.id() == arrow::Type::DOUBLE ||
+         t.id() == arrow::Type::DECIMAL128;
+}
+bool IsString(const arrow::DataType& t) { return t.id() == arrow::Type::STRING; }
+bool IsTimestamp(const arrow::DataType& t) { return t.id() == arrow::Type::TIMESTAMP; }
+static bool IsNull(const arrow::DataType& t) { return t.id() == arrow::Type::NA; }
+static bool IsDecimal(const arrow::DataType& t) { return t.id() == arrow::Type::DECIMAL128; }
+
+namespace {
+
+int NumericRank(const arrow::DataType& t) {
+  switch (t.id()) {
+    case arrow::Type::INT8: return 1;
+    case arrow::Type::INT16: return 2;
+    case arrow::Type::INT32: return 3;
+    case arrow::Type::INT64: return 4;
+    case arrow::Type::DECIMAL128: return 5;
+    case arrow::Type::FLOAT: return 6;
+    case arrow::Type::DOUBLE: return 7;
+    default: return 0;
+  }
+}
+
+// The decimal an integral type fits in (Spark's DecimalType.forType).
+std::shared_ptr<arrow::DataType> DecimalFor(const arrow::DataType& t) {
+  switch (t.id()) {
+    case arrow::Type::INT8: return arrow::decimal128(3, 0);
+    case arrow::Type::INT16: return arrow::decimal128(5, 0);
+    case arrow::Type::INT32: return arrow::decimal128(10, 0);
+    case arrow::Type::INT64: return arrow::decimal128(20, 0);
+    default: return nullptr;
+  }
+}
+
+std::shared_ptr<arrow::DataType> WiderDecimal(const arrow::Decimal128Type& a,
+                                              const arrow::Decimal128Type& b) {
+  int scale = std::max(a.scale(), b.scale());
+  int range = std::max(a.precision() - a.scale(), b.precision() - b.scale());
+  return arrow::decimal128(std::min(38, range + scale), scale);
+}
+
+std::string Quoted(const Expr& e) { return "\"" + DisplayName(e) + "\""; }
+std::string TypeQuoted(const arrow::DataType& t) { return "\"" + SparkTypeName(t, true) + "\""; }
+
+arrow::Status Mismatch(const Expr& call, const std::string& sub, const std::string& detail) {
+  return UserError(ErrorKind::kAnalysis, "DATATYPE_MISMATCH." + sub,
+                   "Cannot resolve " + Quoted(call) + " due to data type mismatch: " + detail +
+                       ".",
+                   "42K09");
+}
+
+arrow::Status UnexpectedType(const Expr& call, size_t index, const Expr& arg,
+                             const std::string& required) {
+  return Mismatch(call, "UNEXPECTED_INPUT_TYPE",
+                  "The " + std::string(index == 0   ? "first"
+                                       : index == 1 ? "second"
+                                       : index == 2 ? "third"
+                                                    : "next") +
+                      " parameter requires the " + required + " type, however " + Quoted(arg) +
+                      " has the type " + TypeQuoted(*arg.type));
+}
+
+bool AnyNullable(const std::vector<ExprPtr>& args) {
+  return std::any_of(args.begin(), args.end(), [](const ExprPtr& a) { return a->nullable; });
+}
+
+TypedCall Typed(std::vector<ExprPtr> args, std::shared_ptr<arrow::DataType> type) {
+  bool nullable = AnyNullable(args);
+  return TypedCall{std::move(args), std::move(type), nullable};
+}
+
+// --- type rules -------------------------------------------------------------------------------
+
+// Casts every argument to their common type.
+Result<TypedCall> CommonType(const Expr& call, std::vector<ExprPtr> args, size_t first = 0) {
+  std::shared_ptr<arrow::DataType> common = arrow::null();
+  for (size_t i = first; i < args.size(); ++i) {
+    auto wider = WiderType(common, args[i]->type);
+    if (!wider) {
+      std::string types;
+      for (size_t j = first; j < args.size(); ++j) {
+        types += (j > first ? ", " : "") + TypeQuoted(*args[j]->type);
+      }
+      return Mismatch(call, "DATA_DIFF_TYPES",
+                      "Input to `" + call.name + "` should all be the same type, but it's [" +
+                          types + "]");
+    }
+    common = wider;
+  }
+  for (size_t i = first; i < args.size(); ++i) args[i] = CastIfNeeded(args[i], common);
+  return Typed(std::move(args), common);
+}
+
+// Comparison operands: implicit casts as Spark's ANSI coercion does for literals of text.
+Result<TypedCall> ComparisonRule(const Expr& call, std::vector<ExprPtr> args) {
+  auto& a = args[0];
+  auto& b = args[1];
+  auto common = WiderType(a->type, b->type);
+  if (!common) {
+    // A string compared with a number, date or timestamp is cast to the other side's type.
+    if (IsString(*a->type) && CanCast(*a->type, *b->type)) {
+      common = b->type;
+    } else if (IsString(*b->type) && CanCast(*b->type, *a->type)) {
+      common = a->type;
+    } else {
+      return Mismatch(call, "BINARY_OP_DIFF_TYPES",
+                      "the left and right operands of the binary operator have incompatible "
+                      "types (" + TypeQuoted(*a->type) + " and " + TypeQuoted(*b->type) + ")");
+    }
+  }
+  a = CastIfNeeded(a, common);
+  b = CastIfNeeded(b, common);
+  bool nullable = call.name == "<=>" ? false : AnyNullable(args);
+  return TypedCall{std::move(args), arrow::boolean(), nullable};
+}
+
+Result<TypedCall> ArithmeticRule(const Expr& call, std::vector<ExprPtr> args) {
+  const auto& op = call.name;
+  auto& a = args[0];
+  auto& b = args[1];
+  // Timestamp +/- interval (a duration) keeps the timestamp type.
+  if ((op == "+" || op == "-") && IsTimestamp(*a->type) &&
+      b->type->id() == arrow::Type::DURATION) {
+    return Typed(std::move(args), a->type);
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& t = *args[i]->type;
+    if (!IsNumeric(t) && !IsNull(t) && !IsString(t)) {
+      return Mismatch(call, "BINARY_OP_WRONG_TYPE",
+                      "the binary operator requires the input type \"NUMERIC\", not " +
+                          TypeQuoted(t));
+    }
+  }
+  // Text in arithmetic is read as a double, as Spark does.
+  for (auto* arg : {&a, &b}) {
+    if (IsString(*(*arg)->type)) *arg = CastIfNeeded(*arg, arrow::float64());
+  }
+  auto common = WiderType(a->type, b->type);
+  if (IsNull(*common)) common = op == "/" ? arrow::float64() : arrow::int32();
+  if (op == "/" && !IsDecimal(*common)) common = arrow::float64();
+  if (op == "div") common = arrow::int64();
+  if (IsDecimal(*common) && (op == "/" || op == "%")) common = arrow::float64();
+  auto result = common;
+  if (IsDecimal(*common)) {
+    // Arrow's decimal kernels derive the result precision as Spark does for + - *.
+    auto da = DecimalFor(*a->type) ? DecimalFor(*a->type) : a->type;
+    auto db = DecimalFor(*b->type) ? DecimalFor(*b->type) : b->type;
+    if (IsDecimal(*da) && IsDecimal(*db)) {
+      const auto& x = static_cast<const arrow::Decimal128Type&>(*da);
+      const auto& y = static_cast<const arrow::Decimal128Type&>(*db);
+      int scale = 0, precision = 0;
+      if (op == "*") {
+        scale = x.scale() + y.scale();
+        precision = x.precision() + y.precision() + 1;
+      } else {
+        scale = std::max(x.scale(), y.scale());
+        precision = std::max(x.precision() - x.scale(), y.precision() - y.scale()) + scale + 1;
+      }
+      a = CastIfNeeded(a, da);
+      b = CastIfNeeded(b, db);
+      result = arrow::decimal128(std::min(38, precision), std::min(scale, 38));
+      return Typed(std::move(args), result);
+    }
+  }
+  a = CastIfNeeded(a, common);
+  b = CastIfNeeded(b, common);
+  bool nullable = AnyNullable(args) || op == "/" || op == "%" || op == "div";
+  return TypedCall{std::move(args), result, nullable};
+}
+
+Result<TypedCall> BooleanRule(const Expr& call, std::vector<ExprPtr> args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (IsNull(*args[i]->type)) args[i] = CastIfNeeded(args[i], arrow::boolean());
+    if (args[i]->type->id() != arrow::Type::BOOL) {
+      return UnexpectedType(call, i, *args[i], "\"BOOLEAN\"");
+    }
+  }
+  return Typed(std::move(args), arrow::boolean());
+}
+
+Result<TypedCall> StringArgsRule(const Expr& call, std::vector<ExprPtr> args,
+                                 std::shared_ptr<arrow::DataType> result) {
+  for (auto& arg : args) {
+    if (!IsString(*arg->type)) {
+      if (!CanCast(*arg->type, *arrow::utf8())) {
+        return UnexpectedType(call, 0, *arg, "\"STRING\"");
+      }
+      arg = CastIfNeeded(arg, arrow::utf8());
+    }
+  }
+  return Typed(std::move(args), std::move(result));
+}
+
+Result<TypedCall> NumericUnaryRule(const Expr& call, std::vector<ExprPtr> args) {
+  if (IsString(*args[0]->type)) args[0] = CastIfNeeded(args[0], arrow::float64());
+  if (IsNull(*args[0]->type)) args[0] = CastIfNeeded(args[0], arrow::float64());
+  if (!IsNumeric(*args[0]->type)) return UnexpectedType(call, 0, *args[0], "\"NUMERIC\"");
+  auto type = args[0]->type;
+  return Typed(std::move(args), type);
+}
+
+// Arguments that must be literals (formats, units, lengths).
+Result<std::string> LiteralString(const Expr& call, const ExprPtr& arg) {
+  const Expr& e = *StripAlias(arg);
+  if (e.kind == ExprKind::kLiteral && e.value->is_valid && IsString(*e.type)) {
+    return static_cast<const arrow::StringScalar&>(*e.value).ToString();
+  }
+  if (e.kind == ExprKind::kCast && e.args[0]->kind == ExprKind::kLiteral) {
+    return LiteralString(call, e.args[0]);
+  }
+  return UserError(ErrorKind::kAnalysis, "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+                   "Cannot resolve " + Quoted(call) + " due to data type mismatch: the input " +
+                       Quoted(e) + " should be a foldable \"STRING\" expression.",
+                   "42K09");
+}
+
+Result<int64_t> LiteralInt(const Expr& call, const ExprPtr& arg) {
+  const Expr& e = *StripAlias(arg);
+  if (e.kind == ExprKind::kLiteral && e.value->is_valid && IsIntegral(*e.type)) {
+    ARROW_ASSIGN_OR_RAISE(auto s, e.value->CastTo(arrow::int64()));
+    return static_cast<const arrow::Int64Scalar&>(*s).value;
+  }
+  if (e.kind == ExprKind::kCall && e.name == "negative") {
+    ARROW_ASSIGN_OR_RAISE(auto v, LiteralInt(call, e.args[0]));
+    return -v;
+  }
+  return UserError(ErrorKind::kAnalysis, "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+                   "Cannot resolve " + Quoted(call) + " due to data type mismatch: the input " +
+                       Quoted(e) + " should be a foldable \"INT\" expression.",
+                   "42K09");
+}
+
+Result<ExprPtr> AsTimestamp(const Expr& call, ExprPtr arg, size_t index) {
+  if (IsTimestamp(*arg->type)) return arg;
+  if (IsString(*arg->type) || arg->type->id() == arrow::Type::DATE32 || IsNull(*arg->type)) {
+    return CastIfNeeded(arg, TimestampType());
+  }
+  return UnexpectedType(call, index, *arg, "\"TIMESTAMP\"");
+}
+
+// --- lowering helpers -------------------------------------------------------------------------
+
+cp::Expression Lit(std::shared_ptr<arrow::Scalar> s) { return cp::literal(arrow::Datum(s)); }
+cp::Expression I64(int64_t v) { return cp::literal(v); }
+
+cp::Expression Fn(std::string name, std::vector<cp::Expression> args,
+                  std::shared_ptr<cp::FunctionOptions> options = nullptr) {
+  return cp::call(std::move(name), std::move(args), std::move(options));
+}
+
+// A timestamp relabelled to the session zone, so arrow's field extraction and rounding work in
+// local time. The instant is unchanged.
+cp::Expression InZone(cp::Expression ts, const EvalContext& ctx) {
+  return Fn("cast", {std::move(ts)},
+            std::make_shared<cp::CastOptions>(
+                cp::CastOptions::Safe(arrow::timestamp(arrow::TimeUnit::MICRO, ctx.time_zone))));
+}
+
+cp::Expression CastTo(cp::Expression e, std::shared_ptr<arrow::DataType> type, bool safe = true) {
+  auto options = safe ? cp::CastOptions::Safe(type) : cp::CastOptions::Unsafe(type);
+  return Fn("cast", {std::move(e)}, std::make_shared<cp::CastOptions>(options));
+}
+
+// The local wall-clock time of an instant, as a zone-less timestamp.
+cp::Expression LocalTime(cp::Expression ts, const EvalContext& ctx) {
+  return Fn("local_timestamp", {InZone(std::move(ts), ctx)});
+}
+
+// Spark's datetime pattern letters to strptime/strftime directives.
+std::string ToStrftime(const std::string& pattern) {
+  static const std::vector<std::pair<std::string, std::string>> kMap = {
+      {"yyyy", "%Y"}, {"MM", "%m"}, {"dd", "%d"}, {"HH", "%H"}, {"mm", "%M"},
+      {"ss", "%S"},   {"yy", "%y"}, {"SSSSSS", ""}, {"SSS", ""}, {"a", "%p"},
+      {"EEE", "%a"},  {"MMM", "%b"}};
+  std::string out;
+  for (size_t i = 0; i < pattern.size();) {
+    if (pattern[i] == '\'') {
+      size_t end = pattern.find('\'', i + 1);
+      if (end == std::string::npos) end = pattern.size();
+      out += pattern.substr(i + 1, end - i - 1);
+      i = end + 1;
+      continue;
+    }
+    bool matched = false;
+    for (const auto& [spark, c] : kMap) {
+      if (pattern.compare(i, spark.size(), spark) == 0) {
+        out += c;
+        i += spark.size();
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) out += pattern[i++];
+  }
+  return out;
+}
+
+// Parses text into an instant: zone-less text is wall-clock time in the session zone.
+cp::Expression ParseTimestamp(cp::Expression text, const std::string& format, bool error_is_null,
+                              const EvalContext& ctx) {
+  auto utc = TimestampType();
+  if (format.empty()) {
+    // Spark's lenient forms: "yyyy-MM-dd", "yyyy-MM-dd HH:mm:ss[.SSSSSS]", a "T" separator and
+    // an optional zone offset; text without an offset is wall-clock time in the session zone.
+    auto parsed = Fn(error_is_null ? "ember_try_parse_timestamp" : "ember_parse_timestamp", {text});
+    if (ctx.time_zone == "UTC") return CastTo(parsed, utc);
+    auto local = Fn("assume_timezone", {parsed},
+                    std::make_shared<cp::AssumeTimezoneOptions>(
+                        ctx.time_zone, cp::AssumeTimezoneOptions::AMBIGUOUS_EARLIEST,
+                        cp::AssumeTimezoneOptions::NONEXISTENT_LATEST));
+    return Fn("if_else", {Fn("ember_timestamp_has_offset", {text}), CastTo(parsed, utc),
+                          CastTo(local, utc)});
+  }
+  auto local = Fn("strptime", {std::move(text)},
+                  std::make_shared<cp::StrptimeOptions>(ToStrftime(format), arrow::TimeUnit::MICRO,
+                                                        error_is_null));
+  if (ctx.time_zone == "UTC") return CastTo(local, utc);
+  auto zoned = Fn("assume_timezone", {local},
+                  std::make_shared<cp::AssumeTimezoneOptions>(
+                      ctx.time_zone, cp::AssumeTimezoneOptions::AMBIGUOUS_EARLIEST,
+                      cp::AssumeTimezoneOptions::NONEXISTENT_LATEST));
+  return CastTo(zoned, utc);
+}
+
+cp::Expression FormatTimestamp(cp::Expression ts, const std::string& format,
+                               const EvalContext& ctx) {
+  return Fn("strftime", {InZone(std::move(ts), ctx)},
+            std::make_shared<cp::StrftimeOptions>(ToStrftime(format)));
+}
+
+// --- the catalog ------------------------------------------------------------------------------
+
+using Catalog = std::map<std::string, FunctionDef>;
+
+void Add(Catalog& catalog, FunctionDef def) {
+  std::string name = def.name;
+  catalog.emplace(std::move(name), std::move(def));
+}
+
+FunctionDef Scalar(std::string name, int min_args, int max_args, TypeRule rule,
+                   ScalarLowering lower) {
+  FunctionDef def;
+  def.name = std::move(name);
+  def.min_args = min_args;
+  def.max_args = max_args;
+  def.type_rule = std::move(rule);
+  def.lower = std::move(lower);
+  return def;
+}
+
+// A scalar function that maps onto one arrow function of the same arity.
+FunctionDef Direct(std::string name, int args, TypeRule rule, std::string arrow_name,
+                   std::shared_ptr<cp::FunctionOptions> options = nullptr) {
+  return Scalar(std::move(name), args, args, std::move(rule),
+                [arrow_name, options](const Expr&, std::vector<cp::Expression> a,
+                                      const EvalContext&) -> Result<cp::Expression> {
+                  return Fn(arrow_name, std::move(a), options);
+                });
+}
+
+FunctionDef Aggregate(std::string name, TypeRule rule, std::string hash_fn, std::string scalar_fn,
+                      std::shared_ptr<cp::FunctionOptions> options = nullptr) {
+  FunctionDef def;
+  def.name = std::move(name);
+  def.aggregate = true;
+  def.min_args = 1;
+  def.max_args = 1;
+  def.type_rule = std::move(rule);
+  def.hash_aggregate = std::move(hash_fn);
+  def.scalar_aggregate = std::move(scalar_fn);
+  def.options = std::move(options);
+  return def;
+}
+
+// Date and time fields of an instant, in the session zone.
+FunctionDef DateField(std::string name, std::string arrow_name) {
+  return Scalar(
+      std::move(name), 1, 1,
+      [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        if (args[0]->type->id() != arrow::Type::DATE32) {
+          ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+        }
+        return Typed(std::move(args), arrow::int32());
+      },
+      [arrow_name](const Expr& call, std::vector<cp::Expression> a,
+                   const EvalContext& ctx) -> Result<cp::Expression> {
+        bool is_date = call.args[0]->type->id() == arrow::Type::DATE32;
+        auto input = is_date ? a[0] : InZone(a[0], ctx);
+        return CastTo(Fn(arrow_name, {input}), arrow::int32());
+      });
+}
+
+Result<TypedCall> SumRule(const Expr& call, std::vector<ExprPtr> args) {
+  auto& t = *args[0]->type;
+  if (IsString(t)) args[0] = CastIfNeeded(args[0], arrow::float64());
+  if (IsNull(t)) args[0] = CastIfNeeded(args[0], arrow::float64());
+  const auto& at = *args[0]->type;
+  if (!IsNumeric(at)) return UnexpectedType(call, 0, *args[0], "\"NUMERIC\" or \"INTERVAL\"");
+  std::shared_ptr<arrow::DataType> result = arrow::float64();
+  if (IsIntegral(at)) result = arrow::int64();
+  if (IsDecimal(at)) {
+    const auto& d = static_cast<const arrow::Decimal128Type&>(at);
+    result = arrow::decimal128(std::min(38, d.precision() + 10), d.scale());
+  }
+  return TypedCall{std::move(args), result, true};
+}
+
+Result<TypedCall> AvgRule(const Expr& call, std::vector<ExprPtr> args) {
+  auto& t = *args[0]->type;
+  if (IsString(t) || IsNull(t)) args[0] = CastIfNeeded(args[0], arrow::float64());
+  const auto& at = *args[0]->type;
+  if (!IsNumeric(at)) return UnexpectedType(call, 0, *args[0], "\"NUMERIC\" or \"INTERVAL\"");
+  std::shared_ptr<arrow::DataType> result = arrow::float64();
+  if (IsDecimal(at)) {
+    const auto& d = static_cast<const arrow::Decimal128Type&>(at);
+    result = arrow::decimal128(std::min(38, d.precision() + 4), std::min(38, d.scale() + 4));
+  }
+  return TypedCall{std::move(args), result, true};
+}
+
+Result<TypedCall> SameTypeAggRule(const Expr&, std::vector<ExprPtr> args) {
+  auto type = args[0]->type;
+  return TypedCall{std::move(args), type, true};
+}
+
+Result<TypedCall> CountRule(const Expr&, std::vector<ExprPtr> args) {
+  return TypedCall{std::move(args), arrow::int64(), false};
+}
+
+Catalog BuildCatalog() {
+  Catalog c;
+  // Arithmetic: ANSI mode, so overflow and division by zero raise errors.
+  for (auto [op, fn] : {std::pair{"+", "add_checked"}, {"-", "subtract_checked"},
+                        {"*", "multiply_checked"}}) {
+    std::string arrow_fn = fn;
+    Add(c, Scalar(op, 2, 2, ArithmeticRule,
+                  [arrow_fn](const Expr&, std::vector<cp::Expression> a,
+                             const EvalContext&) -> Result<cp::Expression> {
+                    return Fn(arrow_fn, std::move(a));
+                  }));
+  }
+  Add(c, Scalar("/", 2, 2, ArithmeticRule,
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return Fn("divide_checked", std::move(a));
+                }));
+  Add(c, Scalar("div", 2, 2, ArithmeticRule,
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return Fn("divide_checked", std::move(a));
+                }));
+  // Spark's remainder takes the dividend's sign: a - trunc(a / b) * b.
+  Add(c, Scalar("%", 2, 2, ArithmeticRule,
+                [](const Expr& call, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  auto quotient = Fn("divide_checked", {a[0], a[1]});
+                  if (!IsIntegral(*call.type)) quotient = Fn("trunc", {quotient});
+                  return Fn("subtract", {a[0], Fn("multiply", {quotient, a[1]})});
+                }));
+  Add(c, Scalar("negative", 1, 1, NumericUnaryRule,
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return Fn("negate_checked", std::move(a));
+                }));
+  Add(c, Direct("abs", 1, NumericUnaryRule, "abs_checked"));
+  // Comparison.
+  for (auto [op, fn] : {std::pair{"=", "equal"}, {"<", "less"}, {"<=", "less_equal"},
+                        {">", "greater"}, {">=", "greater_equal"}}) {
+    Add(c, Direct(op, 2, ComparisonRule, fn));
+  }
+  Add(c, Scalar("<=>", 2, 2, ComparisonRule,
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  auto both_null = Fn("and", {Fn("is_null", {a[0]}), Fn("is_null", {a[1]})});
+                  auto equal = Fn("coalesce", {Fn("equal", {a[0], a[1]}), cp::literal(false)});
+                  return Fn("or", {both_null, equal});
+                }));
+  // Boolean logic with SQL's three-valued semantics.
+  Add(c, Direct("and", 2, BooleanRule, "and_kleene"));
+  Add(c, Direct("or", 2, BooleanRule, "or_kleene"));
+  Add(c, Direct("not", 1, BooleanRule, "invert"));
+  auto null_test = [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
+    return TypedCall{std::move(args), arrow::boolean(), false};
+  };
+  Add(c, Direct("isnull", 1, null_test, "is_null"));
+  Add(c, Direct("isnotnull", 1, null_test, "is_valid"));
+  Add(c, Direct("isnan", 1,
+                [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  ARROW_ASSIGN_OR_RAISE(auto t, NumericUnaryRule(call, std::move(args)));
+                  t.args[0] = CastIfNeeded(t.args[0], arrow::float64());
+                  t.type = arrow::boolean();
+                  return t;
+                },
+                "is_nan"));
+  // x IN (a, b, ...) is an OR of equalities, which gives SQL's NULL semantics.
+  Add(c, Scalar(
+             "in", 1, -1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               ARROW_ASSIGN_OR_RAISE(auto typed, CommonType(call, std::move(args)));
+               typed.type = arrow::boolean();
+               return typed;
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               if (a.size() == 1) return cp::literal(false);
+               cp::Expression out = Fn("equal", {a[0], a[1]});
+               for (size_t i = 2; i < a.size(); ++i) {
+                 out = Fn("or_kleene", {out, Fn("equal", {a[0], a[i]})});
+               }
+               return out;
+             }));
+  Add(c, Scalar(
+             "like", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               ARROW_RETURN_NOT_OK(LiteralString(call, args[1]).status());
+               return StringArgsRule(call, std::move(args), arrow::boolean());
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               ARROW_ASSIGN_OR_RAISE(auto pattern, LiteralString(call, call.args[1]));
+               return Fn("match_like", {a[0]}, std::make_shared<cp::MatchSubstringOptions>(pattern));
+             }));
+  Add(c, Scalar(
+             "rlike", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               ARROW_RETURN_NOT_OK(LiteralString(call, args[1]).status());
+               return StringArgsRule(call, std::move(args), arrow::boolean());
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               ARROW_ASSIGN_OR_RAISE(auto pattern, LiteralString(call, call.args[1]));
+               return Fn("match_substring_regex", {a[0]},
+                         std::make_shared<cp::MatchSubstringOptions>(pattern));
+             }));
+  // Conditionals.
+  Add(c, Scalar(
+             "when", 2, -1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               std::vector<ExprPtr> values;
+               for (size_t i = 0; i < args.size(); ++i) {
+                 bool is_condition = i % 2 == 0 && i + 1 < args.size();
+                 if (is_condition) {
+                   if (IsNull(*args[i]->type)) args[i] = CastIfNeeded(args[i], arrow::boolean());
+                   if (args[i]->type->id() != arrow::Type::BOOL) {
+                     return UnexpectedType(call, i, *args[i], "\"BOOLEAN\"");
+                   }
+                 } else {
+                   values.push_back(args[i]);
+                 }
+               }
+               std::shared_ptr<arrow::DataType> common = arrow::null();
+               for (const auto& v : values) {
+                 auto wider = WiderType(common, v->type);
+                 if (!wider) {
+                   return Mismatch(call, "DATA_DIFF_TYPES",
+                                   "Input to `casewhen` should all be the same type");
+                 }
+                 common = wider;
+               }
+               bool nullable = args.size() % 2 == 0;  // no ELSE: NULL when nothing matches
+               for (size_t i = 0; i < args.size(); ++i) {
+                 bool is_condition = i % 2 == 0 && i + 1 < args.size();
+                 if (!is_condition) {
+                   args[i] = CastIfNeeded(args[i], common);
+                   nullable = nullable || args[i]->nullable;
+                 }
+               }
+               return TypedCall{std::move(args), common, nullable};
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               std::vector<cp::Expression> conditions, values;
+               std::vector<std::string> names;
+               size_t i = 0;
+               for (; i + 1 < a.size(); i += 2) {
+                 conditions.push_back(a[i]);
+                 values.push_back(a[i + 1]);
+                 names.push_back("c" + std::to_string(i));
+               }
+               if (i < a.size()) values.push_back(a[i]);
+               std::vector<cp::Expression> args{
+                   Fn("make_struct", conditions, std::make_shared<cp::MakeStructOptions>(names))};
+               args.insert(args.end(), values.begin(), values.end());
+               if (call.type->id() == arrow::Type::NA) return Lit(arrow::MakeNullScalar(call.type));
+               return Fn("case_when", args);
+             }));
+  Add(c, Scalar(
+             "coalesce", 1, -1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               ARROW_ASSIGN_OR_RAISE(auto typed, CommonType(call, std::move(args)));
+               typed.nullable = std::all_of(typed.args.begin(), typed.args.end(),
+                                            [](const ExprPtr& e) { return e->nullable; });
+               return typed;
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("coalesce", std::move(a));
+             }));
+  // Strings.
+  Add(c, Scalar(
+             "concat", 1, -1,
+             [](const Expr& call, std::vector<ExprPtr> args) {
+               return StringArgsRule(call, std::move(args), arrow::utf8());
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               a.push_back(cp::literal(""));
+               return Fn("binary_join_element_wise", std::move(a),
+                         std::make_shared<cp::JoinOptions>(cp::JoinOptions::EMIT_NULL));
+             }));
+  auto string_rule = [](const Expr& call, std::vector<ExprPtr> args) {
+    return StringArgsRule(call, std::move(args), arrow::utf8());
+  };
+  Add(c, Direct("upper", 1, string_rule, "utf8_upper"));
+  Add(c, Direct("ucase", 1, string_rule, "utf8_upper"));
+  Add(c, Direct("lower", 1, string_rule, "utf8_lower"));
+  Add(c, Direct("lcase", 1, string_rule, "utf8_lower"));
+  Add(c, Direct("trim", 1, string_rule, "utf8_trim", std::make_shared<cp::TrimOptions>(" ")));
+  Add(c, Direct("ltrim", 1, string_rule, "utf8_ltrim", std::make_shared<cp::TrimOptions>(" ")));
+  Add(c, Direct("rtrim", 1, string_rule, "utf8_rtrim", std::make_shared<cp::TrimOptions>(" ")));
+  Add(c, Direct("reverse", 1, string_rule, "utf8_reverse"));
+  for (const char* name : {"length", "char_length", "character_length"}) {
+    Add(c, Scalar(
+               name, 1, 1,
+               [](const Expr& call, std::vector<ExprPtr> args) {
+                 return StringArgsRule(call, std::move(args), arrow::int32());
+               },
+               [](const Expr&, std::vector<cp::Expression> a,
+                  const EvalContext&) -> Result<cp::Expression> {
+                 return CastTo(Fn("utf8_length", std::move(a)), arrow::int32());
+               }));
+  }
+  for (const char* name : {"substring", "substr"}) {
+    Add(c, Scalar(
+               name, 2, 3,
+               [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 for (size_t i = 1; i < args.size(); ++i) {
+                   ARROW_RETURN_NOT_OK(LiteralInt(call, args[i]).status());
+                 }
+                 std::vector<ExprPtr> text{args[0]};
+                 ARROW_ASSIGN_OR_RAISE(auto typed, StringArgsRule(call, text, arrow::utf8()));
+                 args[0] = typed.args[0];
+                 return Typed(std::move(args), arrow::utf8());
+               },
+               [](const Expr& call, std::vector<cp::Expression> a,
+                  const EvalContext&) -> Result<cp::Expression> {
+                 // Spark counts from 1; 0 means 1; a negative start counts from the end.
+                 ARROW_ASSIGN_OR_RAISE(int64_t pos, LiteralInt(call, call.args[1]));
+                 int64_t len = std::numeric_limits<int32_t>::max();
+                 if (call.args.size() > 2) {
+                   ARROW_ASSIGN_OR_RAISE(len, LiteralInt(call, call.args[2]));
+                 }
+                 if (len <= 0) return cp::literal("");
+                 int64_t start = pos > 0 ? pos - 1 : pos;
+                 int64_t stop = start + len;
+                 if (start < 0 && stop >= 0) stop = std::numeric_limits<int32_t>::max();
+                 return Fn("utf8_slice_codeunits", {a[0]},
+                           std::make_shared<cp::SliceOptions>(start, stop));
+               }));
+  }
+  // Dates and times.
+  Add(c, DateField("year", "year"));
+  Add(c, DateField("month", "month"));
+  Add(c, DateField("quarter", "quarter"));
+  Add(c, DateField("dayofmonth", "day"));
+  Add(c, DateField("day", "day"));
+  Add(c, DateField("dayofyear", "day_of_year"));
+  Add(c, DateField("hour", "hour"));
+  Add(c, DateField("minute", "minute"));
+  Add(c, DateField("second", "second"));
+  Add(c, Scalar(
+             "to_timestamp", 1, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (args.size() == 2) ARROW_RETURN_NOT_OK(LiteralString(call, args[1]).status());
+               if (IsString(*args[0]->type)) return Typed(std::move(args), TimestampType());
+               ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+               return Typed(std::move(args), TimestampType());
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext& ctx) -> Result<cp::Expression> {
+               if (!IsString(*call.args[0]->type)) return a[0];
+               std::string format;
+               if (call.args.size() == 2) {
+                 ARROW_ASSIGN_OR_RAISE(format, LiteralString(call, call.args[1]));
+               }
+               return ParseTimestamp(a[0], format, /*error_is_null=*/false, ctx);
+             }));
+  Add(c, Scalar(
+             "to_date", 1, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (args.size() == 2) ARROW_RETURN_NOT_OK(LiteralString(call, args[1]).status());
+               if (args[0]->type->id() == arrow::Type::DATE32) {
+                 return Typed(std::move(args), arrow::date32());
+               }
+               if (!IsString(*args[0]->type)) {
+                 ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+               }
+               return Typed(std::move(args), arrow::date32());
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext& ctx) -> Result<cp::Expression> {
+               const auto& from = *call.args[0]->type;
+               if (from.id() == arrow::Type::DATE32) return a[0];
+               cp::Expression ts = a[0];
+               if (IsString(from)) {
+                 std::string format;
+                 if (call.args.size() == 2) {
+                   ARROW_ASSIGN_OR_RAISE(format, LiteralString(call, call.args[1]));
+                 }
+                 if (format.empty()) return CastTo(a[0], arrow::date32());
+                 ts = ParseTimestamp(a[0], format, false, ctx);
+               }
+               return CastTo(LocalTime(ts, ctx), arrow::date32());
+             }));
+  Add(c, Scalar(
+             "date_trunc", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               ARROW_RETURN_NOT_OK(LiteralString(call, args[0]).status());
+               ARROW_ASSIGN_OR_RAISE(args[1], AsTimestamp(call, args[1], 1));
+               return Typed(std::move(args), TimestampType());
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext& ctx) -> Result<cp::Expression> {
+               ARROW_ASSIGN_OR_RAISE(auto unit_name, LiteralString(call, call.args[0]));
+               std::transform(unit_name.begin(), unit_name.end(), unit_name.begin(), ::tolower);
+               static const std::map<std::string, cp::CalendarUnit> kUnits = {
+                   {"year", cp::CalendarUnit::YEAR},     {"yyyy", cp::CalendarUnit::YEAR},
+                   {"yy", cp::CalendarUnit::YEAR},       {"quarter", cp::CalendarUnit::QUARTER},
+                   {"month", cp::CalendarUnit::MONTH},   {"mon", cp::CalendarUnit::MONTH},
+                   {"mm", cp::CalendarUnit::MONTH},      {"week", cp::CalendarUnit::WEEK},
+                   {"day", cp::CalendarUnit::DAY},       {"dd", cp::CalendarUnit::DAY},
+                   {"hour", cp::CalendarUnit::HOUR},     {"minute", cp::CalendarUnit::MINUTE},
+                   {"second", cp::CalendarUnit::SECOND},
+                   {"millisecond", cp::CalendarUnit::MILLISECOND},
+                   {"microsecond", cp::CalendarUnit::MICROSECOND}};
+               auto it = kUnits.find(unit_name);
+               if (it == kUnits.end()) {
+                 return Lit(arrow::MakeNullScalar(TimestampType()));
+               }
+               auto options = std::make_shared<cp::RoundTemporalOptions>(1, it->second);
+               return CastTo(Fn("floor_temporal", {InZone(a[1], ctx)}, options), TimestampType());
+             }));
+  Add(c, Scalar(
+             "current_timestamp", 0, 0,
+             [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               return TypedCall{std::move(args), TimestampType(), false};
+             },
+             [](const Expr&, std::vector<cp::Expression>,
+                const EvalContext& ctx) -> Result<cp::Expression> {
+               return Lit(std::make_shared<arrow::TimestampScalar>(ctx.current_timestamp_us,
+                                                                   TimestampType()));
+             }));
+  Add(c, Scalar(
+             "from_unixtime", 1, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (args.size() == 2) ARROW_RETURN_NOT_OK(LiteralString(call, args[1]).status());
+               if (!IsNumeric(*args[0]->type) && !IsNull(*args[0]->type)) {
+                 return UnexpectedType(call, 0, *args[0], "\"BIGINT\"");
+               }
+               args[0] = CastIfNeeded(args[0], arrow::int64());
+               return Typed(std::move(args), arrow::utf8());
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext& ctx) -> Result<cp::Expression> {
+               std::string format = "yyyy-MM-dd HH:mm:ss";
+               if (call.args.size() == 2) {
+                 ARROW_ASSIGN_OR_RAISE(format, LiteralString(call, call.args[1]));
+               }
+               auto micros = Fn("multiply_checked", {a[0], I64(1000000)});
+               auto ts = CastTo(micros, TimestampType());
+               return FormatTimestamp(ts, format, ctx);
+             }));
+  Add(c, Scalar(
+             "unix_timestamp", 0, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (args.size() == 2) ARROW_RETURN_NOT_OK(LiteralString(call, args[1]).status());
+               if (!args.empty() && !IsString(*args[0]->type)) {
+                 ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+               }
+               return Typed(std::move(args), arrow::int64());
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext& ctx) -> Result<cp::Expression> {
+               cp::Expression ts;
+               if (a.empty()) {
+                 ts = Lit(std::make_shared<arrow::TimestampScalar>(ctx.current_timestamp_us,
+                                                                   TimestampType()));
+               } else if (IsString(*call.args[0]->type)) {
+                 std::string format = "yyyy-MM-dd HH:mm:ss";
+                 if (call.args.size() == 2) {
+                   ARROW_ASSIGN_OR_RAISE(format, LiteralString(call, call.args[1]));
+                 }
+                 ts = ParseTimestamp(a[0], format, /*error_is_null=*/true, ctx);
+               } else {
+                 ts = a[0];
+               }
+               auto seconds = Fn("floor_temporal", {ts},
+                                 std::make_shared<cp::RoundTemporalOptions>(
+                                     1, cp::CalendarUnit::SECOND));
+               return Fn("divide", {CastTo(seconds, arrow::int64()), I64(1000000)});
+             }));
+  // window(ts, duration, slide[, start]): the epoch-aligned tumbling window containing ts.
+  Add(c, Scalar(
+             "window", 3, 4,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+               for (size_t i = 1; i < args.size(); ++i) {
+                 ARROW_ASSIGN_OR_RAISE(auto text, LiteralString(call, args[i]));
+                 ARROW_RETURN_NOT_OK(ParseIntervalMicros(text).status());
+               }
+               auto type = arrow::struct_({arrow::field("start", TimestampType()),
+                                           arrow::field("end", TimestampType())});
+               return TypedCall{std::move(args), type, true};
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               ARROW_ASSIGN_OR_RAISE(auto size_text, LiteralString(call, call.args[1]));
+               ARROW_ASSIGN_OR_RAISE(auto slide_text, LiteralString(call, call.args[2]));
+               ARROW_ASSIGN_OR_RAISE(int64_t size, ParseIntervalMicros(size_text));
+               ARROW_ASSIGN_OR_RAISE(int64_t slide, ParseIntervalMicros(slide_text));
+               int64_t offset = 0;
+               if (call.args.size() > 3) {
+                 ARROW_ASSIGN_OR_RAISE(auto start_text, LiteralString(call, call.args[3]));
+                 ARROW_ASSIGN_OR_RAISE(offset, ParseIntervalMicros(start_text));
+               }
+               if (size <= 0 || slide <= 0 || slide > size) {
+                 return UserError(ErrorKind::kAnalysis, "DATATYPE_MISMATCH.PARAMETER_CONSTRAINT_VIOLATION",
+                                  "The window duration and slide duration must be positive, and "
+                                  "the slide must not exceed the window.", "42K09");
+               }
+               if (slide != size) {
+                 return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE.SLIDING_WINDOW",
+                                  "Sliding windows are not supported by Ember yet.", "0A000");
+               }
+               // start = ts - floor_mod(ts - offset, size), with micros since the epoch.
+               auto micros = CastTo(a[0], arrow::int64());
+               auto shifted = Fn("subtract", {micros, I64(offset)});
+               auto rem = Fn("subtract", {shifted, Fn("multiply", {Fn("divide", {shifted, I64(size)}), I64(size)})});
+               auto floor_rem = Fn("if_else", {Fn("less", {rem, I64(0)}), Fn("add", {rem, I64(size)}), rem});
+               auto start = Fn("subtract", {micros, floor_rem});
+               auto end = Fn("add", {start, I64(size)});
+               auto window = Fn("make_struct", {CastTo(start, TimestampType()), CastTo(end, TimestampType())},
+                                std::make_shared<cp::MakeStructOptions>(std::vector<std::string>{"start", "end"}));
+               auto type = arrow::struct_({arrow::field("start", TimestampType()),
+                                           arrow::field("end", TimestampType())});
+               return Fn("if_else", {Fn("is_null", {a[0]}), Lit(arrow::MakeNullScalar(type)), window});
+             }));
+  // Struct field access, produced by the analyzer for `col("w.start")` and getField.
+  Add(c, Scalar(
+             "get_field", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               ARROW_ASSIGN_OR_RAISE(auto name, LiteralString(call, args[1]));
+               const auto& t = *args[0]->type;
+               if (t.id() != arrow::Type::STRUCT) {
+                 return UserError(ErrorKind::kAnalysis, "INVALID_EXTRACT_BASE_FIELD_TYPE",
+                                  "Can't extract a value from " + Quoted(*args[0]) +
+                                      ". Need a complex type [STRUCT, ARRAY, MAP] but got " +
+                                      TypeQuoted(t) + ".",
+                                  "42000");
+               }
+               for (const auto& f : t.fields()) {
+                 std::string a = f->name(), b = name;
+                 std::transform(a.begin(), a.end(), a.begin(), ::tolower);
+                 std::transform(b.begin(), b.end(), b.begin(), ::tolower);
+                 if (a == b) {
+                   auto type = f->type();
+                   return Typed(std::move(args), type);
+                 }
+               }
+               return UserError(ErrorKind::kAnalysis, "FIELD_NOT_FOUND",
+                                "No such struct field `" + name + "` in " + [&] {
+                                  std::string out;
+                                  for (const auto& f : t.fields()) {
+                                    out += (out.empty() ? "`" : ", `") + f->name() + "`";
+                                  }
+                                  return out;
+                                }() + ".",
+                                "42704");
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               ARROW_ASSIGN_OR_RAISE(auto name, LiteralString(call, call.args[1]));
+               const auto& t = *call.args[0]->type;
+               for (int i = 0; i < t.num_fields(); ++i) {
+                 std::string x = t.field(i)->name(), y = name;
+                 std::transform(x.begin(), x.end(), x.begin(), ::tolower);
+                 std::transform(y.begin(), y.end(), y.begin(), ::tolower);
+                 if (x == y) {
+                   return Fn("struct_field", {a[0]},
+                             std::make_shared<cp::StructFieldOptions>(std::vector<int>{i}));
+                 }
+               }
+               return arrow::Status::Invalid("no field ", name);
+             }));
+  Add(c, Scalar(
+             "struct", 1, -1,
+             [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               arrow::FieldVector fields;
+               for (size_t i = 0; i < args.size(); ++i) {
+                 std::string name = args[i]->kind == ExprKind::kAlias ||
+                                            args[i]->kind == ExprKind::kAttribute
+                                        ? args[i]->name
+                                        : "col" + std::to_string(i + 1);
+                 fields.push_back(arrow::field(name, args[i]->type, args[i]->nullable));
+               }
+               return TypedCall{std::move(args), arrow::struct_(fields), false};
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               std::vector<std::string> names;
+               for (const auto& f : call.type->fields()) names.push_back(f->name());
+               return Fn("make_struct", std::move(a),
+                         std::make_shared<cp::MakeStructOptions>(names));
+             }));
+  // Aggregates.
+  Add(c, Aggregate("count", CountRule, "hash_count", "count",
+                   std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID)));
+  Add(c, Aggregate("sum", SumRule, "hash_sum", "sum",
+                   std::make_shared<cp::ScalarAggregateOptions>(true, 1)));
+  for (const char* name : {"avg", "mean"}) {
+    Add(c, Aggregate(name, AvgRule, "hash_mean", "mean",
+                     std::make_shared<cp::ScalarAggregateOptions>(true, 1)));
+  }
+  Add(c, Aggregate("min", SameTypeAggRule, "hash_min", "min",
+                   std::make_shared<cp::ScalarAggregateOptions>(true, 1)));
+  Add(c, Aggregate("max", SameTypeAggRule, "hash_max", "max",
+                   std::make_shared<cp::ScalarAggregateOptions>(true, 1)));
+  // Spark's first/last keep nulls unless ignorenulls is set.
+  for (const char* name : {"first", "first_value"}) {
+    Add(c, Aggregate(name, SameTypeAggRule, "hash_first", "first",
+                     std::make_shared<cp::ScalarAggregateOptions>(false, 0)));
+  }
+  for (const char* name : {"last", "last_value"}) {
+    Add(c, Aggregate(name, SameTypeAggRule, "hash_last", "last",
+                     std::make_shared<cp::ScalarAggregateOptions>(false, 0)));
+  }
+  Add(c, Aggregate("any_value", SameTypeAggRule, "hash_first", "first",
+                   std::make_shared<cp::ScalarAggregateOptions>(true, 0)));
+  Add(c, Aggregate("approx_count_distinct", CountRule, "hash_count_distinct", "count_distinct",
+                   std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID)));
+  Add(c, Aggregate("count_distinct", CountRule, "hash_count_distinct", "count_distinct",
+                   std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID)));
+  return c;
+}
+
+}  // namespace
+
+const FunctionDef* FindFunction(const std::string& name) {
+  static const Catalog catalog = BuildCatalog();
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  auto it = catalog.find(lower);
+  return it == catalog.end() ? nullptr : &it->second;
+}
+
+bool ContainsAggregate(const Expr& expr) {
+  if (expr.kind == ExprKind::kCall) {
+    const FunctionDef* def = FindFunction(expr.name);
+    if (def && def->aggregate) return true;
+  }
+  for (const auto& arg : expr.args) {
+    if (ContainsAggregate(*arg)) return true;
+  }
+  return false;
+}
+
+std::shared_ptr<arrow::DataType> WiderType(const std::shared_ptr<arrow::DataType>& a,
+                                           const std::shared_ptr<arrow::DataType>& b) {
+  if (a->Equals(*b)) return a;
+  if (IsNull(*a)) return b;
+  if (IsNull(*b)) return a;
+  if (IsNumeric(*a) && IsNumeric(*b)) {
+    if (IsDecimal(*a) || IsDecimal(*b)) {
+      if (a->id() == arrow::Type::FLOAT || a->id() == arrow::Type::DOUBLE ||
+          b->id() == arrow::Type::FLOAT || b->id() == arrow::Type::DOUBLE) {
+        return arrow::float64();
+      }
+      auto da = IsDecimal(*a) ? a : DecimalFor(*a);
+      auto db = IsDecimal(*b) ? b : DecimalFor(*b);
+      return WiderDecimal(static_cast<const arrow::Decimal128Type&>(*da),
+                          static_cast<const arrow::Decimal128Type&>(*db));
+    }
+    return NumericRank(*a) >= NumericRank(*b) ? a : b;
+  }
+  bool a_time = a->id() == arrow::Type::DATE32 || IsTimestamp(*a);
+  bool b_time = b->id() == arrow::Type::DATE32 || IsTimestamp(*b);
+  if (a_time && b_time) return IsTimestamp(*a) ? a : b;
+  return nullptr;
+}
+
+ExprPtr CastIfNeeded(const ExprPtr& expr, const std::shared_ptr<arrow::DataType>& type) {
+  if (expr->type && expr->type->Equals(*type)) return expr;
+  auto cast = std::make_shared<Expr>(*Cast(expr, type));
+  cast->nullable = expr->nullable;
+  return cast;
+}
+
+bool CanCast(const arrow::DataType& from, const arrow::DataType& to) {
+  if (from.Equals(to) || IsNull(from)) return true;
+  bool from_time = from.id() == arrow::Type::DATE32 || IsTimestamp(from);
+  bool to_time = to.id() == arrow::Type::DATE32 || IsTimestamp(to);
+  bool from_bool = from.id() == arrow::Type::BOOL, to_bool = to.id() == arrow::Type::BOOL;
+  if (IsString(to)) return true;
+  if (IsString(from)) return IsNumeric(to) || to_time || to_bool || to.id() == arrow::Type::BINARY;
+  if (IsNumeric(from)) return IsNumeric(to) || to_bool || IsTimestamp(to);
+  if (from_bool) return IsNumeric(to);
+  if (from_time) return to_time || (IsTimestamp(from) && IsNumeric(to));
+  if (from.id() == arrow::Type::STRUCT && to.id() == arrow::Type::STRUCT) {
+    if (from.num_fields() != to.num_fields()) return false;
+    for (int i = 0; i < from.num_fields(); ++i) {
+      if (!CanCast(*from.field(i)->type(), *to.field(i)->type())) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+Result<cp::Expression> LowerCast(cp::Expression arg, const std::shared_ptr<arrow::DataType>& from,
+                                 const std::shared_ptr<arrow::DataType>& to, bool try_cast,
+                                 const EvalContext& ctx) {
+  if (from->Equals(*to)) return arg;
+  if (IsNull(*from)) return Lit(arrow::MakeNullScalar(to));
+  const bool to_time = to->id() == arrow::Type::DATE32 || IsTimestamp(*to);
+  if (IsString(*from) && IsTimestamp(*to)) {
+    auto ts = ParseTimestamp(arg, "", try_cast, ctx);
+    return static_cast<const arrow::TimestampType&>(*to).timezone().empty()
+               ? CastTo(LocalTime(ts, ctx), to)
+               : ts;
+  }
+  if (IsString(*from) && (IsNumeric(*to) || to->id() == arrow::Type::BOOL || to_time)) {
+    // Spark trims surrounding whitespace before reading a number.
+    auto trimmed = Fn("utf8_trim_whitespace", {arg});
+    if (to->id() == arrow::Type::BOOL) {
+      auto lower = Fn("utf8_lower", {trimmed});
+      auto any_of = [&](std::vector<const char*> words) {
+        cp::Expression out = cp::literal(false);
+        for (const char* w : words) out = Fn("or", {out, Fn("equal", {lower, cp::literal(w)})});
+        return out;
+      };
+      return Fn("case_when",
+                {Fn("make_struct", {any_of({"t", "true", "y", "yes", "1"}),
+                                    any_of({"f", "false", "n", "no", "0"})},
+                    std::make_shared<cp::MakeStructOptions>(std::vector<std::string>{"t", "f"})),
+                 cp::literal(true), cp::literal(false)});
+    }
+    return CastTo(trimmed, to);
+  }
+  if (IsTimestamp(*from) && to->id() == arrow::Type::DATE32) {
+    return CastTo(LocalTime(arg, ctx), to);
+  }
+  if (from->id() == arrow::Type::DATE32 && IsTimestamp(*to)) {
+    auto midnight = CastTo(arg, arrow::timestamp(arrow::TimeUnit::MICRO));
+    if (!static_cast<const arrow::TimestampType&>(*to).timezone().empty()) {
+      if (ctx.time_zone == "UTC") return CastTo(midnight, to);
+      return CastTo(Fn("assume_timezone", {midnight},
+                       std::make_shared<cp::AssumeTimezoneOptions>(ctx.time_zone)),
+                    to);
+    }
+    return midnight;
+  }
+  if (IsTimestamp(*from) && IsTimestamp(*to)) {
+    bool from_zoned = !static_cast<const arrow::TimestampType&>(*from).timezone().empty();
+    if (from_zoned) return CastTo(LocalTime(arg, ctx), to);
+    if (ctx.time_zone == "UTC") return CastTo(arg, to);
+    return CastTo(Fn("assume_timezone", {arg},
+                     std::make_shared<cp::AssumeTimezoneOptions>(ctx.time_zone)),
+                  to);
+  }
+  if (IsTimestamp(*from) && IsNumeric(*to)) {
+    // Spark casts a timestamp to its seconds since the epoch.
+    auto micros = CastTo(arg, arrow::int64());
+    if (IsIntegral(*to)) {
+      auto seconds = Fn("floor_temporal", {arg},
+                        std::make_shared<cp::RoundTemporalOptions>(1, cp::CalendarUnit::SECOND));
+      return CastTo(Fn("divide", {CastTo(seconds, arrow::int64()), I64(1000000)}), to);
+    }
+    return CastTo(Fn("divide", {CastTo(micros, arrow::float64()), cp::literal(1e6)}), to);
+  }
+  if (IsNumeric(*from) && IsTimestamp(*to)) {
+    auto micros = Fn("multiply_checked", {CastTo(arg, arrow::float64()), cp::literal(1e6)});
+    return CastTo(CastTo(micros, arrow::int64(), /*safe=*/false), to);
+  }
+  if (IsTimestamp(*from) && IsString(*to)) {
+    return FormatTimestamp(arg, "yyyy-MM-dd HH:mm:ss", ctx);
+  }
+  if (from->id() == arrow::Type::BOOL && IsString(*to)) {
+    return Fn("if_else", {arg, cp::literal("true"), cp::literal("false")});
+  }
+  if ((from->id() == arrow::Type::DOUBLE || from->id() == arrow::Type::FLOAT) && IsIntegral(*to)) {
+    // Spark truncates toward zero; out-of-range values are an ANSI overflow error.
+    auto options = cp::CastOptions::Safe(to);
+    options.allow_float_truncate = true;
+    return Fn("cast", {Fn("trunc", {arg})}, std::make_shared<cp::CastOptions>(options));
+  }
+  if (IsNumeric(*from) && to->id() == arrow::Type::BOOL) {
+    return Fn("not_equal", {arg, CastTo(cp::literal(0), from)});
+  }
+  if (from->id() == arrow::Type::DECIMAL128 && IsNumeric(*to)) {
+    auto options = cp::CastOptions::Safe(to);
+    options.allow_decimal_truncate = true;
+    options.allow_float_truncate = true;
+    return Fn("cast", {arg}, std::make_shared<cp::CastOptions>(options));
+  }
+  return CastTo(arg, to);
+}
+
+}  // namespace ember::plan

@@ -1,0 +1,77 @@
+// The catalog of Spark functions Ember knows: for each, how the analyzer types a call (with Spark's
+// implicit casts) and how a resolved call becomes an arrow compute expression (scalar functions) or
+// an arrow hash aggregate (aggregate functions). Operators are functions named by their symbol.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <arrow/compute/expression.h>
+#include <arrow/result.h>
+
+#include "ember/plan/expr.h"
+
+namespace ember::plan {
+
+/// What lowering needs to know about the session.
+struct EvalContext {
+  std::string time_zone = "UTC";   // spark.sql.session.timeZone
+  int64_t current_timestamp_us = 0;  // current_timestamp(): fixed per query or micro-batch
+};
+
+struct FunctionDef;
+
+/// A function call after type checking: the arguments with implicit casts inserted, the result
+/// type and nullability.
+struct TypedCall {
+  std::vector<ExprPtr> args;
+  std::shared_ptr<arrow::DataType> type;
+  bool nullable = true;
+};
+
+using TypeRule = std::function<arrow::Result<TypedCall>(const Expr& call, std::vector<ExprPtr> args)>;
+using ScalarLowering = std::function<arrow::Result<arrow::compute::Expression>(
+    const Expr& call, std::vector<arrow::compute::Expression> args, const EvalContext& ctx)>;
+
+struct FunctionDef {
+  std::string name;
+  bool aggregate = false;
+  int min_args = 0;
+  int max_args = 0;  // -1: any number
+  TypeRule type_rule;
+  ScalarLowering lower;            // scalar functions
+  std::string hash_aggregate;      // aggregates: arrow's grouped kernel, e.g. "hash_sum"
+  std::string scalar_aggregate;    // aggregates: arrow's ungrouped kernel, e.g. "sum"
+  std::shared_ptr<arrow::compute::FunctionOptions> options;
+};
+
+/// The definition of a function by case-insensitive name, or null.
+const FunctionDef* FindFunction(const std::string& name);
+
+/// Whether the expression contains an aggregate function call.
+bool ContainsAggregate(const Expr& expr);
+
+/// The common type two operands are widened to (Spark's findWiderTypeForTwo), or null.
+std::shared_ptr<arrow::DataType> WiderType(const std::shared_ptr<arrow::DataType>& a,
+                                           const std::shared_ptr<arrow::DataType>& b);
+
+/// Wraps a resolved expression in a cast to `type` unless it already has that type.
+ExprPtr CastIfNeeded(const ExprPtr& expr, const std::shared_ptr<arrow::DataType>& type);
+
+/// Whether Spark allows CAST(from AS to).
+bool CanCast(const arrow::DataType& from, const arrow::DataType& to);
+
+/// Lowers a cast with Spark's semantics (session time zone, ANSI errors or TRY_CAST nulls).
+arrow::Result<arrow::compute::Expression> LowerCast(arrow::compute::Expression arg,
+                                                    const std::shared_ptr<arrow::DataType>& from,
+                                                    const std::shared_ptr<arrow::DataType>& to,
+                                                    bool try_cast, const EvalContext& ctx);
+
+bool IsNumeric(const arrow::DataType& type);
+bool IsIntegral(const arrow::DataType& type);
+bool IsString(const arrow::DataType& type);
+bool IsTimestamp(const arrow::DataType& type);
+
+}  // namespace ember::plan

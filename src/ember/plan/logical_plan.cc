@@ -1,0 +1,70 @@
+#include "ember/plan/logical_plan.h"
+
+#include <arrow/type.h>
+
+#include "ember/plan/type_names.h"
+
+namespace ember::plan {
+
+const char* JoinTypeName(JoinType type) {
+  switch (type) {
+    case JoinType::kInner: return "Inner";
+    case JoinType::kLeftOuter: return "LeftOuter";
+    case JoinType::kRightOuter: return "RightOuter";
+    case JoinType::kFullOuter: return "FullOuter";
+    case JoinType::kLeftSemi: return "LeftSemi";
+    case JoinType::kLeftAnti: return "LeftAnti";
+    case JoinType::kCross: return "Cross";
+  }
+  return "Inner";
+}
+
+namespace {
+
+std::string List(const std::vector<ExprPtr>& exprs) {
+  std::string out;
+  for (const auto& e : exprs) out += (out.empty() ? "" : ", ") + DisplayName(*e);
+  return out;
+}
+
+std::string Attributes(const std::vector<Attribute>& attrs) {
+  std::string out;
+  for (const auto& a : attrs) out += (out.empty() ? "" : ", ") + a.name + "#" + std::to_string(a.id);
+  return out;
+}
+
+void Print(const LogicalPlan& p, int depth, std::string* out) {
+  std::string line(static_cast<size_t>(depth) * 3, ' ');
+  if (depth > 0) line += "+- ";
+  switch (p.kind) {
+    case PlanKind::kLocalTable: line += "LocalRelation [" + Attributes(p.output) + "]"; break;
+    case PlanKind::kFileScan:
+      line += "Relation [" + Attributes(p.output) + "] " + p.file->format;
+      break;
+    case PlanKind::kProject: line += "Project [" + List(p.exprs) + "]"; break;
+    case PlanKind::kFilter: line += "Filter " + List(p.exprs); break;
+    case PlanKind::kAggregate:
+      line += "Aggregate [" + List(p.groupings) + "], [" + List(p.exprs) + "]";
+      break;
+    case PlanKind::kJoin: line += std::string("Join ") + JoinTypeName(p.join_type) + (p.exprs.empty() ? "" : ", " + List(p.exprs)); break;
+    case PlanKind::kSort: line += "Sort [" + List(p.exprs) + "]"; break;
+    case PlanKind::kLimit: line += "GlobalLimit " + std::to_string(p.limit); break;
+    case PlanKind::kUnion: line += "Union"; break;
+    case PlanKind::kDeduplicate: line += "Deduplicate [" + List(p.groupings) + "]"; break;
+    case PlanKind::kSubqueryAlias: line += "SubqueryAlias " + p.alias; break;
+    case PlanKind::kUnresolvedRelation: line += "UnresolvedRelation"; break;
+    case PlanKind::kSelect: line += "Select"; break;
+  }
+  *out += line + "\n";
+  for (const auto& c : p.children) Print(*c, depth + 1, out);
+}
+
+}  // namespace
+
+std::string PlanToString(const LogicalPlan& plan) {
+  std::string out;
+  Print(plan, 0, &out);
+  return out;
+}
+
+}  // namespace ember::plan

@@ -1,0 +1,80 @@
+// The logical plan: one tree for the DataFrame API and SQL. Every node built by the analyzer is
+// resolved: its `output` lists the attributes it produces. The SQL parser also builds unresolved
+// nodes (kUnresolvedRelation, kSelect) that only the analyzer consumes.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <arrow/type_fwd.h>
+
+#include "ember/plan/expr.h"
+
+namespace ember::plan {
+
+struct LogicalPlan;
+using PlanPtr = std::shared_ptr<const LogicalPlan>;
+
+enum class PlanKind {
+  kLocalTable,   // an in-memory arrow::Table (createDataFrame, range, a memory sink's batch)
+  kFileScan,     // files read with a schema: json, csv, parquet, text
+  kProject,      // exprs: the projection list
+  kFilter,       // exprs[0]: the condition
+  kAggregate,    // groupings + exprs: aggregate calls only, each aliased to its output attribute
+  kJoin,         // exprs: empty or {condition}
+  kSort,         // exprs: sort orders
+  kLimit,        // limit
+  kUnion,        // children of identical column types; UNION ALL
+  kDeduplicate,  // keep one row per distinct value of `groupings` (attribute refs)
+  kSubqueryAlias,       // alias: re-qualifies the child's output
+  kUnresolvedRelation,  // parser only: name_parts of a table or view
+  kSelect,              // parser only: a SELECT block, see SelectBlock
+};
+
+enum class JoinType { kInner, kLeftOuter, kRightOuter, kFullOuter, kLeftSemi, kLeftAnti, kCross };
+
+const char* JoinTypeName(JoinType type);
+
+/// Where a file scan reads from and how.
+struct FileSource {
+  std::string format;  // json, csv, parquet, text
+  std::vector<std::string> paths;
+  std::shared_ptr<arrow::Schema> schema;      // the user's schema, Spark types as arrow types
+  std::map<std::string, std::string> options; // keys lower-cased
+};
+
+/// The parts of a SQL SELECT block before analysis.
+struct SelectBlock {
+  std::vector<ExprPtr> select_list;
+  ExprPtr where;
+  std::vector<ExprPtr> group_by;
+  ExprPtr having;
+  std::vector<ExprPtr> order_by;  // kSortOrder
+  int64_t limit = -1;
+  bool distinct = false;
+};
+
+struct LogicalPlan {
+  PlanKind kind = PlanKind::kLocalTable;
+  std::vector<PlanPtr> children;
+  std::vector<Attribute> output;
+
+  std::vector<ExprPtr> exprs;
+  std::vector<ExprPtr> groupings;
+  JoinType join_type = JoinType::kInner;
+  std::vector<std::string> using_columns;  // parser only: JOIN ... USING (...)
+  int64_t limit = -1;
+  std::string alias;
+  std::vector<std::string> name_parts;     // kUnresolvedRelation
+  std::shared_ptr<arrow::Table> table;     // kLocalTable
+  std::shared_ptr<FileSource> file;        // kFileScan
+  std::shared_ptr<SelectBlock> select;     // kSelect
+  bool is_streaming = false;               // a streaming source somewhere below
+};
+
+/// An indented tree for explain() and error messages.
+std::string PlanToString(const LogicalPlan& plan);
+
+}  // namespace ember::plan

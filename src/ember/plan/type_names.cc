@@ -1,0 +1,231 @@
+#include "ember/plan/type_names.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <arrow/type.h>
+
+#include "ember/error.h"
+
+namespace ember::plan {
+
+std::shared_ptr<arrow::DataType> TimestampType() {
+  return arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
+}
+
+std::string SparkTypeName(const arrow::DataType& type, bool upper) {
+  std::string name;
+  switch (type.id()) {
+    case arrow::Type::NA: name = "void"; break;
+    case arrow::Type::BOOL: name = "boolean"; break;
+    case arrow::Type::INT8: name = "tinyint"; break;
+    case arrow::Type::INT16: name = "smallint"; break;
+    case arrow::Type::INT32: name = "int"; break;
+    case arrow::Type::INT64: name = "bigint"; break;
+    case arrow::Type::FLOAT: name = "float"; break;
+    case arrow::Type::DOUBLE: name = "double"; break;
+    case arrow::Type::STRING:
+    case arrow::Type::LARGE_STRING: name = "string"; break;
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY: name = "binary"; break;
+    case arrow::Type::DATE32: name = "date"; break;
+    case arrow::Type::TIMESTAMP: {
+      const auto& ts = static_cast<const arrow::TimestampType&>(type);
+      name = ts.timezone().empty() ? "timestamp_ntz" : "timestamp";
+      break;
+    }
+    case arrow::Type::DECIMAL128: {
+      const auto& d = static_cast<const arrow::Decimal128Type&>(type);
+      name = "decimal(" + std::to_string(d.precision()) + "," + std::to_string(d.scale()) + ")";
+      break;
+    }
+    case arrow::Type::LIST: {
+      const auto& l = static_cast<const arrow::ListType&>(type);
+      return (upper ? "ARRAY<" : "array<") + SparkTypeName(*l.value_type(), upper) + ">";
+    }
+    case arrow::Type::MAP: {
+      const auto& m = static_cast<const arrow::MapType&>(type);
+      return (upper ? "MAP<" : "map<") + SparkTypeName(*m.key_type(), upper) + "," +
+             SparkTypeName(*m.item_type(), upper) + ">";
+    }
+    case arrow::Type::STRUCT: {
+      std::string out = upper ? "STRUCT<" : "struct<";
+      for (int i = 0; i < type.num_fields(); ++i) {
+        out += (i ? "," : "") + type.field(i)->name() + (upper ? ": " : ":") +
+               SparkTypeName(*type.field(i)->type(), upper);
+      }
+      return out + ">";
+    }
+    default: name = type.ToString(); break;
+  }
+  if (upper) std::transform(name.begin(), name.end(), name.begin(), ::toupper);
+  return name;
+}
+
+bool IsSupportedType(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::NA: case arrow::Type::BOOL: case arrow::Type::INT8:
+    case arrow::Type::INT16: case arrow::Type::INT32: case arrow::Type::INT64:
+    case arrow::Type::FLOAT: case arrow::Type::DOUBLE: case arrow::Type::STRING:
+    case arrow::Type::BINARY: case arrow::Type::DATE32: case arrow::Type::DECIMAL128:
+      return true;
+    case arrow::Type::TIMESTAMP:
+      return static_cast<const arrow::TimestampType&>(type).unit() == arrow::TimeUnit::MICRO;
+    case arrow::Type::LIST: case arrow::Type::MAP: case arrow::Type::STRUCT:
+      for (const auto& f : type.fields()) {
+        if (!IsSupportedType(*f->type())) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+// A small recursive-descent reader over a type name.
+class TypeNameReader {
+ public:
+  explicit TypeNameReader(const std::string& text) : text_(text) {}
+
+  arrow::Result<std::shared_ptr<arrow::DataType>> ReadAll() {
+    ARROW_ASSIGN_OR_RAISE(auto type, Read());
+    SkipSpace();
+    if (pos_ != text_.size()) return Error();
+    return type;
+  }
+
+ private:
+  arrow::Result<std::shared_ptr<arrow::DataType>> Read() {
+    std::string word = Word();
+    if (word == "int" || word == "integer") return arrow::int32();
+    if (word == "bigint" || word == "long") return arrow::int64();
+    if (word == "smallint" || word == "short") return arrow::int16();
+    if (word == "tinyint" || word == "byte") return arrow::int8();
+    if (word == "boolean" || word == "bool") return arrow::boolean();
+    if (word == "double") return arrow::float64();
+    if (word == "float" || word == "real") return arrow::float32();
+    if (word == "string" || word == "text") return arrow::utf8();
+    if (word == "varchar" || word == "char") {
+      if (Accept('(')) {
+        Number();
+        if (!Accept(')')) return Error();
+      }
+      return arrow::utf8();
+    }
+    if (word == "binary") return arrow::binary();
+    if (word == "date") return arrow::date32();
+    if (word == "timestamp" || word == "timestamp_ltz") return TimestampType();
+    if (word == "timestamp_ntz") return arrow::timestamp(arrow::TimeUnit::MICRO);
+    if (word == "void") return arrow::null();
+    if (word == "decimal" || word == "dec" || word == "numeric") {
+      int precision = 10, scale = 0;
+      if (Accept('(')) {
+        precision = Number();
+        if (Accept(',')) scale = Number();
+        if (!Accept(')')) return Error();
+      }
+      if (precision < 1 || precision > 38 || scale < 0 || scale > precision) return Error();
+      return arrow::decimal128(precision, scale);
+    }
+    if (word == "array") {
+      if (!Accept('<')) return Error();
+      ARROW_ASSIGN_OR_RAISE(auto element, Read());
+      if (!Accept('>')) return Error();
+      return arrow::list(element);
+    }
+    if (word == "map") {
+      if (!Accept('<')) return Error();
+      ARROW_ASSIGN_OR_RAISE(auto key, Read());
+      if (!Accept(',')) return Error();
+      ARROW_ASSIGN_OR_RAISE(auto value, Read());
+      if (!Accept('>')) return Error();
+      return arrow::map(key, value);
+    }
+    if (word == "struct") {
+      if (!Accept('<')) return Error();
+      arrow::FieldVector fields;
+      if (!Accept('>')) {
+        do {
+          std::string name = Name();
+          if (name.empty()) return Error();
+          Accept(':');
+          ARROW_ASSIGN_OR_RAISE(auto type, Read());
+          fields.push_back(arrow::field(name, type));
+        } while (Accept(','));
+        if (!Accept('>')) return Error();
+      }
+      return arrow::struct_(fields);
+    }
+    return UserError(ErrorKind::kParse, "UNSUPPORTED_DATATYPE",
+                     "Unsupported data type \"" + Upper(word.empty() ? text_ : word) + "\".",
+                     "0A000");
+  }
+
+  static std::string Upper(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), ::toupper);
+    return s;
+  }
+
+  void SkipSpace() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool Accept(char c) {
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  std::string Word() {
+    SkipSpace();
+    std::string out;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(text_[pos_++])));
+    }
+    return out;
+  }
+  std::string Name() {
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == '`') {
+      std::string out;
+      ++pos_;
+      while (pos_ < text_.size() && text_[pos_] != '`') out += text_[pos_++];
+      ++pos_;
+      return out;
+    }
+    std::string out;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
+      out += text_[pos_++];
+    }
+    return out;
+  }
+  int Number() {
+    SkipSpace();
+    int n = 0;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+      n = n * 10 + (text_[pos_++] - '0');
+    }
+    return n;
+  }
+  arrow::Status Error() const {
+    return UserError(ErrorKind::kParse, "PARSE_SYNTAX_ERROR",
+                     "Syntax error in data type '" + text_ + "' at position " +
+                         std::to_string(pos_) + ".",
+                     "42601");
+  }
+
+  const std::string& text_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::DataType>> ParseTypeName(const std::string& text) {
+  return TypeNameReader(text).ReadAll();
+}
+
+}  // namespace ember::plan

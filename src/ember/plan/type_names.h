@@ -1,0 +1,28 @@
+// Spark's type names for arrow types, both ways. Ember represents Spark's types with arrow's:
+// IntegerType is int32, LongType int64, StringType utf8, TimestampType timestamp[us, UTC],
+// TimestampNTZType timestamp[us], DateType date32, DecimalType decimal128, StructType struct.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+namespace ember::plan {
+
+/// Spark's simpleString ("int", "bigint", "decimal(10,2)", "struct<a:int>"), or upper-cased
+/// SQL form when `upper` ("INT", "BIGINT", "STRING").
+std::string SparkTypeName(const arrow::DataType& type, bool upper = false);
+
+/// Parses a Spark type name as written in SQL or DDL: int, integer, bigint, long, string,
+/// decimal(10,2), timestamp, timestamp_ntz, array<int>, struct<a:int,b:string>, map<string,int>.
+arrow::Result<std::shared_ptr<arrow::DataType>> ParseTypeName(const std::string& text);
+
+/// Spark's TimestampType: microseconds, instant semantics.
+std::shared_ptr<arrow::DataType> TimestampType();
+
+/// Whether arrow type `type` stands for a Spark type Ember supports.
+bool IsSupportedType(const arrow::DataType& type);
+
+}  // namespace ember::plan

@@ -1,0 +1,1371 @@
+// A recursive-descent parser over the tokens of lexer.h, one method per rule of Spark's grammar
+// (SqlBaseParser.g4) that Ember supports. Clauses that Spark accepts and Ember does not yet run
+// (window functions, subquery expressions, INTERSECT, ...) fail with UNSUPPORTED_FEATURE at their
+// position rather than with a misleading syntax error.
+#include "ember/sql/parser.h"
+
+#include <arrow/scalar.h>
+#include <arrow/type.h>
+
+#include <cctype>
+#include <map>
+#include <memory>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "ember/error.h"
+#include "ember/plan/type_names.h"
+#include "ember/sql/lexer.h"
+
+namespace ember::sql {
+
+namespace {
+
+using plan::ExprPtr;
+using plan::LogicalPlan;
+using plan::PlanKind;
+using plan::PlanPtr;
+
+// Keywords that never start a column reference, a table name or a bare alias: the clause and
+// operator words of a query. Spark treats most of them as non-reserved, but accepting them as
+// names would make `SELECT FROM t` a valid query; write `order` to use such a name.
+const std::unordered_set<std::string>& ReservedWords() {
+  static const std::unordered_set<std::string> kWords = {
+      "AND",        "ANTI",    "AS",      "BETWEEN", "CASE",   "CLUSTER", "CROSS",       "DISTINCT",
+      "DISTRIBUTE", "DIV",     "ELSE",    "END",     "ESCAPE", "EXCEPT",  "FALSE",       "FROM",
+      "FULL",       "GROUP",   "HAVING",  "ILIKE",   "IN",     "INNER",   "INTERSECT",   "IS",
+      "JOIN",       "LATERAL", "LEFT",    "LIKE",    "LIMIT",  "MINUS",   "NATURAL",     "NOT",
+      "NULL",       "OFFSET",  "ON",      "OR",      "ORDER",  "OUTER",   "OVER",        "PIVOT",
+      "REGEXP",     "RIGHT",   "RLIKE",   "SELECT",  "SEMI",   "SORT",    "TABLESAMPLE", "THEN",
+      "TRUE",       "UNION",   "UNPIVOT", "USING",   "WHEN",   "WHERE",   "WITH"};
+  return kWords;
+}
+
+// Reserved words that still name functions when a parenthesis follows: left(s, 2), like(a, b).
+const std::unordered_set<std::string>& FunctionKeywords() {
+  static const std::unordered_set<std::string> kWords = {"LEFT",  "RIGHT",  "LIKE", "ILIKE",
+                                                         "RLIKE", "REGEXP", "DIV"};
+  return kWords;
+}
+
+// Words that end a select item or a relation rather than alias it.
+const std::unordered_set<std::string>& NonAliasWords() {
+  static const std::unordered_set<std::string> kWords = {
+      "ALL",     "WINDOW",      "QUALIFY",        "FILTER",   "FOR",
+      "VERSION", "SYSTEM_TIME", "SYSTEM_VERSION", "TIMESTAMP"};
+  return kWords;
+}
+
+// Spark's strict non-reserved keywords: never a table alias, even after AS.
+const std::unordered_set<std::string>& StrictNonReserved() {
+  static const std::unordered_set<std::string> kWords = {
+      "ANTI", "CROSS", "EXCEPT",  "FULL", "INNER", "INTERSECT", "JOIN",  "LATERAL",
+      "LEFT", "MINUS", "NATURAL", "ON",   "RIGHT", "SEMI",      "UNION", "USING"};
+  return kWords;
+}
+
+bool IsReserved(const Token& token) {
+  return token.kind == TokenKind::kWord && ReservedWords().count(ToUpper(token.text)) > 0;
+}
+
+std::shared_ptr<LogicalPlan> NewPlan(PlanKind kind) {
+  auto node = std::make_shared<LogicalPlan>();
+  node->kind = kind;
+  return node;
+}
+
+ExprPtr StringLiteral(std::string value) {
+  return plan::Literal(std::make_shared<arrow::StringScalar>(std::move(value)));
+}
+
+ExprPtr Not(ExprPtr e) { return plan::Call("not", {std::move(e)}); }
+
+// The singular unit names of a Spark interval, with the plural forms they are written in.
+const char* IntervalUnit(const std::string& word) {
+  static const char* kUnits[] = {"YEAR",   "MONTH",  "WEEK",        "DAY",        "HOUR",
+                                 "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND"};
+  std::string upper = ToUpper(word);
+  if (upper.size() > 1 && upper.back() == 'S') upper.pop_back();
+  for (const char* unit : kUnits) {
+    if (upper == unit) return unit;
+  }
+  return nullptr;
+}
+
+// Whether text is an optionally signed number with an optional fraction.
+bool IsIntervalNumber(const std::string& text) {
+  size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+  size_t digits = 0, dots = 0;
+  for (; i < text.size(); ++i) {
+    if (text[i] >= '0' && text[i] <= '9') {
+      ++digits;
+    } else if (text[i] == '.' && dots == 0) {
+      ++dots;
+    } else {
+      return false;
+    }
+  }
+  return digits > 0;
+}
+
+// "<value> <unit>s" with a sign applied: `negate` flips the sign of value.
+std::string IntervalPart(std::string value, bool negate, const char* unit) {
+  if (!value.empty() && value[0] == '+') value.erase(0, 1);
+  bool minus = !value.empty() && value[0] == '-';
+  size_t digits = minus ? 1 : 0;
+  // Leading zeros say nothing ('05' seconds is 5 seconds).
+  while (value.size() > digits + 1 && value[digits] == '0' && value[digits + 1] != '.') {
+    value.erase(digits, 1);
+  }
+  if (negate) value = value[0] == '-' ? value.substr(1) : "-" + value;
+  return value + " " + ToLower(unit) + "s";
+}
+
+class Parser {
+ public:
+  Parser(const std::string& text, std::vector<Token> tokens)
+      : text_(text), tokens_(std::move(tokens)) {}
+
+  arrow::Result<Statement> SingleStatement() {
+    Statement statement;
+    statement.kind = StatementKind::kQuery;
+    ARROW_ASSIGN_OR_RAISE(statement.query, Query());
+    while (AcceptSymbol(";")) {
+    }
+    ARROW_RETURN_NOT_OK(ExpectEnd());
+    return statement;
+  }
+
+  arrow::Result<ExprPtr> SingleExpression() {
+    ARROW_ASSIGN_OR_RAISE(auto e, NamedExpression());
+    ARROW_RETURN_NOT_OK(ExpectEnd());
+    return e;
+  }
+
+ private:
+  struct CteDefinition {
+    std::string name;
+    PlanPtr plan;
+  };
+
+  // Restores the CTE scopes on leaving a query, whichever way it is left.
+  class CteScope {
+   public:
+    explicit CteScope(Parser* parser) : parser_(parser), depth_(parser->ctes_.size()) {}
+    ~CteScope() { parser_->ctes_.resize(depth_); }
+    CteScope(const CteScope&) = delete;
+    CteScope& operator=(const CteScope&) = delete;
+
+   private:
+    Parser* parser_;
+    size_t depth_;
+  };
+
+  // A query term and, when it is a bare SELECT block, that block (ORDER BY and LIMIT that follow
+  // it belong to it).
+  struct Term {
+    PlanPtr plan;
+    std::shared_ptr<LogicalPlan> bare_select;
+  };
+
+  // ---- Tokens ----
+
+  const Token& Peek(size_t ahead = 0) const {
+    return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
+  }
+  const Token& Next() {
+    const Token& token = Peek();
+    if (pos_ < tokens_.size() - 1) ++pos_;
+    return token;
+  }
+  static bool IsWord(const Token& token, const char* keyword) {
+    return token.kind == TokenKind::kWord && EqualsKeyword(token.text, keyword);
+  }
+  static bool IsSymbol(const Token& token, const char* symbol) {
+    return token.kind == TokenKind::kSymbol && token.text == symbol;
+  }
+  static bool IsName(const Token& token) {
+    return token.kind == TokenKind::kWord || token.kind == TokenKind::kQuotedIdent;
+  }
+  bool AcceptWord(const char* keyword) {
+    if (!IsWord(Peek(), keyword)) return false;
+    Next();
+    return true;
+  }
+  bool AcceptSymbol(const char* symbol) {
+    if (!IsSymbol(Peek(), symbol)) return false;
+    Next();
+    return true;
+  }
+  arrow::Status ExpectWord(const char* keyword) {
+    if (AcceptWord(keyword)) return arrow::Status::OK();
+    return SyntaxError(Peek());
+  }
+  arrow::Status ExpectSymbol(const char* symbol) {
+    if (AcceptSymbol(symbol)) return arrow::Status::OK();
+    // At the end of the input a missing token is all that is wrong; Spark names it.
+    if (Peek().kind == TokenKind::kEnd) {
+      return SyntaxError(Peek(), std::string(": missing '") + symbol + "'");
+    }
+    return SyntaxError(Peek());
+  }
+  arrow::Status ExpectEnd() {
+    const Token& token = Peek();
+    if (token.kind == TokenKind::kEnd) return arrow::Status::OK();
+    ARROW_RETURN_NOT_OK(CheckUnsupportedClause());
+    return SyntaxError(token, ": extra input '" + token.text + "'");
+  }
+
+  // ---- Errors ----
+
+  arrow::Status Fail(const Token& at, const arrow::Status& status) {
+    error_offset_ = at.offset;
+    return WithPosition(status, text_, at.offset);
+  }
+  arrow::Status SyntaxError(const Token& at, const std::string& hint = "") {
+    std::string near = at.kind == TokenKind::kEnd ? "end of input" : "'" + at.text + "'";
+    return Fail(at, UserError(ErrorKind::kParse, "PARSE_SYNTAX_ERROR",
+                              "Syntax error at or near " + near + hint + ".", "42601"));
+  }
+  arrow::Status Unsupported(const Token& at, const std::string& what) {
+    return Fail(at,
+                UserError(ErrorKind::kParse, "UNSUPPORTED_FEATURE",
+                          "The feature is not supported: " + what + " in Ember's SQL.", "0A000"));
+  }
+  // Clauses Spark accepts after a query block, which Ember does not run yet.
+  arrow::Status CheckUnsupportedClause() {
+    const Token& token = Peek();
+    if ((IsWord(token, "SORT") || IsWord(token, "CLUSTER") || IsWord(token, "DISTRIBUTE")) &&
+        IsWord(Peek(1), "BY")) {
+      return Unsupported(token, ToUpper(token.text) + " BY");
+    }
+    if (IsWord(token, "WINDOW") && IsName(Peek(1))) return Unsupported(token, "WINDOW clause");
+    if (IsWord(token, "QUALIFY")) return Unsupported(token, "QUALIFY");
+    if (IsWord(token, "OFFSET")) return Unsupported(token, "OFFSET");
+    if (IsWord(token, "LATERAL")) return Unsupported(token, "LATERAL VIEW");
+    if (IsWord(token, "PIVOT") || IsWord(token, "UNPIVOT")) {
+      return Unsupported(token, ToUpper(token.text));
+    }
+    if (IsWord(token, "INTERSECT") || IsWord(token, "EXCEPT") || IsWord(token, "MINUS")) {
+      return Unsupported(token, ToUpper(token.text));
+    }
+    return arrow::Status::OK();
+  }
+
+  // Whether the tokens from `i` on open a query: `(`s followed by SELECT, WITH, VALUES, TABLE
+  // or FROM.
+  bool StartsQuery(size_t i) const {
+    while (i < tokens_.size() && IsSymbol(tokens_[i], "(")) ++i;
+    if (i >= tokens_.size()) return false;
+    const Token& token = tokens_[i];
+    return IsWord(token, "SELECT") || IsWord(token, "WITH") || IsWord(token, "VALUES") ||
+           IsWord(token, "TABLE") || IsWord(token, "FROM");
+  }
+
+  // Counts the recursion through nested parentheses, subqueries and prefix operators, so that
+  // hostile text fails cleanly instead of exhausting the stack. A level of parentheses costs 3
+  // (up to 2.5 KB of stack in an unoptimised build), a nested query 6 (up to 5 KB): the limit
+  // allows 200 levels of parentheses or 100 nested queries in half a megabyte.
+  class Nesting {
+   public:
+    Nesting(Parser* parser, int cost) : parser_(parser), cost_(cost) { parser_->depth_ += cost; }
+    ~Nesting() { parser_->depth_ -= cost_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    bool too_deep() const { return parser_->depth_ > kMaxDepth; }
+
+   private:
+    Parser* parser_;
+    int cost_;
+  };
+  static constexpr int kMaxDepth = 600;
+  static constexpr int kQueryCost = 6;
+
+  arrow::Status TooDeep() { return Unsupported(Peek(), "text nested this deeply"); }
+
+  // ---- Queries ----
+
+  arrow::Result<PlanPtr> Query() {
+    Nesting nesting(this, kQueryCost);
+    if (nesting.too_deep()) return TooDeep();
+    CteScope scope(this);
+    if (IsWord(Peek(), "WITH")) ARROW_RETURN_NOT_OK(Ctes());
+    ARROW_ASSIGN_OR_RAISE(Term term, QueryTerm());
+
+    std::vector<ExprPtr> order_by;
+    if (IsWord(Peek(), "ORDER")) {
+      Next();
+      ARROW_RETURN_NOT_OK(ExpectWord("BY"));
+      ARROW_ASSIGN_OR_RAISE(order_by, SortItems());
+    }
+    ARROW_RETURN_NOT_OK(CheckUnsupportedClause());
+    int64_t limit = -1;
+    if (AcceptWord("LIMIT")) {
+      ARROW_ASSIGN_OR_RAISE(limit, LimitValue());
+    }
+    ARROW_RETURN_NOT_OK(CheckUnsupportedClause());
+    if (order_by.empty() && limit < 0) return term.plan;
+
+    std::shared_ptr<LogicalPlan> target = term.bare_select;
+    if (!target) {
+      target = NewPlan(PlanKind::kSelect);
+      target->select = std::make_shared<plan::SelectBlock>();
+      target->select->select_list = {plan::Star()};
+      target->children = {term.plan};
+    }
+    target->select->order_by = std::move(order_by);
+    target->select->limit = limit;
+    return target;
+  }
+
+  arrow::Status Ctes() {
+    Next();  // WITH
+    if (IsWord(Peek(), "RECURSIVE")) return Unsupported(Peek(), "WITH RECURSIVE");
+    ctes_.emplace_back();
+    do {
+      const Token& name_token = Peek();
+      if (!IsName(name_token) || IsReserved(name_token)) return SyntaxError(name_token);
+      std::string name = Next().value;
+      if (IsSymbol(Peek(), "(")) return Unsupported(Peek(), "column aliases of a CTE");
+      AcceptWord("AS");
+      ARROW_RETURN_NOT_OK(ExpectSymbol("("));
+      ARROW_ASSIGN_OR_RAISE(auto body, Query());
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      auto& scope = ctes_.back();
+      std::string key = ToLower(name);
+      if (scope.count(key) > 0) {
+        return Fail(
+            name_token,
+            UserError(ErrorKind::kParse, "DUPLICATED_CTE_NAMES",
+                      "CTE definition can't have duplicate names: `" + name + "`.", "42602"));
+      }
+      scope[key] = CteDefinition{name, body};
+    } while (AcceptSymbol(","));
+    return arrow::Status::OK();
+  }
+
+  // Set operations, left to right.
+  arrow::Result<Term> QueryTerm() {
+    ARROW_ASSIGN_OR_RAISE(Term left, QueryPrimary());
+    while (true) {
+      const Token& op = Peek();
+      if (IsWord(op, "INTERSECT") || IsWord(op, "EXCEPT") || IsWord(op, "MINUS")) {
+        return Unsupported(op, ToUpper(op.text));
+      }
+      if (!IsWord(op, "UNION")) break;
+      Next();
+      bool all = AcceptWord("ALL");
+      if (!all) AcceptWord("DISTINCT");
+      ARROW_ASSIGN_OR_RAISE(Term right, QueryPrimary());
+      auto node = NewPlan(PlanKind::kUnion);
+      node->children = {left.plan, right.plan};
+      PlanPtr result = node;
+      if (!all) {
+        auto dedup = NewPlan(PlanKind::kDeduplicate);
+        dedup->children = {node};
+        result = dedup;
+      }
+      left = Term{result, nullptr};
+    }
+    return left;
+  }
+
+  arrow::Result<Term> QueryPrimary() {
+    const Token& token = Peek();
+    if (IsWord(token, "SELECT")) {
+      ARROW_ASSIGN_OR_RAISE(auto block, SelectBlock());
+      return Term{block, block};
+    }
+    if (IsSymbol(token, "(")) {
+      Next();
+      ARROW_ASSIGN_OR_RAISE(auto query, Query());
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      return Term{query, nullptr};
+    }
+    if (IsWord(token, "TABLE") && IsName(Peek(1))) {
+      Next();
+      ARROW_ASSIGN_OR_RAISE(auto relation, TableReference());
+      auto node = NewPlan(PlanKind::kSelect);
+      node->select = std::make_shared<plan::SelectBlock>();
+      node->select->select_list = {plan::Star()};
+      node->children = {relation};
+      return Term{node, node};
+    }
+    if (IsWord(token, "VALUES")) return Unsupported(token, "VALUES lists");
+    if (IsWord(token, "FROM")) return Unsupported(token, "queries that start with FROM");
+    return SyntaxError(token);
+  }
+
+  arrow::Result<std::shared_ptr<LogicalPlan>> SelectBlock() {
+    Next();  // SELECT
+    auto block = std::make_shared<plan::SelectBlock>();
+    if (AcceptWord("DISTINCT")) {
+      block->distinct = true;
+    } else {
+      AcceptWord("ALL");
+    }
+    do {
+      ARROW_ASSIGN_OR_RAISE(auto item, NamedExpression());
+      block->select_list.push_back(std::move(item));
+    } while (AcceptSymbol(","));
+
+    auto node = NewPlan(PlanKind::kSelect);
+    if (AcceptWord("FROM")) {
+      ARROW_ASSIGN_OR_RAISE(auto from, FromRelations());
+      node->children = {from};
+    }
+    ARROW_RETURN_NOT_OK(CheckUnsupportedClause());
+    if (AcceptWord("WHERE")) {
+      ARROW_ASSIGN_OR_RAISE(block->where, Expression());
+    }
+    if (IsWord(Peek(), "GROUP")) {
+      Next();
+      ARROW_RETURN_NOT_OK(ExpectWord("BY"));
+      if (IsWord(Peek(), "GROUPING") && IsWord(Peek(1), "SETS")) {
+        return Unsupported(Peek(), "GROUPING SETS");
+      }
+      do {
+        ARROW_ASSIGN_OR_RAISE(auto e, Expression());
+        block->group_by.push_back(std::move(e));
+      } while (AcceptSymbol(","));
+      if (IsWord(Peek(), "WITH") || IsWord(Peek(), "GROUPING")) {
+        return Unsupported(Peek(),
+                           "GROUP BY ... " + ToUpper(Peek().text) + " " + ToUpper(Peek(1).text));
+      }
+    }
+    if (AcceptWord("HAVING")) {
+      ARROW_ASSIGN_OR_RAISE(block->having, Expression());
+    }
+    ARROW_RETURN_NOT_OK(CheckUnsupportedClause());
+    node->select = std::move(block);
+    return node;
+  }
+
+  arrow::Result<std::vector<ExprPtr>> SortItems() {
+    std::vector<ExprPtr> items;
+    do {
+      ARROW_ASSIGN_OR_RAISE(auto e, Expression());
+      bool ascending = true;
+      if (AcceptWord("DESC")) {
+        ascending = false;
+      } else {
+        AcceptWord("ASC");
+      }
+      bool nulls_first = ascending;  // Spark: ASC NULLS FIRST, DESC NULLS LAST
+      if (AcceptWord("NULLS")) {
+        if (AcceptWord("FIRST")) {
+          nulls_first = true;
+        } else if (AcceptWord("LAST")) {
+          nulls_first = false;
+        } else {
+          return SyntaxError(Peek());
+        }
+      }
+      items.push_back(plan::SortOrder(std::move(e), ascending, nulls_first));
+    } while (AcceptSymbol(","));
+    return items;
+  }
+
+  arrow::Result<int64_t> LimitValue() {
+    if (AcceptWord("ALL")) return -1;
+    ARROW_ASSIGN_OR_RAISE(auto e, Expression());
+    std::string shown = "The limit like expression \"" + plan::DisplayName(*e) + "\" is invalid. ";
+    auto invalid = [&](const std::string& kind, const std::string& why) {
+      return UserError(ErrorKind::kAnalysis, "INVALID_LIMIT_LIKE_EXPRESSION." + kind, shown + why,
+                       "42K0E");
+    };
+    if (e->kind != plan::ExprKind::kLiteral) {
+      return invalid("IS_UNFOLDABLE", "The limit expression must evaluate to a constant value.");
+    }
+    const auto& value = *e->value;
+    int64_t limit = 0;
+    if (value.is_valid && value.type->id() == arrow::Type::INT32) {
+      limit = static_cast<const arrow::Int32Scalar&>(value).value;
+    } else if (value.is_valid && value.type->id() == arrow::Type::INT64) {
+      limit = static_cast<const arrow::Int64Scalar&>(value).value;
+    } else {
+      return invalid("DATA_TYPE", "The limit expression must be integer type, but got \"" +
+                                      plan::SparkTypeName(*value.type, /*upper=*/true) + "\".");
+    }
+    if (limit < 0) {
+      return invalid("IS_NEGATIVE",
+                     "The limit expression must be equal to or greater than 0, but got " +
+                         std::to_string(limit) + ".");
+    }
+    return limit;
+  }
+
+  // ---- Relations ----
+
+  // FROM r1, r2, ...: cross joins, left to right.
+  arrow::Result<PlanPtr> FromRelations() {
+    ARROW_ASSIGN_OR_RAISE(auto left, Relation());
+    while (AcceptSymbol(",")) {
+      ARROW_ASSIGN_OR_RAISE(auto right, Relation());
+      auto join = NewPlan(PlanKind::kJoin);
+      join->join_type = plan::JoinType::kCross;
+      join->children = {left, right};
+      left = join;
+    }
+    return left;
+  }
+
+  // A relation and the joins that follow it.
+  arrow::Result<PlanPtr> Relation() {
+    if (IsWord(Peek(), "LATERAL")) return Unsupported(Peek(), "LATERAL subqueries");
+    ARROW_ASSIGN_OR_RAISE(auto left, RelationPrimary());
+    while (true) {
+      const Token& start = Peek();
+      if (IsWord(start, "NATURAL")) return Unsupported(start, "NATURAL JOIN");
+      plan::JoinType type = plan::JoinType::kInner;
+      if (!JoinTypeWords(&type)) break;
+      ARROW_RETURN_NOT_OK(ExpectWord("JOIN"));
+      if (IsWord(Peek(), "LATERAL")) return Unsupported(Peek(), "LATERAL subqueries");
+      ARROW_ASSIGN_OR_RAISE(auto right, RelationPrimary());
+      auto join = NewPlan(PlanKind::kJoin);
+      join->join_type = type;
+      join->children = {left, right};
+      if (AcceptWord("ON")) {
+        ARROW_ASSIGN_OR_RAISE(auto condition, Expression());
+        join->exprs = {condition};
+      } else if (AcceptWord("USING")) {
+        ARROW_RETURN_NOT_OK(ExpectSymbol("("));
+        do {
+          if (!IsName(Peek())) return SyntaxError(Peek());
+          join->using_columns.push_back(Next().value);
+        } while (AcceptSymbol(","));
+        ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      }
+      left = join;
+    }
+    return left;
+  }
+
+  // Reads the words of a join type up to JOIN (INNER, CROSS, LEFT [OUTER|SEMI|ANTI], RIGHT
+  // [OUTER], FULL [OUTER], SEMI, ANTI, or none); false when no join follows.
+  bool JoinTypeWords(plan::JoinType* type) {
+    using plan::JoinType;
+    if (IsWord(Peek(), "JOIN") || AcceptWord("INNER")) {
+      *type = JoinType::kInner;
+    } else if (AcceptWord("CROSS")) {
+      *type = JoinType::kCross;
+    } else if (AcceptWord("LEFT")) {
+      if (AcceptWord("SEMI")) {
+        *type = JoinType::kLeftSemi;
+      } else if (AcceptWord("ANTI")) {
+        *type = JoinType::kLeftAnti;
+      } else {
+        AcceptWord("OUTER");
+        *type = JoinType::kLeftOuter;
+      }
+    } else if (AcceptWord("RIGHT")) {
+      AcceptWord("OUTER");
+      *type = JoinType::kRightOuter;
+    } else if (AcceptWord("FULL")) {
+      AcceptWord("OUTER");
+      *type = JoinType::kFullOuter;
+    } else if (AcceptWord("SEMI")) {
+      *type = JoinType::kLeftSemi;
+    } else if (AcceptWord("ANTI")) {
+      *type = JoinType::kLeftAnti;
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  arrow::Result<PlanPtr> RelationPrimary() {
+    const Token& token = Peek();
+    if (IsSymbol(token, "(")) {
+      size_t start = pos_;
+      if (StartsQuery(pos_ + 1)) {
+        Next();
+        auto query = Query();
+        if (query.ok() && AcceptSymbol(")")) return AliasRelation(*query);
+        // `((SELECT ...) a JOIN b)` opens like a query but is a relation: try that before failing.
+        arrow::Status query_error = query.ok() ? SyntaxError(Peek()) : query.status();
+        size_t query_error_offset = error_offset_;
+        pos_ = start;
+        auto relation = ParenthesizedRelation();
+        if (relation.ok()) return relation;
+        if (error_offset_ >= query_error_offset) return relation.status();
+        error_offset_ = query_error_offset;
+        return query_error;
+      }
+      return ParenthesizedRelation();
+    }
+    if (IsWord(token, "VALUES")) return Unsupported(token, "VALUES lists");
+    if (!IsName(token) || IsReserved(token)) return SyntaxError(token);
+    return TableReference();
+  }
+
+  arrow::Result<PlanPtr> ParenthesizedRelation() {
+    Next();  // (
+    ARROW_ASSIGN_OR_RAISE(auto relation, Relation());
+    ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    return AliasRelation(relation);
+  }
+
+  // A table name, a CTE reference, with its alias.
+  arrow::Result<PlanPtr> TableReference() {
+    const Token& first = Peek();
+    std::vector<std::string> parts;
+    while (true) {
+      ARROW_ASSIGN_OR_RAISE(auto part, TableNamePart());
+      parts.push_back(std::move(part));
+      if (!IsSymbol(Peek(), ".") || !IsName(Peek(1))) break;
+      Next();
+    }
+    if (IsSymbol(Peek(), "(")) return Unsupported(first, "table-valued functions");
+    PlanPtr relation;
+    if (parts.size() == 1) relation = FindCte(parts[0]);
+    if (!relation) {
+      auto node = NewPlan(PlanKind::kUnresolvedRelation);
+      node->name_parts = std::move(parts);
+      relation = node;
+    }
+    const Token& next = Peek();
+    bool time_travel =
+        IsWord(next, "FOR") || ((IsWord(next, "VERSION") || IsWord(next, "SYSTEM_VERSION") ||
+                                 IsWord(next, "TIMESTAMP") || IsWord(next, "SYSTEM_TIME")) &&
+                                IsWord(Peek(1), "AS"));
+    if (time_travel) return Unsupported(next, "time travel (AS OF)");
+    if (IsWord(next, "TABLESAMPLE")) return Unsupported(next, "TABLESAMPLE");
+    return AliasRelation(relation);
+  }
+
+  // One part of a table name. Spark reports `my-table` as an invalid identifier.
+  arrow::Result<std::string> TableNamePart() {
+    const Token& token = Peek();
+    if (!IsName(token)) return SyntaxError(token);
+    std::string name = Next().value;
+    if (token.kind == TokenKind::kWord) {
+      std::string joined = token.text;
+      size_t end = token.offset + token.text.size();
+      while (IsSymbol(Peek(), "-") && Peek().offset == end && Peek(1).kind == TokenKind::kWord &&
+             Peek(1).offset == end + 1) {
+        joined += "-" + Peek(1).text;
+        end = Peek(1).offset + Peek(1).text.size();
+        Next();
+        Next();
+      }
+      if (joined != token.text) {
+        return Fail(token, UserError(ErrorKind::kParse, "INVALID_IDENTIFIER",
+                                     "The unquoted identifier " + joined +
+                                         " is invalid and must be back quoted as: `" + joined +
+                                         "`. Unquoted identifiers can only contain ASCII letters "
+                                         "('a' - 'z', 'A' - 'Z'), digits ('0' - '9'), and "
+                                         "underbar ('_'). Unquoted identifiers must also not "
+                                         "start with a digit. Different data sources and meta "
+                                         "stores may impose additional restrictions on unquoted "
+                                         "identifiers.",
+                                     "42602"));
+      }
+    }
+    return name;
+  }
+
+  PlanPtr FindCte(const std::string& name) const {
+    std::string key = ToLower(name);
+    for (auto scope = ctes_.rbegin(); scope != ctes_.rend(); ++scope) {
+      auto found = scope->find(key);
+      if (found != scope->end()) {
+        auto alias = NewPlan(PlanKind::kSubqueryAlias);
+        alias->alias = found->second.name;
+        alias->children = {found->second.plan};
+        return alias;
+      }
+    }
+    return nullptr;
+  }
+
+  // `relation [AS] alias`, or the relation itself when no alias follows.
+  arrow::Result<PlanPtr> AliasRelation(PlanPtr relation) {
+    const Token& token = Peek();
+    std::string alias;
+    if (AcceptWord("AS")) {
+      const Token& name = Peek();
+      if (!IsName(name) ||
+          (name.kind == TokenKind::kWord && StrictNonReserved().count(ToUpper(name.text)) > 0)) {
+        return SyntaxError(name);
+      }
+      ARROW_ASSIGN_OR_RAISE(alias, TableNamePart());
+    } else if (token.kind == TokenKind::kQuotedIdent ||
+               (token.kind == TokenKind::kWord && !IsReserved(token) &&
+                NonAliasWords().count(ToUpper(token.text)) == 0)) {
+      ARROW_ASSIGN_OR_RAISE(alias, TableNamePart());
+    } else {
+      return relation;
+    }
+    if (IsSymbol(Peek(), "(")) return Unsupported(Peek(), "column aliases of a relation");
+    auto node = NewPlan(PlanKind::kSubqueryAlias);
+    node->alias = std::move(alias);
+    node->children = {std::move(relation)};
+    return node;
+  }
+
+  // ---- Expressions, loosest binding first ----
+
+  // expression [AS] alias
+  arrow::Result<ExprPtr> NamedExpression() {
+    ARROW_ASSIGN_OR_RAISE(auto e, Expression());
+    const Token& token = Peek();
+    if (AcceptWord("AS")) {
+      if (IsSymbol(Peek(), "(")) return Unsupported(Peek(), "multiple aliases AS (...)");
+      if (!IsName(Peek())) return SyntaxError(Peek());
+      return plan::Alias(e, Next().value);
+    }
+    if (token.kind == TokenKind::kQuotedIdent ||
+        (token.kind == TokenKind::kWord && !IsReserved(token) &&
+         NonAliasWords().count(ToUpper(token.text)) == 0)) {
+      return plan::Alias(e, Next().value);
+    }
+    return e;
+  }
+
+  arrow::Result<ExprPtr> Expression() {
+    Nesting nesting(this, 1);
+    if (nesting.too_deep()) return TooDeep();
+    ARROW_ASSIGN_OR_RAISE(auto left, AndExpression());
+    while (AcceptWord("OR")) {
+      ARROW_ASSIGN_OR_RAISE(auto right, AndExpression());
+      left = plan::Call("or", {left, right});
+    }
+    return left;
+  }
+
+  arrow::Result<ExprPtr> AndExpression() {
+    ARROW_ASSIGN_OR_RAISE(auto left, NotExpression());
+    while (AcceptWord("AND")) {
+      ARROW_ASSIGN_OR_RAISE(auto right, NotExpression());
+      left = plan::Call("and", {left, right});
+    }
+    return left;
+  }
+
+  arrow::Result<ExprPtr> NotExpression() {
+    Nesting nesting(this, 1);
+    if (nesting.too_deep()) return TooDeep();
+    if (AcceptWord("NOT") || AcceptSymbol("!")) {
+      ARROW_ASSIGN_OR_RAISE(auto operand, NotExpression());
+      return Not(operand);
+    }
+    if (IsWord(Peek(), "EXISTS") && IsSymbol(Peek(1), "(") && StartsQuery(pos_ + 1)) {
+      return Unsupported(Peek(), "EXISTS subqueries");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto value, ValueExpression());
+    return Predicate(value);
+  }
+
+  // At most one predicate after a value: IS, [NOT] BETWEEN / IN / LIKE / ILIKE / RLIKE.
+  arrow::Result<ExprPtr> Predicate(ExprPtr value) {
+    if (AcceptWord("IS")) {
+      bool negated = AcceptWord("NOT") || AcceptSymbol("!");
+      const Token& kind = Peek();
+      ExprPtr e;
+      if (AcceptWord("NULL")) {
+        return plan::Call(negated ? "isnotnull" : "isnull", {value});
+      } else if (AcceptWord("UNKNOWN")) {
+        return plan::Call(negated ? "isnotnull" : "isnull", {value});
+      } else if (IsWord(kind, "TRUE") || IsWord(kind, "FALSE")) {
+        Next();
+        auto truth = plan::Literal(std::make_shared<arrow::BooleanScalar>(IsWord(kind, "TRUE")));
+        e = plan::Call("<=>", {value, truth});
+      } else if (AcceptWord("DISTINCT")) {
+        ARROW_RETURN_NOT_OK(ExpectWord("FROM"));
+        ARROW_ASSIGN_OR_RAISE(auto right, ValueExpression());
+        // IS DISTINCT FROM is the negation of null-safe equality.
+        e = plan::Call("<=>", {value, right});
+        negated = !negated;
+      } else {
+        return SyntaxError(kind);
+      }
+      return negated ? Not(e) : e;
+    }
+    bool negated = false;
+    if (IsWord(Peek(), "NOT") || IsSymbol(Peek(), "!")) {
+      const Token& op = Peek(1);
+      if (!IsWord(op, "BETWEEN") && !IsWord(op, "IN") && !IsWord(op, "LIKE") &&
+          !IsWord(op, "ILIKE") && !IsWord(op, "RLIKE") && !IsWord(op, "REGEXP")) {
+        return value;
+      }
+      negated = true;
+      Next();
+    }
+    ExprPtr e;
+    if (AcceptWord("BETWEEN")) {
+      ARROW_ASSIGN_OR_RAISE(auto low, ValueExpression());
+      ARROW_RETURN_NOT_OK(ExpectWord("AND"));
+      ARROW_ASSIGN_OR_RAISE(auto high, ValueExpression());
+      e = plan::Call("and", {plan::Call(">=", {value, low}), plan::Call("<=", {value, high})});
+    } else if (AcceptWord("IN")) {
+      ARROW_RETURN_NOT_OK(ExpectSymbol("("));
+      if (StartsQuery(pos_)) return Unsupported(Peek(), "IN subqueries");
+      std::vector<ExprPtr> args = {value};
+      do {
+        ARROW_ASSIGN_OR_RAISE(auto item, Expression());
+        args.push_back(std::move(item));
+      } while (AcceptSymbol(","));
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      e = plan::Call("in", std::move(args));
+    } else if (IsWord(Peek(), "LIKE") || IsWord(Peek(), "ILIKE")) {
+      std::string name = ToLower(Next().text);
+      if (IsWord(Peek(), "ANY") || IsWord(Peek(), "SOME") || IsWord(Peek(), "ALL")) {
+        return Unsupported(Peek(), ToUpper(name) + " " + ToUpper(Peek().text));
+      }
+      ARROW_ASSIGN_OR_RAISE(auto pattern, ValueExpression());
+      std::vector<ExprPtr> args = {value, pattern};
+      if (AcceptWord("ESCAPE")) {
+        const Token& escape = Peek();
+        if (escape.kind != TokenKind::kString) return SyntaxError(escape);
+        args.push_back(StringLiteral(Next().value));
+      }
+      e = plan::Call(name, std::move(args));
+    } else if (AcceptWord("RLIKE") || AcceptWord("REGEXP")) {
+      ARROW_ASSIGN_OR_RAISE(auto pattern, ValueExpression());
+      e = plan::Call("rlike", {value, pattern});
+    } else {
+      return value;
+    }
+    return negated ? Not(e) : e;
+  }
+
+  // The binding level of a binary operator token (0: none) and its Call name.
+  static int BinaryLevel(const Token& token, std::string* name) {
+    static const std::pair<const char*, int> kSymbols[] = {
+        {"=", 1},  {"==", 1}, {"<=>", 1}, {"<>", 1}, {"!=", 1}, {"<", 1},
+        {"<=", 1}, {">", 1},  {">=", 1},  {"|", 2},  {"^", 3},  {"&", 4},
+        {"+", 5},  {"-", 5},  {"||", 5},  {"*", 6},  {"/", 6},  {"%", 6}};
+    if (token.kind == TokenKind::kSymbol) {
+      for (const auto& [symbol, level] : kSymbols) {
+        if (token.text == symbol) {
+          *name = symbol;
+          return level;
+        }
+      }
+    } else if (IsWord(token, "DIV")) {
+      *name = "div";
+      return 6;
+    }
+    return 0;
+  }
+
+  static ExprPtr MakeBinary(const std::string& op, ExprPtr left, ExprPtr right) {
+    if (op == "==") return plan::Call("=", {left, right});
+    if (op == "<>" || op == "!=") return Not(plan::Call("=", {left, right}));
+    if (op == "||") return plan::Call("concat", {left, right});
+    return plan::Call(op, {left, right});
+  }
+
+  // Arithmetic, bitwise and comparison operators by precedence climbing: comparison (1) < | (2)
+  // < ^ (3) < & (4) < + - || (5) < * / % div (6), all left-associative.
+  arrow::Result<ExprPtr> ValueExpression(int min_level = 1) {
+    ARROW_ASSIGN_OR_RAISE(auto left, UnaryExpression());
+    while (true) {
+      std::string op;
+      int level = BinaryLevel(Peek(), &op);
+      if (level == 0 || level < min_level) break;
+      Next();
+      ARROW_ASSIGN_OR_RAISE(auto right, ValueExpression(level + 1));
+      left = MakeBinary(op, std::move(left), std::move(right));
+    }
+    return left;
+  }
+
+  arrow::Result<ExprPtr> UnaryExpression() {
+    Nesting nesting(this, 1);
+    if (nesting.too_deep()) return TooDeep();
+    const Token& token = Peek();
+    if (IsSymbol(token, "-") && Peek(1).kind != TokenKind::kNumber) {
+      Next();
+      ARROW_ASSIGN_OR_RAISE(auto operand, UnaryExpression());
+      return plan::Call("negative", {operand});
+    }
+    if (AcceptSymbol("+")) return UnaryExpression();
+    if (AcceptSymbol("~")) {
+      ARROW_ASSIGN_OR_RAISE(auto operand, UnaryExpression());
+      return plan::Call("~", {operand});
+    }
+    ARROW_ASSIGN_OR_RAISE(auto primary, PrimaryExpression());
+    return Postfix(std::move(primary));
+  }
+
+  // `.field`, `::type` and `[index]` after a primary expression.
+  arrow::Result<ExprPtr> Postfix(ExprPtr e) {
+    while (true) {
+      const Token& token = Peek();
+      if (IsSymbol(token, ".") && IsName(Peek(1))) {
+        Next();
+        std::string field = Next().value;
+        e = plan::Call("get_field", {e, StringLiteral(field)});
+      } else if (IsSymbol(token, "::")) {
+        Next();
+        const Token& type_start = Peek();
+        if (type_start.kind != TokenKind::kWord) return SyntaxError(type_start);
+        size_t end = TypeEnd();
+        ARROW_ASSIGN_OR_RAISE(auto type, TypeFromText(type_start, end));
+        e = plan::Cast(e, type);
+      } else if (IsSymbol(token, "[")) {
+        return Unsupported(token, "subscripts expr[...]");
+      } else if (IsSymbol(token, "->")) {
+        return Unsupported(token, "lambda functions");
+      } else {
+        return e;
+      }
+    }
+  }
+
+  // Consumes a type name after `::` (a word, then a balanced (...) or <...>); returns the byte
+  // offset where it ends.
+  size_t TypeEnd() {
+    const Token& word = Next();
+    size_t end = word.offset + word.text.size();
+    if (IsSymbol(Peek(), "(")) {
+      int depth = 0;
+      do {
+        const Token& t = Next();
+        if (IsSymbol(t, "(")) ++depth;
+        if (IsSymbol(t, ")")) --depth;
+        end = t.offset + t.text.size();
+      } while (depth > 0 && Peek().kind != TokenKind::kEnd);
+    } else if (IsSymbol(Peek(), "<>")) {
+      end = Next().offset + 2;
+    } else if (IsSymbol(Peek(), "<")) {
+      int depth = 0;
+      do {
+        const Token& t = Next();
+        if (IsSymbol(t, "<")) ++depth;
+        if (IsSymbol(t, ">")) --depth;
+        end = t.offset + t.text.size();
+      } while (depth > 0 && Peek().kind != TokenKind::kEnd);
+    }
+    return end;
+  }
+
+  arrow::Result<std::shared_ptr<arrow::DataType>> TypeFromText(const Token& start, size_t end) {
+    auto type = plan::ParseTypeName(text_.substr(start.offset, end - start.offset));
+    if (!type.ok()) return Fail(start, type.status());
+    return type;
+  }
+
+  arrow::Result<ExprPtr> PrimaryExpression() {
+    const Token& token = Peek();
+    switch (token.kind) {
+      case TokenKind::kNumber: {
+        Next();
+        return Number(token, false, token);
+      }
+      case TokenKind::kString: {
+        std::string value;
+        while (Peek().kind == TokenKind::kString) value += Next().value;
+        return StringLiteral(std::move(value));
+      }
+      case TokenKind::kQuotedIdent:
+        return NamePath();
+      case TokenKind::kWord:
+        return WordExpression();
+      case TokenKind::kSymbol:
+        break;
+      case TokenKind::kEnd:
+        return SyntaxError(token);
+    }
+    if (IsSymbol(token, "-") && Peek(1).kind == TokenKind::kNumber) {
+      // Spark folds a minus sign into the numeric literal that follows: -1 is a literal.
+      Next();
+      const Token& number = Next();
+      return Number(number, true, token);
+    }
+    if (AcceptSymbol("*")) return plan::Star();
+    if (IsSymbol(token, "(")) {
+      if (StartsQuery(pos_ + 1)) return Unsupported(token, "scalar subqueries");
+      Next();
+      ARROW_ASSIGN_OR_RAISE(auto e, Expression());
+      if (AcceptSymbol(",")) {
+        // A row constructor (a, b) is a struct, as in Spark.
+        std::vector<ExprPtr> fields = {e};
+        do {
+          ARROW_ASSIGN_OR_RAISE(auto field, Expression());
+          fields.push_back(std::move(field));
+        } while (AcceptSymbol(","));
+        e = plan::Call("struct", std::move(fields));
+      }
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      return e;
+    }
+    return SyntaxError(token);
+  }
+
+  // A numeric literal; `start` is its first token, the minus sign when `negative`.
+  arrow::Result<ExprPtr> Number(const Token& token, bool negative, const Token& start) {
+    auto value = NumberValue(token.text, negative);
+    if (!value.ok()) return Fail(start, value.status());
+    return plan::Literal(*value);
+  }
+
+  // A primary expression that starts with a word: a literal keyword, a special form, a function
+  // call or a column.
+  arrow::Result<ExprPtr> WordExpression() {
+    const Token& token = Peek();
+    const Token& next = Peek(1);
+    bool call = IsSymbol(next, "(");
+    if (AcceptWord("NULL")) return plan::Literal(arrow::MakeNullScalar(arrow::null()));
+    if (IsWord(token, "TRUE") || IsWord(token, "FALSE")) {
+      Next();
+      return plan::Literal(std::make_shared<arrow::BooleanScalar>(IsWord(token, "TRUE")));
+    }
+    if (IsWord(token, "CASE")) return CaseExpression();
+    if ((IsWord(token, "CAST") || IsWord(token, "TRY_CAST")) && call) return CastExpression();
+    if (IsWord(token, "EXTRACT") && call) return ExtractExpression();
+    if (IsWord(token, "POSITION") && call) return PositionExpression();
+    if (IsWord(token, "EXISTS") && call && StartsQuery(pos_ + 1)) {
+      return Unsupported(token, "EXISTS subqueries");
+    }
+    if (next.kind == TokenKind::kString) {
+      if (IsWord(token, "DATE") || IsWord(token, "TIMESTAMP") || IsWord(token, "TIMESTAMP_LTZ") ||
+          IsWord(token, "TIMESTAMP_NTZ") || IsWord(token, "X")) {
+        return TypedLiteral();
+      }
+    }
+    if (IsWord(token, "INTERVAL") &&
+        (next.kind == TokenKind::kString || next.kind == TokenKind::kNumber ||
+         IsSymbol(next, "-") || IsSymbol(next, "+"))) {
+      return IntervalLiteral();
+    }
+    if (IsReserved(token) && !(call && FunctionKeywords().count(ToUpper(token.text)) > 0)) {
+      return SyntaxError(token);
+    }
+    return NamePath();
+  }
+
+  // name(.name)* as a column, `name.*`, or a function call when `(` follows.
+  arrow::Result<ExprPtr> NamePath() {
+    std::vector<std::string> parts = {Next().value};
+    while (IsSymbol(Peek(), ".") && IsName(Peek(1))) {
+      Next();
+      parts.push_back(Next().value);
+    }
+    if (IsSymbol(Peek(), ".") && IsSymbol(Peek(1), "*")) {
+      Next();
+      Next();
+      return plan::Star(std::move(parts));
+    }
+    if (IsSymbol(Peek(), "(")) {
+      std::string name;
+      for (const auto& part : parts) name += (name.empty() ? "" : ".") + ToLower(part);
+      return FunctionCall(name);
+    }
+    return plan::Column(std::move(parts));
+  }
+
+  arrow::Result<ExprPtr> FunctionCall(const std::string& name) {
+    Next();  // (
+    std::vector<ExprPtr> args;
+    bool distinct = false;
+    // first/last/any_value take IGNORE NULLS as a second argument `true`, as Spark does.
+    bool takes_ignore_nulls = name == "first" || name == "last" || name == "any_value";
+    bool ignore_nulls = false;
+    if (!IsSymbol(Peek(), ")")) {
+      if (AcceptWord("DISTINCT")) {
+        distinct = true;
+      } else if (IsWord(Peek(), "ALL") && !IsSymbol(Peek(1), ")") && !IsSymbol(Peek(1), ",")) {
+        Next();
+      }
+      if (name == "count" && IsSymbol(Peek(), "*") && IsSymbol(Peek(1), ")")) {
+        Next();
+        args.push_back(plan::Literal(std::make_shared<arrow::Int32Scalar>(1)));
+      } else {
+        bool substring = name == "substring" || name == "substr";
+        do {
+          // struct(a, b AS c) names its fields; other functions take plain expressions.
+          ARROW_ASSIGN_OR_RAISE(auto arg, name == "struct" ? NamedExpression() : Expression());
+          args.push_back(std::move(arg));
+          if (IsSymbol(Peek(), "=>")) return Unsupported(Peek(), "named arguments");
+          // SUBSTRING(s FROM p FOR n) is substring(s, p, n).
+        } while (AcceptSymbol(",") || (substring && args.size() == 1 && AcceptWord("FROM")) ||
+                 (substring && args.size() == 2 && AcceptWord("FOR")));
+      }
+      if (takes_ignore_nulls && IsWord(Peek(), "IGNORE") && IsWord(Peek(1), "NULLS")) {
+        Next();
+        Next();
+        ignore_nulls = true;
+      } else if (IsWord(Peek(), "RESPECT") && IsWord(Peek(1), "NULLS")) {
+        Next();
+        Next();
+      }
+    }
+    ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    if (IsWord(Peek(), "WITHIN") && IsWord(Peek(1), "GROUP")) {
+      return Unsupported(Peek(), "WITHIN GROUP");
+    }
+    if (IsWord(Peek(), "FILTER") && IsSymbol(Peek(1), "(")) {
+      return Unsupported(Peek(), "aggregate FILTER (WHERE ...)");
+    }
+    if ((IsWord(Peek(), "IGNORE") || IsWord(Peek(), "RESPECT")) && IsWord(Peek(1), "NULLS")) {
+      if (!takes_ignore_nulls && !IsWord(Peek(2), "OVER")) return SyntaxError(Peek());
+      ignore_nulls = ignore_nulls || IsWord(Peek(), "IGNORE");
+      Next();
+      Next();
+    }
+    if (IsWord(Peek(), "OVER")) return Unsupported(Peek(), "window functions (OVER)");
+    if (ignore_nulls) args.push_back(plan::Literal(std::make_shared<arrow::BooleanScalar>(true)));
+    return plan::Call(name, std::move(args), distinct);
+  }
+
+  // CASE [operand] WHEN c THEN v ... [ELSE e] END
+  arrow::Result<ExprPtr> CaseExpression() {
+    Next();  // CASE
+    ExprPtr operand;
+    if (!IsWord(Peek(), "WHEN")) {
+      ARROW_ASSIGN_OR_RAISE(operand, Expression());
+    }
+    if (!IsWord(Peek(), "WHEN")) return SyntaxError(Peek());
+    std::vector<ExprPtr> args;
+    while (AcceptWord("WHEN")) {
+      ARROW_ASSIGN_OR_RAISE(auto condition, Expression());
+      ARROW_RETURN_NOT_OK(ExpectWord("THEN"));
+      ARROW_ASSIGN_OR_RAISE(auto value, Expression());
+      args.push_back(operand ? plan::Call("=", {operand, condition}) : condition);
+      args.push_back(std::move(value));
+    }
+    if (AcceptWord("ELSE")) {
+      ARROW_ASSIGN_OR_RAISE(auto otherwise, Expression());
+      args.push_back(std::move(otherwise));
+    }
+    ARROW_RETURN_NOT_OK(ExpectWord("END"));
+    return plan::Call("when", std::move(args));
+  }
+
+  // CAST(x AS type) and TRY_CAST(x AS type); the type text runs to the matching `)`.
+  arrow::Result<ExprPtr> CastExpression() {
+    bool try_cast = IsWord(Next(), "TRY_CAST");
+    Next();  // (
+    ARROW_ASSIGN_OR_RAISE(auto value, Expression());
+    ARROW_RETURN_NOT_OK(ExpectWord("AS"));
+    const Token& type_start = Peek();
+    if (type_start.kind != TokenKind::kWord) return SyntaxError(type_start);
+    int depth = 0;
+    while (Peek().kind != TokenKind::kEnd && !(depth == 0 && IsSymbol(Peek(), ")"))) {
+      if (IsSymbol(Peek(), "(")) ++depth;
+      if (IsSymbol(Peek(), ")")) --depth;
+      Next();
+    }
+    size_t end = Peek().offset;
+    while (end > type_start.offset && std::isspace(static_cast<unsigned char>(text_[end - 1]))) {
+      --end;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto type, TypeFromText(type_start, end));
+    ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    return plan::Cast(value, type, try_cast);
+  }
+
+  // EXTRACT(field FROM source) is the function of that field.
+  arrow::Result<ExprPtr> ExtractExpression() {
+    Next();  // EXTRACT
+    Next();  // (
+    const Token& field = Peek();
+    if (!IsName(field)) return SyntaxError(field);
+    Next();
+    ARROW_RETURN_NOT_OK(ExpectWord("FROM"));
+    ARROW_ASSIGN_OR_RAISE(auto source, ValueExpression());
+    ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    static const std::map<std::string, const char*> kFields = {
+        {"YEAR", "year"},      {"Y", "year"},           {"YEARS", "year"},
+        {"YR", "year"},        {"YRS", "year"},         {"QUARTER", "quarter"},
+        {"QTR", "quarter"},    {"MONTH", "month"},      {"MON", "month"},
+        {"MONS", "month"},     {"MONTHS", "month"},     {"WEEK", "weekofyear"},
+        {"W", "weekofyear"},   {"WEEKS", "weekofyear"}, {"DAY", "dayofmonth"},
+        {"D", "dayofmonth"},   {"DAYS", "dayofmonth"},  {"DAYOFWEEK", "dayofweek"},
+        {"DOW", "dayofweek"},  {"DOY", "dayofyear"},    {"HOUR", "hour"},
+        {"H", "hour"},         {"HOURS", "hour"},       {"HR", "hour"},
+        {"HRS", "hour"},       {"MINUTE", "minute"},    {"M", "minute"},
+        {"MIN", "minute"},     {"MINS", "minute"},      {"MINUTES", "minute"},
+        {"SECOND", "second"},  {"S", "second"},         {"SEC", "second"},
+        {"SECONDS", "second"}, {"SECS", "second"}};
+    auto found = kFields.find(ToUpper(field.value));
+    if (found == kFields.end()) {
+      return Fail(field, UserError(ErrorKind::kParse, "INVALID_EXTRACT_FIELD",
+                                   "Cannot extract `" + field.value + "` from \"" +
+                                       plan::DisplayName(*source) + "\".",
+                                   "42601"));
+    }
+    return plan::Call(found->second, {source});
+  }
+
+  // POSITION(substr IN str) is position(substr, str); the comma form is a plain call.
+  arrow::Result<ExprPtr> PositionExpression() {
+    size_t start = pos_;
+    Next();  // POSITION
+    Next();  // (
+    ARROW_ASSIGN_OR_RAISE(auto needle, ValueExpression());
+    if (!AcceptWord("IN")) {
+      pos_ = start;
+      Next();
+      return FunctionCall("position");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto haystack, ValueExpression());
+    ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    return plan::Call("position", {needle, haystack});
+  }
+
+  // DATE '...', TIMESTAMP '...', TIMESTAMP_NTZ '...', X'hex'.
+  arrow::Result<ExprPtr> TypedLiteral() {
+    const Token& type = Next();
+    const Token& literal = Next();
+    if (IsWord(type, "X")) {
+      const std::string& hex = literal.value;
+      std::string bytes;
+      bool valid = true;
+      // An odd count of digits gets a leading zero, as in Spark.
+      std::string digits = hex.size() % 2 == 1 ? "0" + hex : hex;
+      for (size_t i = 0; valid && i < digits.size(); i += 2) {
+        int high = HexDigit(digits[i]), low = HexDigit(digits[i + 1]);
+        valid = high >= 0 && low >= 0;
+        bytes += static_cast<char>(high * 16 + low);
+      }
+      if (!valid) {
+        return Fail(
+            type,
+            UserError(ErrorKind::kParse, "INVALID_TYPED_LITERAL",
+                      "The value of the typed literal \"X\" is invalid: '" + hex + "'.", "42604"));
+      }
+      return plan::Literal(std::make_shared<arrow::BinaryScalar>(std::move(bytes)));
+    }
+    std::shared_ptr<arrow::DataType> target;
+    if (IsWord(type, "DATE")) {
+      target = arrow::date32();
+    } else if (IsWord(type, "TIMESTAMP_NTZ")) {
+      target = arrow::timestamp(arrow::TimeUnit::MICRO);
+    } else {
+      target = plan::TimestampType();
+    }
+    return plan::Cast(StringLiteral(literal.value), target);
+  }
+
+  static int HexDigit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+
+  // INTERVAL '1 day' | INTERVAL [-]v unit [[-]v unit ...] | INTERVAL 'v' unit TO unit, as
+  // interval('<v> <unit>s ...'), the form Spark's interval strings take.
+  arrow::Result<ExprPtr> IntervalLiteral() {
+    Next();  // INTERVAL
+    std::string result;
+    bool first = true;
+    while (true) {
+      size_t start = pos_;
+      bool negate = false;
+      if (IsSymbol(Peek(), "-") || IsSymbol(Peek(), "+")) negate = IsSymbol(Next(), "-");
+      const Token& value = Peek();
+      bool is_value = value.kind == TokenKind::kString ||
+                      (value.kind == TokenKind::kNumber && IsIntervalNumber(value.text));
+      const char* unit = is_value ? IntervalUnit(Peek(1).text) : nullptr;
+      if (Peek(1).kind != TokenKind::kWord) unit = nullptr;
+      if (!first && unit == nullptr) {
+        pos_ = start;  // not another part: the interval ended before it
+        break;
+      }
+      if (!is_value) return SyntaxError(value);
+      Next();
+      if (first && unit == nullptr && value.kind == TokenKind::kString) {
+        // A whole interval string such as '1 day 2 hours'.
+        auto interval = plan::Call("interval", {StringLiteral(value.value)});
+        return negate ? plan::Call("negative", {interval}) : interval;
+      }
+      if (unit == nullptr) return SyntaxError(Peek());
+      const Token& unit_token = Next();
+      if (IsWord(Peek(), "TO")) {
+        if (!first) return SyntaxError(Peek());
+        Next();
+        const Token& to_token = Peek();
+        if (to_token.kind != TokenKind::kWord) return SyntaxError(to_token);
+        Next();
+        ARROW_ASSIGN_OR_RAISE(result, UnitToUnit(value, negate, unit_token, to_token));
+        break;
+      }
+      std::string text = value.kind == TokenKind::kString ? value.value : value.text;
+      while (!text.empty() && text.front() == ' ') text.erase(0, 1);
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      if (!IsIntervalNumber(text)) return SyntaxError(value, ": invalid interval value");
+      result += (first ? "" : " ") + IntervalPart(text, negate, unit);
+      first = false;
+    }
+    return plan::Call("interval", {StringLiteral(result)});
+  }
+
+  // 'y-m' YEAR TO MONTH, 'd h:m:s' DAY TO SECOND and the like, one part per unit.
+  arrow::Result<std::string> UnitToUnit(const Token& value, bool negate, const Token& from_token,
+                                        const Token& to_token) {
+    static const char* kLadder[] = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"};
+    auto index = [&](const Token& t) {
+      std::string upper = ToUpper(t.text);
+      for (int i = 0; i < 6; ++i) {
+        if (upper == kLadder[i]) return i;
+      }
+      return -1;
+    };
+    int from = index(from_token), to = index(to_token);
+    bool year_month = from >= 0 && from < 2;
+    if (from < 0 || to <= from || (year_month != (to < 2))) return SyntaxError(to_token);
+    if (value.kind != TokenKind::kString) return SyntaxError(value);
+    std::string text = value.value;
+    while (!text.empty() && text.front() == ' ') text.erase(0, 1);
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+      negate = negate != (text[0] == '-');
+      text.erase(0, 1);
+    }
+    std::vector<std::string> fields(1);
+    for (char c : text) {
+      bool separator = year_month ? c == '-' : (c == ' ' || c == ':');
+      if (separator) {
+        fields.emplace_back();
+      } else {
+        fields.back() += c;
+      }
+    }
+    if (static_cast<int>(fields.size()) != to - from + 1) {
+      return SyntaxError(value, ": invalid interval value");
+    }
+    std::string result;
+    for (int i = from; i <= to; ++i) {
+      const std::string& field = fields[i - from];
+      bool fraction_allowed = i == 5;
+      if (!IsIntervalNumber(field) || field[0] == '-' || field[0] == '+' ||
+          (!fraction_allowed && field.find('.') != std::string::npos)) {
+        return SyntaxError(value, ": invalid interval value");
+      }
+      result += (result.empty() ? "" : " ") + IntervalPart(field, negate, kLadder[i]);
+    }
+    return result;
+  }
+
+  const std::string& text_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  size_t error_offset_ = 0;
+  int depth_ = 0;  // where the last error was reported, to pick between alternatives
+  std::vector<std::map<std::string, CteDefinition>> ctes_;  // by lower-case name, innermost last
+};
+
+}  // namespace
+
+arrow::Result<Statement> ParseStatement(const std::string& sql) {
+  ARROW_ASSIGN_OR_RAISE(auto tokens, Tokenize(sql));
+  return Parser(sql, std::move(tokens)).SingleStatement();
+}
+
+arrow::Result<plan::PlanPtr> ParseQuery(const std::string& sql) {
+  ARROW_ASSIGN_OR_RAISE(auto statement, ParseStatement(sql));
+  return statement.query;
+}
+
+arrow::Result<plan::ExprPtr> ParseExpression(const std::string& text) {
+  ARROW_ASSIGN_OR_RAISE(auto tokens, Tokenize(text));
+  return Parser(text, std::move(tokens)).SingleExpression();
+}
+
+}  // namespace ember::sql

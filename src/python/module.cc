@@ -1,0 +1,206 @@
+// The native module behind the `ember` Python package. It only converts: Python values to the
+// C++ API's types, results to Arrow C streams, and errors to PySpark's exception classes (in the
+// translator below, the one place that does so). Everything else happens in the C++ core.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <arrow/c/abi.h>
+#include <arrow/c/bridge.h>
+#include <arrow/record_batch.h>
+#include <arrow/table.h>
+#include <arrow/type.h>
+
+#include "ember/column.h"
+#include "ember/dataframe.h"
+#include "ember/error.h"
+#include "ember/plan/type_names.h"
+#include "ember/session.h"
+#include "ember/sql/parser.h"
+
+namespace nb = nanobind;
+using ember::Column;
+using ember::DataFrame;
+using ember::Session;
+
+namespace {
+
+// A failed arrow::Status on its way to Python.
+struct StatusError {
+  arrow::Status status;
+};
+
+template <typename T>
+T Unwrap(arrow::Result<T> result) {
+  if (!result.ok()) throw StatusError{result.status()};
+  return std::move(result).ValueUnsafe();
+}
+
+void Check(const arrow::Status& status) {
+  if (!status.ok()) throw StatusError{status};
+}
+
+template <typename T>
+T* CapsulePointer(nb::handle capsule, const char* name) {
+  void* pointer = PyCapsule_GetPointer(capsule.ptr(), name);
+  if (!pointer) throw nb::python_error();
+  return static_cast<T*>(pointer);
+}
+
+nb::capsule StreamCapsule(std::shared_ptr<arrow::Table> table) {
+  auto* stream = new ArrowArrayStream;
+  auto reader = std::make_shared<arrow::TableBatchReader>(std::move(table));
+  Check(arrow::ExportRecordBatchReader(reader, stream));
+  return nb::capsule(stream, "arrow_array_stream", [](void* p) noexcept {
+    auto* s = static_cast<ArrowArrayStream*>(p);
+    if (s->release) s->release(s);
+    delete s;
+  });
+}
+
+nb::capsule SchemaCapsule(const arrow::Schema& schema) {
+  auto* c_schema = new ArrowSchema;
+  Check(arrow::ExportSchema(schema, c_schema));
+  return nb::capsule(c_schema, "arrow_schema", [](void* p) noexcept {
+    auto* s = static_cast<ArrowSchema*>(p);
+    if (s->release) s->release(s);
+    delete s;
+  });
+}
+
+std::shared_ptr<arrow::Table> TableFromStream(nb::handle capsule) {
+  auto* stream = CapsulePointer<ArrowArrayStream>(capsule, "arrow_array_stream");
+  auto reader = Unwrap(arrow::ImportRecordBatchReader(stream));
+  return Unwrap(reader->ToTable());
+}
+
+std::shared_ptr<arrow::Schema> SchemaFromDdl(const std::string& ddl) {
+  auto type = Unwrap(ember::plan::ParseTypeName("struct<" + ddl + ">"));
+  return arrow::schema(type->fields());
+}
+
+// A literal from a one-element arrow array that Python built with the value's Spark type.
+Column LiteralFromStream(nb::handle capsule) {
+  auto table = TableFromStream(capsule);
+  auto scalar = Unwrap(table->column(0)->GetScalar(0));
+  return ember::Lit(std::move(scalar));
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "Ember's native core";
+
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const StatusError& e) {
+      const auto* detail = ember::GetErrorDetail(e.status);
+      std::string kind = detail ? ember::ErrorKindName(detail->kind()) : "SparkRuntimeException";
+      std::string condition = detail ? detail->condition() : "INTERNAL_ERROR";
+      std::string sql_state = detail ? detail->sql_state() : "XX000";
+      std::string message = detail ? e.status.message()
+                                   : "[INTERNAL_ERROR] " + e.status.ToString() + " SQLSTATE: XX000";
+      nb::gil_scoped_acquire gil;
+      nb::object errors = nb::module_::import_("ember.errors");
+      nb::object exc = errors.attr("from_core")(kind, condition, message, sql_state);
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+    }
+  });
+
+  nb::class_<Column>(m, "Column")
+      .def("alias", &Column::Alias)
+      .def("cast",
+           [](const Column& c, const std::string& type, bool try_cast) {
+             return c.Cast(Unwrap(ember::plan::ParseTypeName(type)), try_cast);
+           },
+           nb::arg("type"), nb::arg("try_cast") = false)
+      .def("sort", &Column::Sort)
+      .def("get_field", &Column::GetField)
+      .def("name", &Column::Name);
+  m.def("col", &ember::Col);
+  m.def("lit", &LiteralFromStream);
+  m.def("parse_expression", [](const std::string& text) {
+    return Column(Unwrap(ember::sql::ParseExpression(text)));
+  });
+  m.def("call", &ember::Call, nb::arg("function"), nb::arg("args"), nb::arg("distinct") = false);
+
+  nb::class_<DataFrame>(m, "DataFrame")
+      .def("schema", [](const DataFrame& df) { return SchemaCapsule(*df.schema()); })
+      .def_prop_ro("is_streaming", &DataFrame::is_streaming)
+      .def("col", [](const DataFrame& df, const std::string& name) { return Unwrap(df[name]); })
+      .def("select", [](const DataFrame& df, const std::vector<Column>& c) { return Unwrap(df.Select(c)); })
+      .def("filter", [](const DataFrame& df, const Column& c) { return Unwrap(df.Filter(c)); })
+      .def("with_columns",
+           [](const DataFrame& df, const std::vector<std::string>& names,
+              const std::vector<Column>& cols) { return Unwrap(df.WithColumns(names, cols)); })
+      .def("with_columns_renamed",
+           [](const DataFrame& df, const std::vector<std::pair<std::string, std::string>>& r) {
+             return Unwrap(df.WithColumnsRenamed(r));
+           })
+      .def("drop", [](const DataFrame& df, const std::vector<Column>& c) { return Unwrap(df.Drop(c)); })
+      .def("alias", [](const DataFrame& df, const std::string& a) { return Unwrap(df.Alias(a)); })
+      .def("group_by",
+           [](const DataFrame& df, const std::vector<Column>& keys, const std::vector<Column>& aggs) {
+             return Unwrap(df.GroupBy(keys, aggs));
+           })
+      .def("order_by", [](const DataFrame& df, const std::vector<Column>& o) { return Unwrap(df.OrderBy(o)); })
+      .def("limit", [](const DataFrame& df, int64_t n) { return Unwrap(df.Limit(n)); })
+      .def("drop_duplicates",
+           [](const DataFrame& df, const std::vector<std::string>& c) { return Unwrap(df.DropDuplicates(c)); })
+      .def("union",
+           [](const DataFrame& df, const DataFrame& other, bool by_name, bool allow_missing) {
+             return Unwrap(df.Union(other, by_name, allow_missing));
+           })
+      .def("join",
+           [](const DataFrame& df, const DataFrame& other, std::optional<Column> on,
+              const std::vector<std::string>& using_columns, const std::string& how) {
+             return Unwrap(df.Join(other, on ? &*on : nullptr, using_columns, how));
+           })
+      .def("to_arrow",
+           [](const DataFrame& df) {
+             std::shared_ptr<arrow::Table> table;
+             {
+               nb::gil_scoped_release release;
+               table = Unwrap(df.ToTable());
+             }
+             return StreamCapsule(std::move(table));
+           })
+      .def("count",
+           [](const DataFrame& df) {
+             nb::gil_scoped_release release;
+             return Unwrap(df.Count());
+           })
+      .def("explain", &DataFrame::Explain);
+
+  nb::class_<Session>(m, "Session")
+      .def_static("make", [](std::map<std::string, std::string> conf) { return Session::Make(std::move(conf)); })
+      .def("get_conf", [](const Session& s, const std::string& key) { return s.GetConf(key); })
+      .def("set_conf", &Session::SetConf)
+      .def("unset_conf", &Session::UnsetConf)
+      .def("all_conf", &Session::AllConf)
+      .def("sql", [](Session& s, const std::string& q) { return Unwrap(s.Sql(q)); })
+      .def("range", [](Session& s, int64_t a, int64_t b, int64_t step) { return Unwrap(s.Range(a, b, step)); })
+      .def("from_arrow", [](Session& s, nb::handle capsule) { return Unwrap(s.FromArrow(TableFromStream(capsule))); })
+      .def("read_files",
+           [](Session& s, const std::string& format, const std::vector<std::string>& paths,
+              std::optional<std::string> ddl, const std::map<std::string, std::string>& options) {
+             auto schema = ddl ? SchemaFromDdl(*ddl) : nullptr;
+             return Unwrap(s.ReadFiles(format, paths, schema, options));
+           })
+      .def("table", [](Session& s, const std::string& name) { return Unwrap(s.Table(name)); })
+      .def("create_temp_view",
+           [](Session& s, const std::string& name, const DataFrame& df, bool replace) {
+             Check(s.CreateTempView(name, df, replace));
+           })
+      .def("drop_temp_view", &Session::DropTempView)
+      .def("temp_view_names", &Session::TempViewNames);
+
+  m.def("parse_type", [](const std::string& text) {
+    return ember::plan::SparkTypeName(*Unwrap(ember::plan::ParseTypeName(text)));
+  });
+}
