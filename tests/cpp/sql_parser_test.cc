@@ -451,6 +451,23 @@ TEST(SqlParserTest, Joins) {
             "    SubqueryAlias x\n"
             "      Select [1:int AS k]\n"
             "    Relation b\n");
+  // A parenthesised group at the start decides: a query if it continues like one.
+  EXPECT_EQ(Query("SELECT * FROM (((SELECT 1 AS k) x JOIN b ON p))"),
+            "Select [*]\n"
+            "  Join Inner on=p\n"
+            "    SubqueryAlias x\n"
+            "      Select [1:int AS k]\n"
+            "    Relation b\n");
+  EXPECT_EQ(Query("SELECT * FROM ((SELECT 1) UNION ALL (SELECT 2)) u"),
+            "Select [*]\n"
+            "  SubqueryAlias u\n"
+            "    Union\n"
+            "      Select [1:int]\n"
+            "      Select [2:int]\n");
+  EXPECT_EQ(Query("SELECT * FROM (((SELECT 1)) LIMIT 1)"),
+            "Select [*]\n"
+            "  Select [*] limit=1\n"
+            "    Select [1:int]\n");
 }
 
 TEST(SqlParserTest, Unions) {
@@ -667,9 +684,20 @@ TEST(SqlParserTest, DeepNestingFailsCleanly) {
   for (int i = 0; i < 5000; ++i) nots += "NOT ";
   ExpectParseError(ParseExpression(nots + "a").status(), "UNSUPPORTED_FEATURE");
   std::string queries = "SELECT 1";
-  for (int i = 0; i < 3000; ++i) queries = "SELECT * FROM (" + queries + ")";
+  for (int i = 0; i < 1000; ++i) queries = "SELECT * FROM (" + queries + ")";
   ExpectParseError(ParseQuery(queries).status(), "UNSUPPORTED_FEATURE");
+  ExpectParseError(ParseQuery("SELECT * FROM " + std::string(100000, '(') + "SELECT 1").status(),
+                   "UNSUPPORTED_FEATURE");
+  // Nesting as deep as real SQL gets is fine.
   EXPECT_TRUE(ParseExpression(std::string(100, '(') + "1" + std::string(100, ')')).ok());
+  queries = "SELECT 1";
+  for (int i = 0; i < 40; ++i) queries = "SELECT * FROM (" + queries + ") WHERE (a IN ((1)))";
+  EXPECT_TRUE(ParseQuery(queries).ok());
+  // Failing nested FROM subqueries take linear time: the parser never tries one reading and
+  // then another.
+  queries = "SELECT 1 x y";
+  for (int i = 0; i < 40; ++i) queries = "SELECT * FROM ((" + queries + "))";
+  EXPECT_EQ(QueryError(queries).substr(0, 49), "[PARSE_SYNTAX_ERROR] Syntax error at or near 'y'.");
 }
 
 // Every prefix of valid text either parses or fails with a ParseException: the parser never

@@ -157,11 +157,30 @@ class PlanBuilder {
     std::vector<cp::Expression> exprs;
     std::vector<std::string> names;
     std::vector<arrow::FieldRef> keys;
+    // Acero cannot group by a struct (a window): group by its fields and rebuild it after.
+    std::vector<cp::Expression> key_outputs;
     for (size_t i = 0; i < p.groupings.size(); ++i) {
       ARROW_ASSIGN_OR_RAISE(auto key, LowerExpr(*p.groupings[i], options_.eval));
-      exprs.push_back(std::move(key));
-      names.push_back("k" + std::to_string(i));
-      keys.emplace_back(names.back());
+      const auto& type = p.groupings[i]->type;
+      std::string name = "k" + std::to_string(i);
+      if (type->id() != arrow::Type::STRUCT) {
+        exprs.push_back(std::move(key));
+        names.push_back(name);
+        keys.emplace_back(name);
+        key_outputs.push_back(cp::field_ref(name));
+        continue;
+      }
+      std::vector<cp::Expression> fields;
+      std::vector<std::string> field_names;
+      for (int f = 0; f < type->num_fields(); ++f) {
+        std::string field_name = name + "_" + std::to_string(f);
+        exprs.push_back(cp::call("struct_field", {key}, cp::StructFieldOptions({f})));
+        names.push_back(field_name);
+        keys.emplace_back(field_name);
+        fields.push_back(cp::field_ref(field_name));
+        field_names.push_back(type->field(f)->name());
+      }
+      key_outputs.push_back(cp::call("make_struct", fields, cp::MakeStructOptions(field_names)));
     }
     std::vector<cp::Aggregate> aggregates;
     for (size_t i = 0; i < p.exprs.size(); ++i) {
@@ -186,9 +205,8 @@ class PlanBuilder {
     std::vector<cp::Expression> out;
     size_t num_keys = p.groupings.size();
     for (size_t i = 0; i < p.output.size(); ++i) {
-      std::string source = i < num_keys ? "k" + std::to_string(i) : "r" + std::to_string(i - num_keys);
-      out.push_back(cp::call("cast", {cp::field_ref(source)},
-                             cp::CastOptions::Safe(p.output[i].type)));
+      auto value = i < num_keys ? key_outputs[i] : cp::field_ref("r" + std::to_string(i - num_keys));
+      out.push_back(cp::call("cast", {value}, cp::CastOptions::Safe(p.output[i].type)));
     }
     return Project(std::move(aggregate), std::move(out), Names(p));
   }

@@ -132,7 +132,8 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
   int corrupt_index = source.schema->GetFieldIndex(corrupt_column);
 
   arrow::FieldVector data_fields;
-  for (const auto& f : ReadSchema(*source.schema)->fields()) {
+  auto read_schema = ReadSchema(*source.schema);
+  for (const auto& f : read_schema->fields()) {
     if (f->name() != corrupt_column) data_fields.push_back(f);
   }
   auto data_schema = arrow::schema(data_fields);

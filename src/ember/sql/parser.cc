@@ -220,7 +220,6 @@ class Parser {
   // ---- Errors ----
 
   arrow::Status Fail(const Token& at, const arrow::Status& status) {
-    error_offset_ = at.offset;
     return WithPosition(status, text_, at.offset);
   }
   arrow::Status SyntaxError(const Token& at, const std::string& hint = "") {
@@ -261,6 +260,41 @@ class Parser {
     const Token& token = tokens_[i];
     return IsWord(token, "SELECT") || IsWord(token, "WITH") || IsWord(token, "VALUES") ||
            IsWord(token, "TABLE") || IsWord(token, "FROM");
+  }
+
+  // Index of the `)` that closes the `(` at token `open`, or of the end token.
+  size_t MatchingParen(size_t open) const {
+    int depth = 0;
+    for (size_t i = open; i < tokens_.size(); ++i) {
+      if (IsSymbol(tokens_[i], "(")) ++depth;
+      if (IsSymbol(tokens_[i], ")") && --depth == 0) return i;
+    }
+    return tokens_.size() - 1;
+  }
+
+  // Whether the `(` at token `open` in FROM encloses a query rather than a relation such as
+  // `((SELECT 1) a JOIN b)`. When the content opens with a parenthesised group, it is a query
+  // only if that group is one and what follows it can continue a query. Deciding ahead keeps the
+  // parser linear where trying one reading and then the other would be exponential in nesting.
+  bool EnclosesQuery(size_t open) const {
+    static const char* kQueryContinuations[] = {"UNION",   "INTERSECT",  "EXCEPT", "MINUS",
+                                                "ORDER",   "LIMIT",      "OFFSET", "SORT",
+                                                "CLUSTER", "DISTRIBUTE", "WINDOW"};
+    // The groups that open at open+1, open+2, ... each must be a query followed by a
+    // continuation; past the nesting limit, the query reading fails with TooDeep anyway.
+    size_t last = open;
+    while (IsSymbol(tokens_[last + 1], "(")) {
+      if (last - open > static_cast<size_t>(kMaxDepth)) return true;
+      ++last;
+    }
+    if (!StartsQuery(last + 1)) return false;
+    for (size_t group = open + 1; group <= last; ++group) {
+      const Token& after = tokens_[std::min(MatchingParen(group) + 1, tokens_.size() - 1)];
+      bool continues = after.kind == TokenKind::kEnd || IsSymbol(after, ")");
+      for (const char* word : kQueryContinuations) continues = continues || IsWord(after, word);
+      if (!continues) return false;
+    }
+    return true;
   }
 
   // Counts the recursion through nested parentheses, subqueries and prefix operators, so that
@@ -578,20 +612,11 @@ class Parser {
   arrow::Result<PlanPtr> RelationPrimary() {
     const Token& token = Peek();
     if (IsSymbol(token, "(")) {
-      size_t start = pos_;
-      if (StartsQuery(pos_ + 1)) {
+      if (EnclosesQuery(pos_)) {
         Next();
-        auto query = Query();
-        if (query.ok() && AcceptSymbol(")")) return AliasRelation(*query);
-        // `((SELECT ...) a JOIN b)` opens like a query but is a relation: try that before failing.
-        arrow::Status query_error = query.ok() ? SyntaxError(Peek()) : query.status();
-        size_t query_error_offset = error_offset_;
-        pos_ = start;
-        auto relation = ParenthesizedRelation();
-        if (relation.ok()) return relation;
-        if (error_offset_ >= query_error_offset) return relation.status();
-        error_offset_ = query_error_offset;
-        return query_error;
+        ARROW_ASSIGN_OR_RAISE(auto query, Query());
+        ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+        return AliasRelation(query);
       }
       return ParenthesizedRelation();
     }
@@ -1346,8 +1371,7 @@ class Parser {
   const std::string& text_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
-  size_t error_offset_ = 0;
-  int depth_ = 0;  // where the last error was reported, to pick between alternatives
+  int depth_ = 0;  // the nesting cost of the rules being parsed, see Nesting
   std::vector<std::map<std::string, CteDefinition>> ctes_;  // by lower-case name, innermost last
 };
 

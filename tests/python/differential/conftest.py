@@ -17,7 +17,7 @@ import importlib.util
 import os
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 
@@ -47,10 +47,9 @@ class Engine:
     """A session of one engine with the suite's tables registered as temporary views."""
 
     name: str
-    spark: object
-    F: object
-    # Spark's column names and types per query, so that Ember's can be checked against them.
-    schemas: dict = field(default_factory=dict)
+    spark: object  # a SparkSession of pyspark or of Ember
+    F: object  # its functions module
+    schemas: dict  # Spark's columns per query, to check Ember's against
 
     def set_time_zone(self, tz: str) -> None:
         self.spark.conf.set("spark.sql.session.timeZone", tz)
@@ -58,9 +57,41 @@ class Engine:
 
 def register_views(spark, dataset: data.Dataset) -> None:
     """Reads each file once with an explicit schema and names it, in the PySpark way."""
-    spark.read.schema(data.EVENTS_DDL).parquet(dataset.events_parquet).createOrReplaceTempView("events")
-    spark.read.schema(data.EVENTS_DDL).json(dataset.events_json).createOrReplaceTempView("events_json")
-    spark.read.schema(data.DIM_DDL).json(dataset.dim_json).createOrReplaceTempView("dim")
+    read = spark.read
+    read.schema(data.EVENTS_DDL).parquet(dataset.events_parquet).createOrReplaceTempView("events")
+    read.schema(data.EVENTS_DDL).json(dataset.events_json).createOrReplaceTempView("events_json")
+    read.schema(data.DIM_DDL).json(dataset.dim_json).createOrReplaceTempView("dim")
+
+
+def start_session(SparkSession):
+    """The same builder calls for both engines."""
+    return (
+        SparkSession.builder.master("local[2]")
+        .appName("ember-differential")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
+        .getOrCreate()
+    )
+
+
+def import_engine(name: str):
+    """(SparkSession class, functions module) of the engine, or a skip saying why not."""
+    if name == "spark":
+        ok, reason = spark_enabled()
+        if not ok:
+            pytest.skip(f"Spark is off: {reason}")
+        from pyspark.sql import SparkSession
+        from pyspark.sql import functions
+    else:
+        try:
+            from ember.sql import SparkSession
+            from ember.sql import functions
+        except ImportError as error:
+            pytest.skip(f"ember.sql cannot be imported yet ({error}); build and install Ember")
+    return SparkSession, functions
 
 
 @pytest.fixture(scope="session")
@@ -74,54 +105,19 @@ def spark_schemas() -> dict:
     return {}
 
 
-def _spark_session(request):
-    ok, reason = spark_enabled()
-    if not ok:
-        pytest.skip(f"Spark is off: {reason}")
-    from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
-
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("ember-differential")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    return Engine("spark", spark, F)
-
-
-def _ember_session(request):
-    try:
-        import ember.sql.functions as F
-        from ember.sql import SparkSession
-    except ImportError as error:
-        pytest.skip(f"ember.sql cannot be imported yet ({error}); build and install Ember first")
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("ember-differential")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    return Engine("ember", spark, F)
-
-
 @pytest.fixture(
     scope="session",
     params=[pytest.param("spark", marks=pytest.mark.spark), "ember"],
 )
 def engine(request, spark_schemas):
-    """The engine under test, one session for the whole run, with the tables registered."""
-    make = _spark_session if request.param == "spark" else _ember_session
-    session = make(request)  # skips before the data is made when the engine is unavailable
-    session.schemas = spark_schemas
-    register_views(session.spark, request.getfixturevalue("dataset"))
-    yield session
-    session.spark.stop()
+    """The engine under test: one session for the whole run, with the tables registered."""
+    SparkSession, functions = import_engine(request.param)  # skips before making any data
+    spark = start_session(SparkSession)
+    if request.param == "spark":
+        spark.sparkContext.setLogLevel("ERROR")
+    register_views(spark, request.getfixturevalue("dataset"))
+    yield Engine(request.param, spark, functions, spark_schemas)
+    spark.stop()
 
 
 class DuckDBOracle:

@@ -78,7 +78,7 @@ def assert_same_rows(actual: list, expected: list, ordered: bool, engine: str) -
         lines.append(f"  row {i}:\n    {engine}: {actual[i]!r}\n    duckdb: {expected[i]!r}")
     if len(actual) != len(expected):
         n = min(len(actual), len(expected))
-        lines.append(f"  first extra rows: {engine} {actual[n:n + 3]!r}, duckdb {expected[n:n + 3]!r}")
+        lines.append(f"  next rows: {engine} {actual[n:n + 3]!r}, duckdb {expected[n:n + 3]!r}")
     pytest.fail("\n".join(lines), pytrace=False)
 
 

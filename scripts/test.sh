@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Sets everything up and runs the whole test suite: the C++ unit tests under AddressSanitizer and
+# UndefinedBehaviorSanitizer, then the Python suite (which compares Ember with DuckDB and Spark),
+# then the differential suite again with tiny Arrow batches.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+bash scripts/setup.sh
+export CCACHE_DIR="$root/.cache/ccache"
+
+echo "== C++ unit tests (ASan + UBSan)"
+cmake -G Ninja -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DEMBER_BUILD_TESTS=ON \
+  -DEMBER_SANITIZE=ON -DPython_EXECUTABLE="$root/.venv/bin/python" >/dev/null
+cmake --build build/asan
+# pyarrow's libraries are not instrumented: container annotations would report false overflows.
+ASAN_OPTIONS=detect_container_overflow=0 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build/asan --output-on-failure
+
+echo "== Python tests"
+export TZ=UTC
+.venv/bin/python -m pytest -q "$@"
+
+echo "== Differential suite with 3-row Arrow batches"
+EMBER_BATCH_SIZE=3 EMBER_DIFF_ROWS=3000 EMBER_TEST_SPARK=0 \
+  .venv/bin/python -m pytest -q tests/python/differential
