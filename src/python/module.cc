@@ -156,10 +156,14 @@ NB_MODULE(_core, m) {
            [](const DataFrame& df, const DataFrame& other, bool by_name, bool allow_missing) {
              return Unwrap(df.Union(other, by_name, allow_missing));
            })
-      .def("join",
-           [](const DataFrame& df, const DataFrame& other, std::optional<Column> on,
+      .def("join_on",
+           [](const DataFrame& df, const DataFrame& other, const Column& on, const std::string& how) {
+             return Unwrap(df.Join(other, &on, {}, how));
+           })
+      .def("join_using",
+           [](const DataFrame& df, const DataFrame& other,
               const std::vector<std::string>& using_columns, const std::string& how) {
-             return Unwrap(df.Join(other, on ? &*on : nullptr, using_columns, how));
+             return Unwrap(df.Join(other, nullptr, using_columns, how));
            })
       .def("to_arrow",
            [](const DataFrame& df) {

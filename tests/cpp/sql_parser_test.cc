@@ -1,14 +1,16 @@
 // Tests of the Spark SQL parser: the trees it builds for expressions and queries, and Spark's error
 // messages with positions for malformed text.
+#include "ember/sql/parser.h"
+
+#include <string>
+#include <vector>
+
 #include <arrow/scalar.h>
 #include <arrow/type.h>
 #include <gtest/gtest.h>
 
-#include <string>
-
 #include "ember/error.h"
 #include "ember/plan/type_names.h"
-#include "ember/sql/parser.h"
 
 namespace ember::sql {
 namespace {

@@ -246,20 +246,20 @@ class DataFrame:
     def join(self, other: "DataFrame", on: Any = None, how: Optional[str] = None) -> "DataFrame":
         how = how or "inner"
         if on is None:
-            return self._wrap(self._df.join(other._df, None, [], "cross" if how == "inner" else how))
+            return self._wrap(self._df.join_using(other._df, [], "cross" if how == "inner" else how))
         if isinstance(on, str):
             on = [on]
         if isinstance(on, (list, tuple)) and all(isinstance(o, str) for o in on):
-            return self._wrap(self._df.join(other._df, None, list(on), how))
+            return self._wrap(self._df.join_using(other._df, list(on), how))
         if isinstance(on, (list, tuple)):
             condition = on[0]
             for c in on[1:]:
                 condition = condition & c
             on = condition
-        return self._wrap(self._df.join(other._df, on._c, [], how))
+        return self._wrap(self._df.join_on(other._df, on._c, how))
 
     def crossJoin(self, other: "DataFrame") -> "DataFrame":
-        return self._wrap(self._df.join(other._df, None, [], "cross"))
+        return self._wrap(self._df.join_using(other._df, [], "cross"))
 
     # --- actions --------------------------------------------------------------------------
 

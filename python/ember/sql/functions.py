@@ -12,7 +12,8 @@ __all__ = [
     "rtrim", "reverse", "to_timestamp", "to_date", "date_trunc", "current_timestamp", "year",
     "month", "quarter", "dayofmonth", "dayofyear", "hour", "minute", "second", "from_unixtime",
     "unix_timestamp", "window", "struct", "abs", "asc", "desc", "asc_nulls_first",
-    "asc_nulls_last", "desc_nulls_first", "desc_nulls_last", "sum_distinct",
+    "asc_nulls_last", "desc_nulls_first", "desc_nulls_last", "sum_distinct", "round",
+    "concat_ws", "dayofweek", "date_add", "date_sub", "datediff",
 ]
 
 
@@ -183,3 +184,27 @@ def desc_nulls_first(col: Any) -> Column:
 
 def desc_nulls_last(col: Any) -> Column:
     return _to_col(col).desc_nulls_last()
+
+
+def round(col: Any, scale: int = 0) -> Column:
+    return _call("round", _to_col(col), scale)
+
+
+def concat_ws(sep: str, *cols: Any) -> Column:
+    return _call("concat_ws", sep, *_columns(cols))
+
+
+def dayofweek(col: Any) -> Column:
+    return _call("dayofweek", _to_col(col))
+
+
+def date_add(start: Any, days: Any) -> Column:
+    return _call("date_add", _to_col(start), days)
+
+
+def date_sub(start: Any, days: Any) -> Column:
+    return _call("date_sub", _to_col(start), days)
+
+
+def datediff(end: Any, start: Any) -> Column:
+    return _call("datediff", _to_col(end), _to_col(start))

@@ -6,6 +6,7 @@
 
 #include <arrow/acero/exec_plan.h>
 #include <arrow/acero/options.h>
+#include <arrow/array/builder_primitive.h>
 #include <arrow/compute/api.h>
 #include <arrow/table.h>
 
@@ -53,7 +54,12 @@ Result<cp::Expression> LowerExpr(const Expr& e, const plan::EvalContext& ctx) {
         ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*a, ctx));
         args.push_back(std::move(lowered));
       }
-      return def->lower(e, std::move(args), ctx);
+      ARROW_ASSIGN_OR_RAISE(auto lowered, def->lower(e, std::move(args), ctx));
+      // Arrow sizes decimal results its own way; the analyzer's (Spark's) type is the contract.
+      if (e.type->id() == arrow::Type::DECIMAL128) {
+        return cp::call("cast", {std::move(lowered)}, cp::CastOptions::Safe(e.type));
+      }
+      return lowered;
     }
     default:
       return Status::Invalid("unresolved expression ", plan::DisplayName(e));
@@ -211,27 +217,49 @@ class PlanBuilder {
     return Project(std::move(aggregate), std::move(out), Names(p));
   }
 
+  // One row per key, the first one seen: group the row numbers by key, keep each group's
+  // smallest, and take those rows in input order. Works for columns of any type.
   Result<ac::Declaration> Deduplicate(const LogicalPlan& p) {
-    ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
-    std::set<int64_t> key_ids;
+    ARROW_ASSIGN_OR_RAISE(auto table, Materialize(*p.children[0]));
+    ARROW_ASSIGN_OR_RAISE(table, table->CombineChunks());
+    arrow::Int64Builder numbers;
+    ARROW_RETURN_NOT_OK(numbers.Reserve(table->num_rows()));
+    for (int64_t i = 0; i < table->num_rows(); ++i) numbers.UnsafeAppend(i);
+    std::shared_ptr<arrow::Array> row_numbers;
+    ARROW_RETURN_NOT_OK(numbers.Finish(&row_numbers));
+    ARROW_ASSIGN_OR_RAISE(auto numbered,
+                          table->AddColumn(table->num_columns(), arrow::field("row", arrow::int64()),
+                                           std::make_shared<arrow::ChunkedArray>(row_numbers)));
+    std::vector<cp::Expression> exprs{cp::field_ref("row")};
+    std::vector<std::string> names{"row"};
     std::vector<arrow::FieldRef> keys;
-    for (const auto& g : p.groupings) {
-      key_ids.insert(g->id);
-      keys.emplace_back(ColumnName(g->id));
+    for (size_t i = 0; i < p.groupings.size(); ++i) {
+      auto key = cp::field_ref(ColumnName(p.groupings[i]->id));
+      const auto& type = p.groupings[i]->type;
+      if (type->id() != arrow::Type::STRUCT) {
+        exprs.push_back(key);
+        names.push_back("k" + std::to_string(i));
+        keys.emplace_back(names.back());
+        continue;
+      }
+      for (int f = 0; f < type->num_fields(); ++f) {
+        exprs.push_back(cp::call("struct_field", {key}, cp::StructFieldOptions({f})));
+        names.push_back("k" + std::to_string(i) + "_" + std::to_string(f));
+        keys.emplace_back(names.back());
+      }
     }
-    // One row per key: the other columns come from the first row seen for it.
-    std::vector<cp::Aggregate> aggregates;
-    for (const auto& a : p.output) {
-      if (key_ids.count(a.id)) continue;
-      aggregates.emplace_back("hash_first",
-                              std::make_shared<cp::ScalarAggregateOptions>(false, 0),
-                              arrow::FieldRef(ColumnName(a.id)), ColumnName(a.id));
-    }
-    ac::Declaration aggregate("aggregate", {std::move(input)},
+    auto source = ac::Declaration("table_source", ac::TableSourceNodeOptions(numbered));
+    auto keyed = Project(std::move(source), std::move(exprs), std::move(names));
+    std::vector<cp::Aggregate> aggregates{
+        cp::Aggregate(keys.empty() ? "min" : "hash_min", arrow::FieldRef("row"), "first_row")};
+    ac::Declaration aggregate("aggregate", {std::move(keyed)},
                               ac::AggregateNodeOptions(std::move(aggregates), std::move(keys)));
-    std::vector<cp::Expression> out;
-    for (const auto& a : p.output) out.push_back(cp::field_ref(ColumnName(a.id)));
-    return Project(std::move(aggregate), std::move(out), Names(p));
+    ARROW_ASSIGN_OR_RAISE(auto firsts, ac::DeclarationToTable(std::move(aggregate), false));
+    auto first_row = firsts->GetColumnByName("first_row");
+    ARROW_ASSIGN_OR_RAISE(auto order, cp::SortIndices(*first_row));
+    ARROW_ASSIGN_OR_RAISE(auto first_rows, cp::Take(arrow::Datum(first_row), arrow::Datum(order)));
+    ARROW_ASSIGN_OR_RAISE(auto kept, cp::Take(arrow::Datum(table), first_rows));
+    return Source(kept.table(), p, /*rename=*/false);
   }
 
   Result<ac::Declaration> Join(const LogicalPlan& p) {

@@ -325,6 +325,21 @@ std::string ToStrftime(const std::string& pattern) {
   return out;
 }
 
+// Local wall-clock time (zone-less) to an instant, with java.time's rules for Spark: an ambiguous
+// time takes the earlier offset, a time in a gap is moved forward by the gap's length. Both come
+// from the offset in force just before: utc = local - offset(earliest valid instant).
+cp::Expression LocalToUtc(cp::Expression local, const EvalContext& ctx) {
+  if (ctx.time_zone == "UTC") return CastTo(std::move(local), TimestampType());
+  auto earliest = Fn("assume_timezone", {local},
+                     std::make_shared<cp::AssumeTimezoneOptions>(
+                         ctx.time_zone, cp::AssumeTimezoneOptions::AMBIGUOUS_EARLIEST,
+                         cp::AssumeTimezoneOptions::NONEXISTENT_EARLIEST));
+  auto instant = CastTo(earliest, arrow::int64());
+  auto wall = CastTo(Fn("local_timestamp", {earliest}), arrow::int64());
+  auto offset = Fn("subtract", {wall, instant});
+  return CastTo(Fn("subtract", {CastTo(local, arrow::int64()), offset}), TimestampType());
+}
+
 // Parses text into an instant: zone-less text is wall-clock time in the session zone.
 cp::Expression ParseTimestamp(cp::Expression text, const std::string& format, bool error_is_null,
                               const EvalContext& ctx) {
@@ -334,22 +349,13 @@ cp::Expression ParseTimestamp(cp::Expression text, const std::string& format, bo
     // an optional zone offset; text without an offset is wall-clock time in the session zone.
     auto parsed = Fn(error_is_null ? "ember_try_parse_timestamp" : "ember_parse_timestamp", {text});
     if (ctx.time_zone == "UTC") return CastTo(parsed, utc);
-    auto local = Fn("assume_timezone", {parsed},
-                    std::make_shared<cp::AssumeTimezoneOptions>(
-                        ctx.time_zone, cp::AssumeTimezoneOptions::AMBIGUOUS_EARLIEST,
-                        cp::AssumeTimezoneOptions::NONEXISTENT_LATEST));
     return Fn("if_else", {Fn("ember_timestamp_has_offset", {text}), CastTo(parsed, utc),
-                          CastTo(local, utc)});
+                          LocalToUtc(parsed, ctx)});
   }
   auto local = Fn("strptime", {std::move(text)},
                   std::make_shared<cp::StrptimeOptions>(ToStrftime(format), arrow::TimeUnit::MICRO,
                                                         error_is_null));
-  if (ctx.time_zone == "UTC") return CastTo(local, utc);
-  auto zoned = Fn("assume_timezone", {local},
-                  std::make_shared<cp::AssumeTimezoneOptions>(
-                      ctx.time_zone, cp::AssumeTimezoneOptions::AMBIGUOUS_EARLIEST,
-                      cp::AssumeTimezoneOptions::NONEXISTENT_LATEST));
-  return CastTo(zoned, utc);
+  return LocalToUtc(local, ctx);
 }
 
 cp::Expression FormatTimestamp(cp::Expression ts, const std::string& format,
@@ -688,6 +694,51 @@ Catalog BuildCatalog() {
                            std::make_shared<cp::SliceOptions>(start, stop));
                }));
   }
+  // round(x, d): Spark rounds half away from zero.
+  Add(c, Scalar(
+             "round", 1, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (args.size() == 2) ARROW_RETURN_NOT_OK(LiteralInt(call, args[1]).status());
+               std::vector<ExprPtr> value{args[0]};
+               ARROW_ASSIGN_OR_RAISE(auto typed, NumericUnaryRule(call, value));
+               args[0] = typed.args[0];
+               auto type = typed.type;
+               if (IsDecimal(*type) && args.size() == 2) {
+                 ARROW_ASSIGN_OR_RAISE(int64_t digits, LiteralInt(call, args[1]));
+                 const auto& d = static_cast<const arrow::Decimal128Type&>(*type);
+                 int scale = static_cast<int>(std::clamp<int64_t>(digits, 0, d.scale()));
+                 type = arrow::decimal128(std::min(38, d.precision() - d.scale() + scale + 1), scale);
+               }
+               return Typed(std::move(args), type);
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               int64_t digits = 0;
+               if (call.args.size() == 2) {
+                 ARROW_ASSIGN_OR_RAISE(digits, LiteralInt(call, call.args[1]));
+               }
+               auto options = std::make_shared<cp::RoundOptions>(
+                   digits, cp::RoundMode::HALF_TOWARDS_INFINITY);
+               if (IsIntegral(*call.type)) {
+                 if (digits >= 0) return a[0];
+                 return CastTo(Fn("round", {CastTo(a[0], arrow::float64())}, options), call.type);
+               }
+               return CastTo(Fn("round", {a[0]}, options), call.type);
+             }));
+  Add(c, Scalar(
+             "concat_ws", 1, -1,
+             [](const Expr& call, std::vector<ExprPtr> args) {
+               return StringArgsRule(call, std::move(args), arrow::utf8());
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               // Spark skips NULL values; arrow takes the separator last.
+               std::vector<cp::Expression> args(a.begin() + 1, a.end());
+               args.push_back(a[0]);
+               if (args.size() == 1) return cp::literal("");
+               return Fn("binary_join_element_wise", std::move(args),
+                         std::make_shared<cp::JoinOptions>(cp::JoinOptions::SKIP));
+             }));
   // Dates and times.
   Add(c, DateField("year", "year"));
   Add(c, DateField("month", "month"));
@@ -698,6 +749,57 @@ Catalog BuildCatalog() {
   Add(c, DateField("hour", "hour"));
   Add(c, DateField("minute", "minute"));
   Add(c, DateField("second", "second"));
+  Add(c, Scalar(
+             "dayofweek", 1, 1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (args[0]->type->id() != arrow::Type::DATE32) {
+                 ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+               }
+               return Typed(std::move(args), arrow::int32());
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext& ctx) -> Result<cp::Expression> {
+               bool is_date = call.args[0]->type->id() == arrow::Type::DATE32;
+               // Spark counts 1 = Sunday .. 7 = Saturday.
+               auto options = std::make_shared<cp::DayOfWeekOptions>(/*count_from_zero=*/false,
+                                                                    /*week_start=*/7);
+               return CastTo(Fn("day_of_week", {is_date ? a[0] : InZone(a[0], ctx)}, options),
+                             arrow::int32());
+             }));
+  for (const char* name : {"date_add", "date_sub"}) {
+    bool subtract = std::string(name) == "date_sub";
+    Add(c, Scalar(
+               name, 2, 2,
+               [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 if (args[0]->type->id() != arrow::Type::DATE32) {
+                   if (!IsString(*args[0]->type) && !IsTimestamp(*args[0]->type)) {
+                     return UnexpectedType(call, 0, *args[0], "\"DATE\"");
+                   }
+                   args[0] = CastIfNeeded(args[0], arrow::date32());
+                 }
+                 if (!IsIntegral(*args[1]->type)) {
+                   return UnexpectedType(call, 1, *args[1], "(\"INT\" or \"SMALLINT\" or \"TINYINT\")");
+                 }
+                 args[1] = CastIfNeeded(args[1], arrow::int32());
+                 return Typed(std::move(args), arrow::date32());
+               },
+               [subtract](const Expr&, std::vector<cp::Expression> a,
+                          const EvalContext&) -> Result<cp::Expression> {
+                 auto days = CastTo(a[0], arrow::int32());
+                 return CastTo(Fn(subtract ? "subtract_checked" : "add_checked", {days, a[1]}),
+                               arrow::date32());
+               }));
+  }
+  Add(c, Scalar(
+             "datediff", 2, 2,
+             [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               for (auto& arg : args) arg = CastIfNeeded(arg, arrow::date32());
+               return Typed(std::move(args), arrow::int32());
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("subtract", {CastTo(a[0], arrow::int32()), CastTo(a[1], arrow::int32())});
+             }));
   Add(c, Scalar(
              "to_timestamp", 1, 2,
              [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
@@ -737,7 +839,9 @@ Catalog BuildCatalog() {
                  if (call.args.size() == 2) {
                    ARROW_ASSIGN_OR_RAISE(format, LiteralString(call, call.args[1]));
                  }
-                 if (format.empty()) return CastTo(a[0], arrow::date32());
+                 if (format.empty()) {
+                   return LowerCast(a[0], arrow::utf8(), arrow::date32(), false, ctx);
+                 }
                  ts = ParseTimestamp(a[0], format, false, ctx);
                }
                return CastTo(LocalTime(ts, ctx), arrow::date32());
@@ -1057,6 +1161,11 @@ Result<cp::Expression> LowerCast(cp::Expression arg, const std::shared_ptr<arrow
                ? CastTo(LocalTime(ts, ctx), to)
                : ts;
   }
+  if (IsString(*from) && to->id() == arrow::Type::DATE32) {
+    // Spark reads the date part of date or timestamp text.
+    auto parsed = Fn(try_cast ? "ember_try_parse_timestamp" : "ember_parse_timestamp", {arg});
+    return CastTo(parsed, to);
+  }
   if (IsString(*from) && (IsNumeric(*to) || to->id() == arrow::Type::BOOL || to_time)) {
     // Spark trims surrounding whitespace before reading a number.
     auto trimmed = Fn("utf8_trim_whitespace", {arg});
@@ -1081,20 +1190,14 @@ Result<cp::Expression> LowerCast(cp::Expression arg, const std::shared_ptr<arrow
   if (from->id() == arrow::Type::DATE32 && IsTimestamp(*to)) {
     auto midnight = CastTo(arg, arrow::timestamp(arrow::TimeUnit::MICRO));
     if (!static_cast<const arrow::TimestampType&>(*to).timezone().empty()) {
-      if (ctx.time_zone == "UTC") return CastTo(midnight, to);
-      return CastTo(Fn("assume_timezone", {midnight},
-                       std::make_shared<cp::AssumeTimezoneOptions>(ctx.time_zone)),
-                    to);
+      return LocalToUtc(midnight, ctx);
     }
     return midnight;
   }
   if (IsTimestamp(*from) && IsTimestamp(*to)) {
     bool from_zoned = !static_cast<const arrow::TimestampType&>(*from).timezone().empty();
     if (from_zoned) return CastTo(LocalTime(arg, ctx), to);
-    if (ctx.time_zone == "UTC") return CastTo(arg, to);
-    return CastTo(Fn("assume_timezone", {arg},
-                     std::make_shared<cp::AssumeTimezoneOptions>(ctx.time_zone)),
-                  to);
+    return LocalToUtc(arg, ctx);
   }
   if (IsTimestamp(*from) && IsNumeric(*to)) {
     // Spark casts a timestamp to its seconds since the epoch.

@@ -1,9 +1,5 @@
 #include "ember/sql/lexer.h"
 
-#include <arrow/scalar.h>
-#include <arrow/type.h>
-#include <arrow/util/decimal.h>
-
 #include <algorithm>
 #include <cfloat>
 #include <charconv>
@@ -11,6 +7,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+
+#include <arrow/scalar.h>
+#include <arrow/type.h>
+#include <arrow/util/decimal.h>
 
 #include "ember/error.h"
 

@@ -4,14 +4,14 @@
 // whose suffix (L, S, Y, D, F, BD) or form (exponent, decimal point) decides their type.
 #pragma once
 
-#include <arrow/result.h>
-#include <arrow/status.h>
-#include <arrow/type_fwd.h>
-
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <arrow/result.h>
+#include <arrow/status.h>
+#include <arrow/type_fwd.h>
 
 namespace ember::sql {
 

@@ -4,15 +4,17 @@
 // position rather than with a misleading syntax error.
 #include "ember/sql/parser.h"
 
-#include <arrow/scalar.h>
-#include <arrow/type.h>
-
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <memory>
+#include <string>
 #include <unordered_set>
 #include <utility>
 #include <vector>
+
+#include <arrow/scalar.h>
+#include <arrow/type.h>
 
 #include "ember/error.h"
 #include "ember/plan/type_names.h"

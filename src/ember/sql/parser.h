@@ -21,9 +21,9 @@
 // " (line L, pos P)", except INVALID_LIMIT_LIKE_EXPRESSION, an AnalysisException as in Spark.
 #pragma once
 
-#include <arrow/result.h>
-
 #include <string>
+
+#include <arrow/result.h>
 
 #include "ember/plan/expr.h"
 #include "ember/plan/logical_plan.h"
