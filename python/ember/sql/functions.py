@@ -13,7 +13,7 @@ __all__ = [
     "month", "quarter", "dayofmonth", "dayofyear", "hour", "minute", "second", "from_unixtime",
     "unix_timestamp", "window", "struct", "abs", "asc", "desc", "asc_nulls_first",
     "asc_nulls_last", "desc_nulls_first", "desc_nulls_last", "sum_distinct", "round",
-    "concat_ws", "dayofweek", "date_add", "date_sub", "datediff",
+    "concat_ws", "dayofweek", "date_add", "date_sub", "datediff", "add_months",
 ]
 
 
@@ -208,3 +208,7 @@ def date_sub(start: Any, days: Any) -> Column:
 
 def datediff(end: Any, start: Any) -> Column:
     return _call("datediff", _to_col(end), _to_col(start))
+
+
+def add_months(start: Any, months: Any) -> Column:
+    return _call("add_months", _to_col(start), months)

@@ -193,6 +193,19 @@ class PlanBuilder {
       const Expr& call = *p.exprs[i];
       const plan::FunctionDef* def = plan::FindFunction(call.name);
       ARROW_ASSIGN_OR_RAISE(auto arg, LowerExpr(*call.args[0], options_.eval));
+      if (call.args.size() > 1) {
+        // count(DISTINCT a, b): one text key per row, NULL when any part is NULL.
+        std::vector<cp::Expression> parts;
+        for (const auto& a : call.args) {
+          ARROW_ASSIGN_OR_RAISE(auto part, LowerExpr(*a, options_.eval));
+          ARROW_ASSIGN_OR_RAISE(part, plan::LowerCast(part, a->type, arrow::utf8(), false,
+                                                      options_.eval));
+          parts.push_back(std::move(part));
+        }
+        parts.push_back(cp::literal("\x1f"));
+        arg = cp::call("binary_join_element_wise", std::move(parts),
+                       cp::JoinOptions(cp::JoinOptions::EMIT_NULL));
+      }
       exprs.push_back(std::move(arg));
       names.push_back("a" + std::to_string(i));
       std::string function = keys.empty() ? def->scalar_aggregate : def->hash_aggregate;

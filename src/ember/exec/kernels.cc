@@ -1,11 +1,13 @@
 #include "ember/exec/kernels.h"
 
 #include <cctype>
+#include <algorithm>
 #include <mutex>
 #include <optional>
 #include <string_view>
 
 #include <arrow/array/array_binary.h>
+#include <arrow/array/array_primitive.h>
 #include <arrow/array/builder_primitive.h>
 #include <arrow/compute/api.h>
 #include <arrow/compute/kernel.h>
@@ -32,6 +34,25 @@ int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+// The proleptic Gregorian date of a day count since 1970-01-01.
+void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
+}
+
+unsigned DaysInMonth(int64_t y, unsigned m) {
+  static const unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return m == 2 && leap ? 29 : kDays[m - 1];
 }
 
 class Cursor {
@@ -166,6 +187,34 @@ arrow::Status HasOffsetExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::E
   return arrow::Status::OK();
 }
 
+// Spark's add_months: the same day of the month, or the month's last day if it has fewer.
+arrow::Status AddMonthsExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  auto dates = batch[0].array.ToArray();
+  auto months = batch[1].array.ToArray();
+  const auto& d = static_cast<const arrow::Date32Array&>(*dates);
+  const auto& n = static_cast<const arrow::Int32Array&>(*months);
+  arrow::Date32Builder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(d.length()));
+  for (int64_t i = 0; i < d.length(); ++i) {
+    if (d.IsNull(i) || n.IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    int64_t y;
+    unsigned m, day;
+    CivilFromDays(d.Value(i), &y, &m, &day);
+    int64_t total = y * 12 + (m - 1) + n.Value(i);
+    int64_t ny = total >= 0 ? total / 12 : (total - 11) / 12;
+    unsigned nm = static_cast<unsigned>(total - ny * 12) + 1;
+    unsigned nd = std::min(day, DaysInMonth(ny, nm));
+    builder.UnsafeAppend(static_cast<int32_t>(DaysFromCivil(ny, nm, nd)));
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return arrow::Status::OK();
+}
+
 arrow::Status AddUnary(cp::FunctionRegistry* registry, const std::string& name,
                        std::shared_ptr<arrow::DataType> out_type, cp::ArrayKernelExec exec) {
   auto fn = std::make_shared<cp::ScalarFunction>(name, cp::Arity::Unary(), cp::FunctionDoc::Empty());
@@ -190,6 +239,16 @@ arrow::Status RegisterKernels() {
     if (status.ok()) status = AddUnary(registry, "ember_try_parse_timestamp", naive, ParseExec<true>);
     if (status.ok()) {
       status = AddUnary(registry, "ember_timestamp_has_offset", arrow::boolean(), HasOffsetExec);
+    }
+    if (status.ok()) {
+      auto fn = std::make_shared<cp::ScalarFunction>("ember_add_months", cp::Arity::Binary(),
+                                                     cp::FunctionDoc::Empty());
+      cp::ScalarKernel kernel({cp::InputType(arrow::Type::DATE32), cp::InputType(arrow::Type::INT32)},
+                              cp::OutputType(arrow::date32()), AddMonthsExec);
+      kernel.null_handling = cp::NullHandling::COMPUTED_NO_PREALLOCATE;
+      kernel.mem_allocation = cp::MemAllocation::NO_PREALLOCATE;
+      status = fn->AddKernel(std::move(kernel));
+      if (status.ok()) status = registry->AddFunction(std::move(fn));
     }
   });
   return status;

@@ -408,6 +408,14 @@ Result<PlanPtr> Analyzer::Aggregate(const PlanPtr& child, const std::vector<Expr
     } else {
       attr = OutputAttribute(Named(r, g));
     }
+    if (key->kind == ExprKind::kCall && key->name == "window") {
+      // A row without an event time belongs to no window: Spark filters it out.
+      ARROW_ASSIGN_OR_RAISE(auto has_time, Resolve(Call("isnotnull", {key->args[0]}), scope));
+      auto filter = NewNode(PlanKind::kFilter, {node->children[0]});
+      filter->exprs = {has_time};
+      filter->output = node->children[0]->output;
+      node->children[0] = filter;
+    }
     node->groupings.push_back(key);
     node->output.push_back(attr);
     key_prints.push_back(Fingerprint(*key));

@@ -286,6 +286,13 @@ cp::Expression InZone(cp::Expression ts, const EvalContext& ctx) {
                 cp::CastOptions::Safe(arrow::timestamp(arrow::TimeUnit::MICRO, ctx.time_zone))));
 }
 
+// A value whose calendar fields arrow can read as Spark's: instants in the session zone, dates and
+// timestamp_ntz values as they are.
+cp::Expression WallClock(cp::Expression value, const arrow::DataType& type, const EvalContext& ctx) {
+  bool zoned = IsTimestamp(type) && !static_cast<const arrow::TimestampType&>(type).timezone().empty();
+  return zoned ? InZone(std::move(value), ctx) : value;
+}
+
 cp::Expression CastTo(cp::Expression e, std::shared_ptr<arrow::DataType> type, bool safe = true) {
   auto options = safe ? cp::CastOptions::Safe(type) : cp::CastOptions::Unsafe(type);
   return Fn("cast", {std::move(e)}, std::make_shared<cp::CastOptions>(options));
@@ -358,10 +365,22 @@ cp::Expression ParseTimestamp(cp::Expression text, const std::string& format, bo
   return LocalToUtc(local, ctx);
 }
 
+// Formats an instant with a Spark pattern in the session zone; seconds are whole seconds, as
+// arrow's %S would print the fraction of a microsecond timestamp.
 cp::Expression FormatTimestamp(cp::Expression ts, const std::string& format,
                                const EvalContext& ctx) {
-  return Fn("strftime", {InZone(std::move(ts), ctx)},
-            std::make_shared<cp::StrftimeOptions>(ToStrftime(format)));
+  auto seconds = CastTo(InZone(std::move(ts), ctx),
+                        arrow::timestamp(arrow::TimeUnit::SECOND, ctx.time_zone), /*safe=*/false);
+  return Fn("strftime", {seconds}, std::make_shared<cp::StrftimeOptions>(ToStrftime(format)));
+}
+
+// Spark's text of a timestamp: "yyyy-MM-dd HH:mm:ss" and the fraction, if any, without trailing
+// zeros.
+cp::Expression TimestampText(cp::Expression ts, bool zoned, const EvalContext& ctx) {
+  auto local = zoned ? InZone(std::move(ts), ctx) : std::move(ts);
+  auto text = Fn("strftime", {local}, std::make_shared<cp::StrftimeOptions>("%Y-%m-%d %H:%M:%S"));
+  return Fn("replace_substring_regex", {text},
+            std::make_shared<cp::ReplaceSubstringOptions>("\\.?0+$", ""));
 }
 
 // --- the catalog ------------------------------------------------------------------------------
@@ -420,9 +439,7 @@ FunctionDef DateField(std::string name, std::string arrow_name) {
       },
       [arrow_name](const Expr& call, std::vector<cp::Expression> a,
                    const EvalContext& ctx) -> Result<cp::Expression> {
-        bool is_date = call.args[0]->type->id() == arrow::Type::DATE32;
-        auto input = is_date ? a[0] : InZone(a[0], ctx);
-        return CastTo(Fn(arrow_name, {input}), arrow::int32());
+        return CastTo(Fn(arrow_name, {WallClock(a[0], *call.args[0]->type, ctx)}), arrow::int32());
       });
 }
 
@@ -449,7 +466,10 @@ Result<TypedCall> AvgRule(const Expr& call, std::vector<ExprPtr> args) {
   std::shared_ptr<arrow::DataType> result = arrow::float64();
   if (IsDecimal(at)) {
     const auto& d = static_cast<const arrow::Decimal128Type&>(at);
-    result = arrow::decimal128(std::min(38, d.precision() + 4), std::min(38, d.scale() + 4));
+    int scale = std::min(38, d.scale() + 4);
+    result = arrow::decimal128(std::min(38, d.precision() + 4), scale);
+    // Arrow's mean keeps the input's scale: widen it first so no digit is lost.
+    args[0] = CastIfNeeded(args[0], arrow::decimal128(38, scale));
   }
   return TypedCall{std::move(args), result, true};
 }
@@ -459,7 +479,13 @@ Result<TypedCall> SameTypeAggRule(const Expr&, std::vector<ExprPtr> args) {
   return TypedCall{std::move(args), type, true};
 }
 
-Result<TypedCall> CountRule(const Expr&, std::vector<ExprPtr> args) {
+Result<TypedCall> CountRule(const Expr& call, std::vector<ExprPtr> args) {
+  if (args.size() > 1 && !call.distinct) {
+    return UserError(ErrorKind::kAnalysis, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+                     "The `count` requires 1 parameters but the actual number is " +
+                         std::to_string(args.size()) + ".",
+                     "42605");
+  }
   return TypedCall{std::move(args), arrow::int64(), false};
 }
 
@@ -727,17 +753,30 @@ Catalog BuildCatalog() {
              }));
   Add(c, Scalar(
              "concat_ws", 1, -1,
-             [](const Expr& call, std::vector<ExprPtr> args) {
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               ARROW_RETURN_NOT_OK(LiteralString(call, args[0]).status());
                return StringArgsRule(call, std::move(args), arrow::utf8());
              },
-             [](const Expr&, std::vector<cp::Expression> a,
+             [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {
-               // Spark skips NULL values; arrow takes the separator last.
-               std::vector<cp::Expression> args(a.begin() + 1, a.end());
-               args.push_back(a[0]);
-               if (args.size() == 1) return cp::literal("");
-               return Fn("binary_join_element_wise", std::move(args),
-                         std::make_shared<cp::JoinOptions>(cp::JoinOptions::SKIP));
+               ARROW_ASSIGN_OR_RAISE(auto separator, LiteralString(call, call.args[0]));
+               if (a.size() == 1) return cp::literal("");
+               // Spark skips NULL values. Arrow's SKIP mode drops rows whose values are all
+               // NULL, so a non-null marker leads every row and is cut off afterwards.
+               const std::string marker = "\x1f";
+               std::vector<cp::Expression> args{cp::literal(marker)};
+               args.insert(args.end(), a.begin() + 1, a.end());
+               args.push_back(cp::literal(separator));
+               auto joined = Fn("binary_join_element_wise", std::move(args),
+                                std::make_shared<cp::JoinOptions>(cp::JoinOptions::SKIP));
+               std::string pattern = "^\x1f(?:";
+               for (char ch : separator) {
+                 if (!std::isalnum(static_cast<unsigned char>(ch))) pattern += '\\';
+                 pattern += ch;
+               }
+               pattern += ")?";
+               return Fn("replace_substring_regex", {joined},
+                         std::make_shared<cp::ReplaceSubstringOptions>(pattern, "", 1));
              }));
   // Dates and times.
   Add(c, DateField("year", "year"));
@@ -759,11 +798,10 @@ Catalog BuildCatalog() {
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext& ctx) -> Result<cp::Expression> {
-               bool is_date = call.args[0]->type->id() == arrow::Type::DATE32;
                // Spark counts 1 = Sunday .. 7 = Saturday.
                auto options = std::make_shared<cp::DayOfWeekOptions>(/*count_from_zero=*/false,
                                                                     /*week_start=*/7);
-               return CastTo(Fn("day_of_week", {is_date ? a[0] : InZone(a[0], ctx)}, options),
+               return CastTo(Fn("day_of_week", {WallClock(a[0], *call.args[0]->type, ctx)}, options),
                              arrow::int32());
              }));
   for (const char* name : {"date_add", "date_sub"}) {
@@ -790,6 +828,20 @@ Catalog BuildCatalog() {
                                arrow::date32());
                }));
   }
+  Add(c, Scalar(
+             "add_months", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               args[0] = CastIfNeeded(args[0], arrow::date32());
+               if (!IsIntegral(*args[1]->type)) {
+                 return UnexpectedType(call, 1, *args[1], "\"INT\"");
+               }
+               args[1] = CastIfNeeded(args[1], arrow::int32());
+               return Typed(std::move(args), arrow::date32());
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_add_months", std::move(a));
+             }));
   Add(c, Scalar(
              "datediff", 2, 2,
              [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
@@ -872,7 +924,7 @@ Catalog BuildCatalog() {
                  return Lit(arrow::MakeNullScalar(TimestampType()));
                }
                auto options = std::make_shared<cp::RoundTemporalOptions>(1, it->second);
-               return CastTo(Fn("floor_temporal", {InZone(a[1], ctx)}, options), TimestampType());
+               return LocalToUtc(Fn("floor_temporal", {LocalTime(a[1], ctx)}, options), ctx);
              }));
   Add(c, Scalar(
              "current_timestamp", 0, 0,
@@ -928,10 +980,8 @@ Catalog BuildCatalog() {
                } else {
                  ts = a[0];
                }
-               auto seconds = Fn("floor_temporal", {ts},
-                                 std::make_shared<cp::RoundTemporalOptions>(
-                                     1, cp::CalendarUnit::SECOND));
-               return Fn("divide", {CastTo(seconds, arrow::int64()), I64(1000000)});
+               // Spark divides the microseconds, truncating toward zero (also before 1970).
+               return Fn("divide", {CastTo(ts, arrow::int64()), I64(1000000)});
              }));
   // window(ts, duration, slide[, start]): the epoch-aligned tumbling window containing ts.
   Add(c, Scalar(
@@ -1047,8 +1097,13 @@ Catalog BuildCatalog() {
                          std::make_shared<cp::MakeStructOptions>(names));
              }));
   // Aggregates.
-  Add(c, Aggregate("count", CountRule, "hash_count", "count",
-                   std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID)));
+  {
+    // count(DISTINCT a, b, ...) takes several columns.
+    auto count = Aggregate("count", CountRule, "hash_count", "count",
+                           std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID));
+    count.max_args = -1;
+    Add(c, std::move(count));
+  }
   Add(c, Aggregate("sum", SumRule, "hash_sum", "sum",
                    std::make_shared<cp::ScalarAggregateOptions>(true, 1)));
   for (const char* name : {"avg", "mean"}) {
@@ -1114,6 +1169,12 @@ std::shared_ptr<arrow::DataType> WiderType(const std::shared_ptr<arrow::DataType
       return WiderDecimal(static_cast<const arrow::Decimal128Type&>(*da),
                           static_cast<const arrow::Decimal128Type&>(*db));
     }
+    // ANSI coercion: an int or bigint cannot widen to float without losing digits, so both go
+    // to double.
+    bool a_float = a->id() == arrow::Type::FLOAT, b_float = b->id() == arrow::Type::FLOAT;
+    bool a_wide_int = a->id() == arrow::Type::INT32 || a->id() == arrow::Type::INT64;
+    bool b_wide_int = b->id() == arrow::Type::INT32 || b->id() == arrow::Type::INT64;
+    if ((a_float && b_wide_int) || (b_float && a_wide_int)) return arrow::float64();
     return NumericRank(*a) >= NumericRank(*b) ? a : b;
   }
   bool a_time = a->id() == arrow::Type::DATE32 || IsTimestamp(*a);
@@ -1214,7 +1275,8 @@ Result<cp::Expression> LowerCast(cp::Expression arg, const std::shared_ptr<arrow
     return CastTo(CastTo(micros, arrow::int64(), /*safe=*/false), to);
   }
   if (IsTimestamp(*from) && IsString(*to)) {
-    return FormatTimestamp(arg, "yyyy-MM-dd HH:mm:ss", ctx);
+    return TimestampText(arg, !static_cast<const arrow::TimestampType&>(*from).timezone().empty(),
+                         ctx);
   }
   if (from->id() == arrow::Type::BOOL && IsString(*to)) {
     return Fn("if_else", {arg, cp::literal("true"), cp::literal("false")});
@@ -1227,6 +1289,10 @@ Result<cp::Expression> LowerCast(cp::Expression arg, const std::shared_ptr<arrow
   }
   if (IsNumeric(*from) && to->id() == arrow::Type::BOOL) {
     return Fn("not_equal", {arg, CastTo(cp::literal(0), from)});
+  }
+  if (IsIntegral(*from) && to->id() == arrow::Type::DECIMAL128) {
+    const auto& d = static_cast<const arrow::Decimal128Type&>(*to);
+    return CastTo(CastTo(arg, arrow::decimal128(38, d.scale())), to);
   }
   if (from->id() == arrow::Type::DECIMAL128 && IsNumeric(*to)) {
     auto options = cp::CastOptions::Safe(to);
