@@ -13,7 +13,7 @@ __all__ = [
     "month", "quarter", "dayofmonth", "dayofyear", "hour", "minute", "second", "from_unixtime",
     "unix_timestamp", "window", "struct", "abs", "asc", "desc", "asc_nulls_first",
     "asc_nulls_last", "desc_nulls_first", "desc_nulls_last", "sum_distinct", "round",
-    "concat_ws", "dayofweek", "date_add", "date_sub", "datediff", "add_months",
+    "concat_ws", "dayofweek", "date_add", "date_sub", "datediff", "add_months", "last_day",
 ]
 
 
@@ -212,3 +212,7 @@ def datediff(end: Any, start: Any) -> Column:
 
 def add_months(start: Any, months: Any) -> Column:
     return _call("add_months", _to_col(start), months)
+
+
+def last_day(date: Any) -> Column:
+    return _call("last_day", _to_col(date))

@@ -2,6 +2,10 @@
 
 #include <cctype>
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <string>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -12,6 +16,7 @@
 #include <arrow/compute/api.h>
 #include <arrow/compute/kernel.h>
 #include <arrow/compute/registry.h>
+#include <arrow/scalar.h>
 
 #include "ember/error.h"
 
@@ -215,10 +220,79 @@ arrow::Status AddMonthsExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::E
   return arrow::Status::OK();
 }
 
+// Rounds half away from zero the shortest decimal text of a double, as Spark's
+// BigDecimal(x).setScale(d, HALF_UP) does: round(2.675, 2) is 2.68 although 2.675 is stored as
+// 2.67499999...
+double RoundHalfUp(double x, int digits) {
+  if (!std::isfinite(x)) return x;
+  if (digits < 0) {
+    double scale = std::pow(10.0, -digits);
+    return RoundHalfUp(x / scale, 0) * scale;
+  }
+  char buffer[512];
+  auto end = std::to_chars(buffer, buffer + sizeof(buffer), x, std::chars_format::fixed).ptr;
+  std::string text(buffer, end);
+  size_t point = text.find('.');
+  if (point == std::string::npos || text.size() - point - 1 <= static_cast<size_t>(digits)) {
+    return x;
+  }
+  size_t cut = point + 1 + static_cast<size_t>(digits);
+  double result = std::strtod(text.substr(0, cut).c_str(), nullptr);
+  if (text[cut] < '5') return result;
+  result += std::copysign(std::pow(10.0, -digits), x);
+  // Through text again, so the result is the double nearest the rounded decimal.
+  char out[512];
+  auto out_end = std::to_chars(out, out + sizeof(out), result, std::chars_format::fixed, digits).ptr;
+  return std::strtod(std::string(out, out_end).c_str(), nullptr);
+}
+
+arrow::Status RoundExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  auto values = batch[0].array.ToArray();
+  int32_t digits = batch[1].is_scalar()
+                       ? static_cast<const arrow::Int32Scalar*>(batch[1].scalar)->value
+                       : 0;
+  const auto& v = static_cast<const arrow::DoubleArray&>(*values);
+  arrow::DoubleBuilder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(v.length()));
+  for (int64_t i = 0; i < v.length(); ++i) {
+    if (v.IsNull(i)) {
+      builder.UnsafeAppendNull();
+    } else {
+      builder.UnsafeAppend(RoundHalfUp(v.Value(i), digits));
+    }
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return arrow::Status::OK();
+}
+
+arrow::Status LastDayExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  auto dates = batch[0].array.ToArray();
+  const auto& d = static_cast<const arrow::Date32Array&>(*dates);
+  arrow::Date32Builder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(d.length()));
+  for (int64_t i = 0; i < d.length(); ++i) {
+    if (d.IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    int64_t y;
+    unsigned m, day;
+    CivilFromDays(d.Value(i), &y, &m, &day);
+    builder.UnsafeAppend(static_cast<int32_t>(DaysFromCivil(y, m, DaysInMonth(y, m))));
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return arrow::Status::OK();
+}
+
 arrow::Status AddUnary(cp::FunctionRegistry* registry, const std::string& name,
-                       std::shared_ptr<arrow::DataType> out_type, cp::ArrayKernelExec exec) {
+                       std::shared_ptr<arrow::DataType> out_type, cp::ArrayKernelExec exec,
+                       arrow::Type::type in_type = arrow::Type::STRING) {
   auto fn = std::make_shared<cp::ScalarFunction>(name, cp::Arity::Unary(), cp::FunctionDoc::Empty());
-  cp::ScalarKernel kernel({cp::InputType(arrow::Type::STRING)}, cp::OutputType(out_type), exec);
+  cp::ScalarKernel kernel({cp::InputType(in_type)}, cp::OutputType(out_type), exec);
   kernel.null_handling = cp::NullHandling::COMPUTED_NO_PREALLOCATE;
   kernel.mem_allocation = cp::MemAllocation::NO_PREALLOCATE;
   ARROW_RETURN_NOT_OK(fn->AddKernel(std::move(kernel)));
@@ -239,6 +313,19 @@ arrow::Status RegisterKernels() {
     if (status.ok()) status = AddUnary(registry, "ember_try_parse_timestamp", naive, ParseExec<true>);
     if (status.ok()) {
       status = AddUnary(registry, "ember_timestamp_has_offset", arrow::boolean(), HasOffsetExec);
+    }
+    if (status.ok()) {
+      status = AddUnary(registry, "ember_last_day", arrow::date32(), LastDayExec, arrow::Type::DATE32);
+    }
+    if (status.ok()) {
+      auto fn = std::make_shared<cp::ScalarFunction>("ember_round_half_up", cp::Arity::Binary(),
+                                                     cp::FunctionDoc::Empty());
+      cp::ScalarKernel kernel({cp::InputType(arrow::Type::DOUBLE), cp::InputType(arrow::Type::INT32)},
+                              cp::OutputType(arrow::float64()), RoundExec);
+      kernel.null_handling = cp::NullHandling::COMPUTED_NO_PREALLOCATE;
+      kernel.mem_allocation = cp::MemAllocation::NO_PREALLOCATE;
+      status = fn->AddKernel(std::move(kernel));
+      if (status.ok()) status = registry->AddFunction(std::move(fn));
     }
     if (status.ok()) {
       auto fn = std::make_shared<cp::ScalarFunction>("ember_add_months", cp::Arity::Binary(),

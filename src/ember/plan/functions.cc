@@ -749,6 +749,13 @@ Catalog BuildCatalog() {
                  if (digits >= 0) return a[0];
                  return CastTo(Fn("round", {CastTo(a[0], arrow::float64())}, options), call.type);
                }
+               if (call.type->id() == arrow::Type::DOUBLE || call.type->id() == arrow::Type::FLOAT) {
+                 // Spark rounds the value's shortest decimal text (BigDecimal of the double).
+                 auto rounded = Fn("ember_round_half_up",
+                                   {CastTo(a[0], arrow::float64()),
+                                    cp::literal(static_cast<int32_t>(digits))});
+                 return CastTo(rounded, call.type);
+               }
                return CastTo(Fn("round", {a[0]}, options), call.type);
              }));
   Add(c, Scalar(
@@ -842,6 +849,12 @@ Catalog BuildCatalog() {
                 const EvalContext&) -> Result<cp::Expression> {
                return Fn("ember_add_months", std::move(a));
              }));
+  Add(c, Direct("last_day", 1,
+                [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  args[0] = CastIfNeeded(args[0], arrow::date32());
+                  return Typed(std::move(args), arrow::date32());
+                },
+                "ember_last_day"));
   Add(c, Scalar(
              "datediff", 2, 2,
              [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
@@ -895,8 +908,9 @@ Catalog BuildCatalog() {
                    return LowerCast(a[0], arrow::utf8(), arrow::date32(), false, ctx);
                  }
                  ts = ParseTimestamp(a[0], format, false, ctx);
+                 return CastTo(LocalTime(ts, ctx), arrow::date32());
                }
-               return CastTo(LocalTime(ts, ctx), arrow::date32());
+               return LowerCast(ts, call.args[0]->type, arrow::date32(), false, ctx);
              }));
   Add(c, Scalar(
              "date_trunc", 2, 2,
@@ -924,7 +938,16 @@ Catalog BuildCatalog() {
                  return Lit(arrow::MakeNullScalar(TimestampType()));
                }
                auto options = std::make_shared<cp::RoundTemporalOptions>(1, it->second);
-               return LocalToUtc(Fn("floor_temporal", {LocalTime(a[1], ctx)}, options), ctx);
+               const auto& type = static_cast<const arrow::TimestampType&>(*call.args[1]->type);
+               bool zoned = !type.timezone().empty();
+               auto local = zoned ? LocalTime(a[1], ctx) : a[1];
+               auto floor = Fn("floor_temporal", {local}, options);
+               if (it->second >= cp::CalendarUnit::DAY) return LocalToUtc(floor, ctx);
+               // Below a day Spark keeps the value's offset (ZonedDateTime.truncatedTo), which
+               // matters in the repeated hour: move the instant back by what was cut off.
+               auto instant = zoned ? a[1] : LocalToUtc(a[1], ctx);
+               auto cut = Fn("subtract", {CastTo(local, arrow::int64()), CastTo(floor, arrow::int64())});
+               return CastTo(Fn("subtract", {CastTo(instant, arrow::int64()), cut}), TimestampType());
              }));
   Add(c, Scalar(
              "current_timestamp", 0, 0,
@@ -1246,7 +1269,8 @@ Result<cp::Expression> LowerCast(cp::Expression arg, const std::shared_ptr<arrow
     return CastTo(trimmed, to);
   }
   if (IsTimestamp(*from) && to->id() == arrow::Type::DATE32) {
-    return CastTo(LocalTime(arg, ctx), to);
+    bool zoned = !static_cast<const arrow::TimestampType&>(*from).timezone().empty();
+    return CastTo(zoned ? LocalTime(arg, ctx) : arg, to);
   }
   if (from->id() == arrow::Type::DATE32 && IsTimestamp(*to)) {
     auto midnight = CastTo(arg, arrow::timestamp(arrow::TimeUnit::MICRO));
