@@ -12,6 +12,7 @@
 
 #include <arrow/array/array_binary.h>
 #include <arrow/array/array_primitive.h>
+#include <arrow/array/util.h>
 #include <arrow/array/builder_primitive.h>
 #include <arrow/compute/api.h>
 #include <arrow/compute/kernel.h>
@@ -141,9 +142,16 @@ std::optional<ParsedTimestamp> ParseTimestampText(std::string_view text) {
   return out;
 }
 
+// An argument as an array; a scalar argument (a literal) is repeated for the batch.
+arrow::Result<std::shared_ptr<arrow::Array>> ArgArray(const cp::ExecSpan& batch, int i) {
+  if (batch[i].is_array()) return batch[i].array.ToArray();
+  return arrow::MakeArrayFromScalar(*batch[i].scalar, batch.length);
+}
+
 template <bool kTry>
 arrow::Status ParseExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
-  arrow::StringArray input(batch[0].array.ToArrayData());
+  ARROW_ASSIGN_OR_RAISE(auto input_array, ArgArray(batch, 0));
+  const auto& input = static_cast<const arrow::StringArray&>(*input_array);
   arrow::TimestampBuilder builder(arrow::timestamp(arrow::TimeUnit::MICRO),
                                   arrow::default_memory_pool());
   ARROW_RETURN_NOT_OK(builder.Reserve(input.length()));
@@ -175,7 +183,8 @@ arrow::Status ParseExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecR
 }
 
 arrow::Status HasOffsetExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
-  arrow::StringArray input(batch[0].array.ToArrayData());
+  ARROW_ASSIGN_OR_RAISE(auto input_array, ArgArray(batch, 0));
+  const auto& input = static_cast<const arrow::StringArray&>(*input_array);
   arrow::BooleanBuilder builder;
   ARROW_RETURN_NOT_OK(builder.Reserve(input.length()));
   for (int64_t i = 0; i < input.length(); ++i) {
@@ -194,8 +203,8 @@ arrow::Status HasOffsetExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::E
 
 // Spark's add_months: the same day of the month, or the month's last day if it has fewer.
 arrow::Status AddMonthsExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
-  auto dates = batch[0].array.ToArray();
-  auto months = batch[1].array.ToArray();
+  ARROW_ASSIGN_OR_RAISE(auto dates, ArgArray(batch, 0));
+  ARROW_ASSIGN_OR_RAISE(auto months, ArgArray(batch, 1));
   const auto& d = static_cast<const arrow::Date32Array&>(*dates);
   const auto& n = static_cast<const arrow::Int32Array&>(*months);
   arrow::Date32Builder builder;
@@ -247,7 +256,7 @@ double RoundHalfUp(double x, int digits) {
 }
 
 arrow::Status RoundExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
-  auto values = batch[0].array.ToArray();
+  ARROW_ASSIGN_OR_RAISE(auto values, ArgArray(batch, 0));
   int32_t digits = batch[1].is_scalar()
                        ? static_cast<const arrow::Int32Scalar*>(batch[1].scalar)->value
                        : 0;
@@ -268,7 +277,7 @@ arrow::Status RoundExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecR
 }
 
 arrow::Status LastDayExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
-  auto dates = batch[0].array.ToArray();
+  ARROW_ASSIGN_OR_RAISE(auto dates, ArgArray(batch, 0));
   const auto& d = static_cast<const arrow::Date32Array&>(*dates);
   arrow::Date32Builder builder;
   ARROW_RETURN_NOT_OK(builder.Reserve(d.length()));
