@@ -30,6 +30,8 @@ fi
 
 # Build and install Ember into .venv (incremental: persistent build dir, ninja, ccache).
 export CCACHE_DIR="$root/.cache/ccache"
-.venv/bin/pip install -q --no-build-isolation --no-deps \
-  -Cbuild-dir=build/python -Ccmake.build-type=Release . 2>&1 | grep -v "^$" || {
-  echo "setup: building Ember failed" >&2; exit 1; }
+if ! .venv/bin/pip install -q --no-build-isolation --no-deps \
+  -Cbuild-dir=build/python -Ccmake.build-type=Release .; then
+  echo "setup: building Ember failed" >&2
+  exit 1
+fi
