@@ -427,6 +427,7 @@ Result<PlanPtr> Analyzer::Aggregate(const PlanPtr& child, const std::vector<Expr
   std::vector<Attribute> agg_attrs;
   std::function<Result<ExprPtr>(const ExprPtr&)> rewrite;
   rewrite = [&](const ExprPtr& e) -> Result<ExprPtr> {
+    if (e->kind == ExprKind::kAlias) return nullptr;  // keep the user's name, rewrite inside
     std::string print = Fingerprint(*e);
     for (size_t i = 0; i < key_prints.size(); ++i) {
       if (key_prints[i] == print) return key_refs[i];

@@ -62,6 +62,18 @@ std::shared_ptr<arrow::DataType> DecimalFor(const arrow::DataType& t) {
   }
 }
 
+// The decimal type an operand takes in decimal arithmetic: an integer literal only needs its own
+// digits (Spark's DecimalType.fromLiteral), other integers their type's range.
+std::shared_ptr<arrow::DataType> DecimalOperand(const Expr& e) {
+  if (!IsIntegral(*e.type)) return e.type;
+  if (e.kind == ExprKind::kLiteral && e.value->is_valid) {
+    std::string digits = e.value->ToString();
+    if (!digits.empty() && digits[0] == '-') digits.erase(0, 1);
+    return arrow::decimal128(static_cast<int32_t>(std::max<size_t>(digits.size(), 1)), 0);
+  }
+  return DecimalFor(*e.type);
+}
+
 std::shared_ptr<arrow::DataType> WiderDecimal(const arrow::Decimal128Type& a,
                                               const arrow::Decimal128Type& b) {
   int scale = std::max(a.scale(), b.scale());
@@ -169,12 +181,12 @@ Result<TypedCall> ArithmeticRule(const Expr& call, std::vector<ExprPtr> args) {
   if (IsNull(*common)) common = op == "/" ? arrow::float64() : arrow::int32();
   if (op == "/" && !IsDecimal(*common)) common = arrow::float64();
   if (op == "div") common = arrow::int64();
-  if (IsDecimal(*common) && (op == "/" || op == "%")) common = arrow::float64();
+  if (IsDecimal(*common) && op == "%") common = arrow::float64();
   auto result = common;
   if (IsDecimal(*common)) {
     // Arrow's decimal kernels derive the result precision as Spark does for + - *.
-    auto da = DecimalFor(*a->type) ? DecimalFor(*a->type) : a->type;
-    auto db = DecimalFor(*b->type) ? DecimalFor(*b->type) : b->type;
+    auto da = DecimalOperand(*a);
+    auto db = DecimalOperand(*b);
     if (IsDecimal(*da) && IsDecimal(*db)) {
       const auto& x = static_cast<const arrow::Decimal128Type&>(*da);
       const auto& y = static_cast<const arrow::Decimal128Type&>(*db);
@@ -182,6 +194,16 @@ Result<TypedCall> ArithmeticRule(const Expr& call, std::vector<ExprPtr> args) {
       if (op == "*") {
         scale = x.scale() + y.scale();
         precision = x.precision() + y.precision() + 1;
+      } else if (op == "/") {
+        scale = std::max(6, x.scale() + y.precision() + 1);
+        precision = x.precision() - x.scale() + y.scale() + scale;
+        // Arrow's decimal quotient has scale s1 - s2: widen the dividend's scale so the quotient
+        // has Spark's.
+        int dividend_scale = std::min(38, scale + y.scale());
+        a = CastIfNeeded(a, arrow::decimal128(38, dividend_scale));
+        b = CastIfNeeded(b, db);
+        int capped = std::min(38, precision);
+        return TypedCall{std::move(args), arrow::decimal128(capped, std::min(scale, capped)), true};
       } else {
         scale = std::max(x.scale(), y.scale());
         precision = std::max(x.precision() - x.scale(), y.precision() - y.scale()) + scale + 1;

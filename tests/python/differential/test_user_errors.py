@@ -15,7 +15,7 @@ MISTAKES = [
      "AnalysisException", "UNRESOLVED_COLUMN.WITH_SUGGESTION", "`nme`"),
     ("unknown_column_sql", lambda s, F: s.sql("SELECT nme FROM events"),
      "AnalysisException", "UNRESOLVED_COLUMN.WITH_SUGGESTION", "`nme`"),
-    ("sql_syntax", lambda s, F: s.sql("SELECT id FROM events WHERE"),
+    ("sql_syntax", lambda s, F: s.sql("SELECT id FROM events WHERE id >"),
      "ParseException", "PARSE_SYNTAX_ERROR", "Syntax error"),
     ("unknown_table", lambda s, F: s.table("no_such_table"),
      "AnalysisException", "TABLE_OR_VIEW_NOT_FOUND", "`no_such_table`"),
