@@ -93,8 +93,18 @@ def check_schema_against_spark(engine, query, result) -> None:
         assert columns == engine.schemas[query.name], "columns differ from Spark's"
 
 
+# Features Ember does not have yet (docs/compatibility.md). Strict: a fix makes these fail until
+# the entry is removed here and there.
+EMBER_GAPS = {
+    "q_window_sliding": "sliding windows in batch queries",
+    "q_sql_cte_subquery": "SQL subquery expressions (IN (SELECT ...))",
+}
+
+
 @pytest.mark.parametrize("query", QUERIES, ids=[q.name for q in QUERIES])
-def test_query(engine, duckdb_oracle, query):
+def test_query(engine, duckdb_oracle, query, request):
+    if engine.name == "ember" and query.name in EMBER_GAPS:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=EMBER_GAPS[query.name]))
     expected = [normalize(tuple(row)) for row in duckdb_oracle.answer(query)]
     engine.set_time_zone(query.tz)
     try:
