@@ -21,6 +21,7 @@ enum class ErrorKind {
   kRuntime,              // SparkRuntimeException: a failure while running a query
   kStreamingQuery,       // StreamingQueryException: a streaming query failed
   kUnsupportedOperation, // UnsupportedOperationException
+  kIllegalState,         // IllegalStateException: a checkpoint or log in an unexpected state
   kValue,                // PySparkValueError: an invalid argument value in the Python API
   kType,                 // PySparkTypeError: an argument of the wrong type in the Python API
 };

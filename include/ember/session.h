@@ -40,6 +40,11 @@ class Session : public std::enable_shared_from_this<Session> {
                                      const std::vector<std::string>& paths,
                                      std::shared_ptr<arrow::Schema> schema,
                                      const std::map<std::string, std::string>& options);
+  /// spark.readStream...load(path): a streaming file source; a schema is required except for
+  /// text, as in Spark.
+  arrow::Result<DataFrame> ReadStream(const std::string& format, const std::string& path,
+                                      std::shared_ptr<arrow::Schema> schema,
+                                      const std::map<std::string, std::string>& options);
   arrow::Result<DataFrame> Table(const std::string& name);
 
   arrow::Status CreateTempView(const std::string& name, const DataFrame& df, bool replace);

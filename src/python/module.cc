@@ -8,6 +8,7 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+#include <nanobind/stl/function.h>
 
 #include <arrow/c/abi.h>
 #include <arrow/c/bridge.h>
@@ -20,6 +21,8 @@
 #include "ember/error.h"
 #include "ember/plan/type_names.h"
 #include "ember/session.h"
+#include "ember/streaming.h"
+#include "ember/common/interval.h"
 #include "ember/sql/parser.h"
 
 namespace nb = nanobind;
@@ -94,6 +97,9 @@ Column LiteralFromStream(nb::handle capsule) {
 
 NB_MODULE(_core, m) {
   m.doc() = "Ember's native core";
+  // Sessions, queries and foreachBatch functions may live until the interpreter exits, as they
+  // do in PySpark; nanobind's exit-time report of them is noise.
+  nb::set_leak_warnings(false);
 
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
@@ -197,12 +203,96 @@ NB_MODULE(_core, m) {
              return Unwrap(s.ReadFiles(format, paths, schema, options));
            })
       .def("table", [](Session& s, const std::string& name) { return Unwrap(s.Table(name)); })
+      .def("read_stream",
+           [](Session& s, const std::string& format, const std::string& path,
+              std::optional<std::string> ddl, const std::map<std::string, std::string>& options) {
+             auto schema = ddl ? SchemaFromDdl(*ddl) : nullptr;
+             return Unwrap(s.ReadStream(format, path, schema, options));
+           })
       .def("create_temp_view",
            [](Session& s, const std::string& name, const DataFrame& df, bool replace) {
              Check(s.CreateTempView(name, df, replace));
            })
       .def("drop_temp_view", &Session::DropTempView)
       .def("temp_view_names", &Session::TempViewNames);
+
+  nb::class_<ember::Sink>(m, "Sink");
+  m.def("memory_sink", [](std::shared_ptr<Session> session, std::string name, std::string mode) {
+    return ember::MakeMemorySink(std::move(session), std::move(name), std::move(mode));
+  });
+  // foreachBatch: the Python function runs on the query's thread, holding the GIL.
+  m.def("foreach_batch_sink", [](nb::callable function) {
+    auto holder = std::make_shared<nb::object>(std::move(function));
+    return ember::MakeForeachBatchSink([holder](const DataFrame& batch, int64_t batch_id) {
+      nb::gil_scoped_acquire gil;
+      try {
+        (*holder)(batch, batch_id);
+        return arrow::Status::OK();
+      } catch (nb::python_error& error) {
+        std::string reason = error.what();
+        return ember::UserError(ember::ErrorKind::kRuntime, "FOREACH_BATCH_USER_FUNCTION_ERROR",
+                                "An error occurred in the user provided function in foreach "
+                                "batch sink. Reason: " + reason,
+                                "39000");
+      }
+    });
+  });
+
+  nb::class_<ember::StreamingQuery>(m, "StreamingQuery")
+      .def_static(
+          "start",
+          [](const DataFrame& df, std::shared_ptr<ember::Sink> sink, std::string name,
+             std::string checkpoint, std::string output_mode, std::string trigger,
+             int64_t interval_ms, bool delete_checkpoint_on_stop) {
+            ember::StreamingQueryOptions options;
+            options.name = std::move(name);
+            options.checkpoint_location = std::move(checkpoint);
+            options.output_mode = std::move(output_mode);
+            options.delete_checkpoint_on_stop = delete_checkpoint_on_stop;
+            options.trigger.interval_ms = interval_ms;
+            options.trigger.kind = trigger == "once"           ? ember::TriggerKind::kOnce
+                                   : trigger == "availableNow" ? ember::TriggerKind::kAvailableNow
+                                   : trigger == "processingTime"
+                                       ? ember::TriggerKind::kProcessingTime
+                                       : ember::TriggerKind::kDefault;
+            return Unwrap(ember::StreamingQuery::Start(df, std::move(options), std::move(sink)));
+          })
+      .def_prop_ro("id", &ember::StreamingQuery::id)
+      .def_prop_ro("run_id", &ember::StreamingQuery::run_id)
+      .def_prop_ro("name", &ember::StreamingQuery::name)
+      .def_prop_ro("is_active", &ember::StreamingQuery::IsActive)
+      .def("process_all_available",
+           [](ember::StreamingQuery& q) {
+             arrow::Status status;
+             {
+               nb::gil_scoped_release release;
+               status = q.ProcessAllAvailable();
+             }
+             Check(status);
+           })
+      .def("await_termination",
+           [](ember::StreamingQuery& q, std::optional<double> timeout) {
+             arrow::Result<bool> result;
+             {
+               nb::gil_scoped_release release;
+               result = q.AwaitTermination(timeout);
+             }
+             return Unwrap(std::move(result));
+           })
+      .def("stop", &ember::StreamingQuery::Stop, nb::call_guard<nb::gil_scoped_release>())
+      .def("exception",
+           [](const ember::StreamingQuery& q) -> std::optional<std::string> {
+             auto status = q.exception();
+             if (status.ok()) return std::nullopt;
+             return status.message();
+           })
+      .def("raise_exception", [](const ember::StreamingQuery& q) { Check(q.exception()); })
+      .def("last_progress", &ember::StreamingQuery::LastProgress)
+      .def("recent_progress", &ember::StreamingQuery::RecentProgress)
+      .def("status", &ember::StreamingQuery::Status);
+  m.def("interval_ms", [](const std::string& text) {
+    return Unwrap(ember::ParseIntervalMicros(text)) / 1000;
+  });
 
   m.def("parse_type", [](const std::string& text) {
     return ember::plan::SparkTypeName(*Unwrap(ember::plan::ParseTypeName(text)));

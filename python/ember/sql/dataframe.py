@@ -261,6 +261,12 @@ class DataFrame:
     def crossJoin(self, other: "DataFrame") -> "DataFrame":
         return self._wrap(self._df.join_using(other._df, [], "cross"))
 
+    @property
+    def writeStream(self) -> Any:
+        from ember.sql.streaming import DataStreamWriter
+
+        return DataStreamWriter(self)
+
     # --- actions --------------------------------------------------------------------------
 
     def toArrow(self) -> pa.Table:

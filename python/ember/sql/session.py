@@ -124,6 +124,9 @@ class SparkSession:
         self._core = _core.Session.make(conf)
         self.conf = RuntimeConfig(self._core)
         self.catalog = Catalog(self)
+        from ember.sql.streaming import StreamingQueryManager
+
+        self.streams = StreamingQueryManager()
         with SparkSession._lock:
             SparkSession._active = self
 
@@ -148,6 +151,12 @@ class SparkSession:
     @property
     def read(self) -> DataFrameReader:
         return DataFrameReader(self)
+
+    @property
+    def readStream(self) -> "DataStreamReader":
+        from ember.sql.streaming import DataStreamReader
+
+        return DataStreamReader(self)
 
     def newSession(self) -> "SparkSession":
         return SparkSession(self.conf.getAll())

@@ -168,6 +168,39 @@ Result<DataFrame> Session::ReadFiles(const std::string& format_in,
   return DataFrame(shared_from_this(), node);
 }
 
+Result<DataFrame> Session::ReadStream(const std::string& format_in, const std::string& path,
+                                      std::shared_ptr<arrow::Schema> schema,
+                                      const std::map<std::string, std::string>& options) {
+  auto source = std::make_shared<plan::FileSource>();
+  source->format = Lower(format_in);
+  if (source->format != "json" && source->format != "csv" && source->format != "parquet" &&
+      source->format != "text") {
+    return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1136",
+                     "Data source " + format_in + " does not support streamed reading.", "");
+  }
+  source->paths = {path};
+  for (const auto& [k, v] : options) source->options[Lower(k)] = v;
+  if (source->format == "text") {
+    schema = arrow::schema({arrow::field("value", arrow::utf8())});
+  } else if (!schema) {
+    return UserError(ErrorKind::kIllegalArgument, "_LEGACY_ERROR_TEMP_2048",
+                     "Schema must be specified when creating a streaming source DataFrame. If some "
+                     "files already exist in the directory, then depending on the file format you "
+                     "may be able to create a static DataFrame on that directory with "
+                     "'spark.read.load(directory)' and infer schema from it.",
+                     "");
+  }
+  source->schema = schema;
+  auto node = std::make_shared<plan::LogicalPlan>();
+  node->kind = plan::PlanKind::kStreamSource;
+  node->file = source;
+  node->is_streaming = true;
+  for (const auto& f : schema->fields()) {
+    node->output.push_back(plan::Attribute{f->name(), plan::NewAttributeId(), f->type(), true, ""});
+  }
+  return DataFrame(shared_from_this(), node);
+}
+
 Result<DataFrame> Session::Table(const std::string& name) {
   auto parts = plan::ColumnFromString(name)->name_parts;
   ARROW_ASSIGN_OR_RAISE(auto plan, analyzer().Resolve([&] {

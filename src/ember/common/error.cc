@@ -13,6 +13,7 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kRuntime: return "SparkRuntimeException";
     case ErrorKind::kStreamingQuery: return "StreamingQueryException";
     case ErrorKind::kUnsupportedOperation: return "UnsupportedOperationException";
+    case ErrorKind::kIllegalState: return "IllegalStateException";
     case ErrorKind::kValue: return "PySparkValueError";
     case ErrorKind::kType: return "PySparkTypeError";
   }

@@ -20,6 +20,7 @@ using PlanPtr = std::shared_ptr<const LogicalPlan>;
 enum class PlanKind {
   kLocalTable,   // an in-memory arrow::Table (createDataFrame, range, a memory sink's batch)
   kFileScan,     // files read with a schema: json, csv, parquet, text
+  kStreamSource, // a streaming file source; each micro-batch replaces it with its new rows
   kProject,      // exprs: the projection list
   kFilter,       // exprs[0]: the condition
   kAggregate,    // groupings + exprs: aggregate calls only, each aliased to its output attribute

@@ -1,0 +1,112 @@
+// Structured Streaming: a query that runs a DataFrame over a stream in micro-batches, with Spark's
+// checkpoint layout and exactly-once protocol (see ../shared/STREAMING.md sections 1 and 2).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/status.h>
+
+#include "ember/dataframe.h"
+
+namespace ember {
+
+enum class TriggerKind {
+  kDefault,         // the next batch as soon as the previous one finished
+  kProcessingTime,  // batches start on multiples of the interval
+  kOnce,            // one batch, then stop
+  kAvailableNow,    // everything present at start, in batches within the read limits, then stop
+};
+
+struct Trigger {
+  TriggerKind kind = TriggerKind::kDefault;
+  int64_t interval_ms = 0;
+};
+
+/// Where a micro-batch goes. AddBatch must be idempotent per batch id: a batch id may be
+/// offered again after a restart.
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) = 0;
+  /// Whether a query may restart from a checkpoint with this sink.
+  virtual bool SupportsRecovery() const { return true; }
+};
+
+class Session;
+
+/// The memory sink: a temporary view named after the query holding every row appended so far
+/// (append) or the latest result (complete).
+std::shared_ptr<Sink> MakeMemorySink(std::shared_ptr<Session> session, std::string view_name,
+                                     std::string output_mode);
+/// foreachBatch: calls the function with each batch and its id (at-least-once, as in Spark).
+std::shared_ptr<Sink> MakeForeachBatchSink(
+    std::function<arrow::Status(const DataFrame&, int64_t)> function);
+
+struct StreamingQueryOptions {
+  std::string name;                // queryName, or empty
+  std::string checkpoint_location;
+  std::string output_mode = "append";
+  Trigger trigger;
+  bool delete_checkpoint_on_stop = false;  // a temporary checkpoint
+};
+
+class StreamingQuery : public std::enable_shared_from_this<StreamingQuery> {
+ public:
+  static arrow::Result<std::shared_ptr<StreamingQuery>> Start(const DataFrame& df,
+                                                              StreamingQueryOptions options,
+                                                              std::shared_ptr<Sink> sink);
+  ~StreamingQuery();
+
+  const std::string& id() const { return id_; }
+  const std::string& run_id() const { return run_id_; }
+  const std::string& name() const { return options_.name; }
+  bool IsActive() const;
+  /// Blocks until every input available now is processed (or the query failed or stopped).
+  arrow::Status ProcessAllAvailable();
+  /// Waits for the query to end; false on timeout. The query's failure is the status.
+  arrow::Result<bool> AwaitTermination(std::optional<double> timeout_seconds);
+  void Stop();
+  /// The failure that ended the query, if any.
+  arrow::Status exception() const;
+  /// The last progress report as Spark's JSON, or empty.
+  std::string LastProgress() const;
+  std::vector<std::string> RecentProgress() const;
+  /// The status as Spark's JSON: message, isDataAvailable, isTriggerActive.
+  std::string Status() const;
+
+ private:
+  StreamingQuery(DataFrame df, StreamingQueryOptions options, std::shared_ptr<Sink> sink);
+  void Run();
+  arrow::Status RunLoop();
+
+  struct Execution;  // checkpoint logs, source and batch bookkeeping (micro_batch.cc)
+  DataFrame df_;
+  StreamingQueryOptions options_;
+  std::shared_ptr<Sink> sink_;
+  std::string id_;
+  std::string run_id_;
+  std::unique_ptr<Execution> execution_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  bool active_ = true;
+  bool stop_requested_ = false;
+  bool idle_ = false;          // the last attempt found no new data
+  int64_t batches_done_ = 0;   // counts attempts, so waiters see progress
+  arrow::Status failure_;
+  std::vector<std::string> progress_;
+  std::string status_message_ = "Initializing sources";
+  std::thread thread_;
+};
+
+}  // namespace ember

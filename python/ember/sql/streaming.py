@@ -1,0 +1,386 @@
+"""Structured Streaming on Ember: pyspark.sql.streaming's DataStreamReader, DataStreamWriter,
+StreamingQuery and StreamingQueryManager, over the C++ micro-batch engine."""
+
+import json
+import os
+import tempfile
+import threading
+import uuid
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
+
+from ember import _core
+from ember.errors import (
+    AnalysisException, IllegalArgumentException, PySparkTypeError, PySparkValueError,
+)
+from ember.sql.dataframe import DataFrame
+from ember.sql.readwriter import _option_text, _schema_ddl
+from ember.sql.types import StructType
+
+if TYPE_CHECKING:
+    from ember.sql.session import SparkSession
+
+
+class DataStreamReader:
+    """spark.readStream."""
+
+    def __init__(self, session: "SparkSession"):
+        self._session = session
+        self._format = "parquet"
+        self._schema: Optional[str] = None
+        self._options: Dict[str, str] = {}
+
+    def format(self, source: str) -> "DataStreamReader":
+        self._format = source
+        return self
+
+    def schema(self, schema: Union[StructType, str]) -> "DataStreamReader":
+        self._schema = _schema_ddl(schema)
+        return self
+
+    def option(self, key: str, value: Any) -> "DataStreamReader":
+        self._options[key] = _option_text(value)
+        return self
+
+    def options(self, **options: Any) -> "DataStreamReader":
+        for k, v in options.items():
+            self.option(k, v)
+        return self
+
+    def load(self, path: Optional[str] = None, format: Optional[str] = None,
+             schema: Any = None, **options: Any) -> DataFrame:
+        if format is not None:
+            self.format(format)
+        if schema is not None:
+            self.schema(schema)
+        self.options(**options)
+        path = path or self._options.get("path")
+        if path is None:
+            raise IllegalArgumentException("'path' is not specified")
+        core = self._session._core.read_stream(self._format, path, self._schema, self._options)
+        return DataFrame(core, self._session)
+
+    def _load(self, fmt: str, path: str, schema: Any, options: Dict[str, Any]) -> DataFrame:
+        return self.load(path, format=fmt, schema=schema,
+                         **{k: v for k, v in options.items() if v is not None})
+
+    def json(self, path: str, schema: Any = None, **options: Any) -> DataFrame:
+        return self._load("json", path, schema, options)
+
+    def csv(self, path: str, schema: Any = None, **options: Any) -> DataFrame:
+        return self._load("csv", path, schema, options)
+
+    def parquet(self, path: str, **options: Any) -> DataFrame:
+        return self._load("parquet", path, None, options)
+
+    def text(self, path: str, **options: Any) -> DataFrame:
+        return self._load("text", path, None, options)
+
+
+_ONE_TIME_SINKS = {"memory", "foreach", "foreachbatch", "console", "noop"}
+
+
+class DataStreamWriter:
+    """df.writeStream."""
+
+    def __init__(self, df: DataFrame):
+        self._df = df
+        self._format: Optional[str] = None
+        self._output_mode = "append"
+        self._options: Dict[str, str] = {}
+        self._name: Optional[str] = None
+        self._trigger = ("default", 0)
+        self._foreach_batch: Optional[Callable] = None
+
+    def format(self, source: str) -> "DataStreamWriter":
+        self._format = source
+        return self
+
+    def outputMode(self, outputMode: str) -> "DataStreamWriter":
+        if outputMode.lower() not in ("append", "complete", "update"):
+            raise IllegalArgumentException(
+                f"Unknown output mode {outputMode}. Accepted output modes are 'append', "
+                "'complete', 'update'"
+            )
+        self._output_mode = outputMode.lower()
+        return self
+
+    def option(self, key: str, value: Any) -> "DataStreamWriter":
+        self._options[key] = _option_text(value)
+        return self
+
+    def options(self, **options: Any) -> "DataStreamWriter":
+        for k, v in options.items():
+            self.option(k, v)
+        return self
+
+    def queryName(self, queryName: str) -> "DataStreamWriter":
+        if not queryName or not isinstance(queryName, str) or not queryName.strip():
+            raise PySparkValueError(
+                errorClass="VALUE_NOT_NON_EMPTY_STR",
+                messageParameters={"arg_name": "queryName", "arg_value": str(queryName)},
+            )
+        self._name = queryName
+        return self
+
+    def partitionBy(self, *cols: str) -> "DataStreamWriter":
+        self._options["__partition_by"] = ",".join(cols)
+        return self
+
+    def trigger(self, *, processingTime: Optional[str] = None, once: Optional[bool] = None,
+                continuous: Optional[str] = None, availableNow: Optional[bool] = None
+                ) -> "DataStreamWriter":
+        given = [p for p in (processingTime, once, continuous, availableNow) if p is not None]
+        if len(given) != 1:
+            raise PySparkValueError(
+                errorClass="ONLY_ALLOW_SINGLE_TRIGGER", messageParameters={}
+            )
+        if processingTime is not None:
+            if not isinstance(processingTime, str) or not processingTime.strip():
+                raise PySparkValueError(
+                    errorClass="VALUE_NOT_NON_EMPTY_STR",
+                    messageParameters={"arg_name": "processingTime",
+                                       "arg_value": str(processingTime)},
+                )
+            self._trigger = ("processingTime", _core.interval_ms(processingTime))
+        elif once is not None:
+            if once is not True:
+                raise PySparkValueError(
+                    errorClass="VALUE_NOT_TRUE",
+                    messageParameters={"arg_name": "once", "arg_value": str(once)},
+                )
+            self._trigger = ("once", 0)
+        elif availableNow is not None:
+            if availableNow is not True:
+                raise PySparkValueError(
+                    errorClass="VALUE_NOT_TRUE",
+                    messageParameters={"arg_name": "availableNow", "arg_value": str(availableNow)},
+                )
+            self._trigger = ("availableNow", 0)
+        else:
+            raise AnalysisException(
+                "[UNSUPPORTED_FEATURE] Continuous processing is not supported by Ember. "
+                "SQLSTATE: 0A000",
+                errorClass="UNSUPPORTED_FEATURE",
+            )
+        return self
+
+    def foreachBatch(self, func: Callable[[DataFrame, int], None]) -> "DataStreamWriter":
+        if not callable(func):
+            raise PySparkTypeError(
+                errorClass="NOT_CALLABLE",
+                messageParameters={"arg_name": "func", "arg_type": type(func).__name__},
+            )
+        self._format = "foreachBatch"
+        self._foreach_batch = func
+        return self
+
+    def _checkpoint(self, session: "SparkSession") -> tuple:
+        """Spark's checkpoint resolution: the option, the session conf, or a temporary one."""
+        location = self._options.get("checkpointLocation")
+        if location:
+            return location, False
+        root = session.conf.get("spark.sql.streaming.checkpointLocation", None)
+        if root:
+            return os.path.join(root, self._name or str(uuid.uuid4())), False
+        if (self._format or "").lower() in _ONE_TIME_SINKS:
+            return os.path.join(tempfile.gettempdir(), f"temporary-{uuid.uuid4()}"), True
+        raise AnalysisException(
+            'checkpointLocation must be specified either through option("checkpointLocation", '
+            '...) or SparkSession.conf.set("spark.sql.streaming.checkpointLocation", ...).',
+            errorClass="_LEGACY_ERROR_TEMP_1298",
+        )
+
+    def _sink(self, session: "SparkSession") -> Any:
+        fmt = (self._format or session.conf.get("spark.sql.sources.default", "parquet")).lower()
+        if fmt == "memory":
+            if not self._name:
+                raise AnalysisException(
+                    "queryName must be specified for memory sink", errorClass="_LEGACY_ERROR_TEMP_1217"
+                )
+            return _core.memory_sink(session._core, self._name, self._output_mode)
+        if fmt == "foreachbatch":
+            func = self._foreach_batch
+            return _core.foreach_batch_sink(lambda core, batch_id: func(DataFrame(core, session), batch_id))
+        if fmt == "console":
+            rows = int(self._options.get("numRows", 20))
+            truncate = self._options.get("truncate", "true").lower() == "true"
+
+            def show(df: DataFrame, batch_id: int) -> None:
+                print("-------------------------------------------")
+                print(f"Batch: {batch_id}")
+                print("-------------------------------------------")
+                df.show(rows, truncate)
+
+            return _core.foreach_batch_sink(lambda core, batch_id: show(DataFrame(core, session), batch_id))
+        if fmt == "noop":
+            return _core.foreach_batch_sink(lambda core, batch_id: None)
+        raise AnalysisException(
+            f"[UNSUPPORTED_FEATURE] The streaming sink '{fmt}' is not supported by Ember yet. "
+            "SQLSTATE: 0A000",
+            errorClass="UNSUPPORTED_FEATURE",
+        )
+
+    def start(self, path: Optional[str] = None, format: Optional[str] = None,
+              outputMode: Optional[str] = None, partitionBy: Any = None,
+              queryName: Optional[str] = None, **options: Any) -> "StreamingQuery":
+        if format is not None:
+            self.format(format)
+        if outputMode is not None:
+            self.outputMode(outputMode)
+        if queryName is not None:
+            self.queryName(queryName)
+        self.options(**options)
+        if path is not None:
+            self._options["path"] = path
+        session = self._df.sparkSession
+        if not self._df.isStreaming:
+            raise AnalysisException(
+                "'writeStream' can be called only on streaming Dataset/DataFrame",
+                errorClass="_LEGACY_ERROR_TEMP_3102",
+            )
+        manager = session.streams
+        manager._check_name(self._name)
+        sink = self._sink(session)
+        checkpoint, temporary = self._checkpoint(session)
+        kind, interval = self._trigger
+        core = _core.StreamingQuery.start(
+            self._df._df, sink, self._name or "", checkpoint, self._output_mode, kind, interval,
+            temporary,
+        )
+        query = StreamingQuery(core, session)
+        manager._register(query)
+        return query
+
+    def toTable(self, tableName: str, format: Optional[str] = None,
+                outputMode: Optional[str] = None, partitionBy: Any = None,
+                queryName: Optional[str] = None, **options: Any) -> "StreamingQuery":
+        raise AnalysisException(
+            "[UNSUPPORTED_FEATURE] Streaming into tables (toTable) is not supported by Ember yet. "
+            "SQLSTATE: 0A000",
+            errorClass="UNSUPPORTED_FEATURE",
+        )
+
+
+class StreamingQuery:
+    def __init__(self, core: Any, session: "SparkSession"):
+        self._q = core
+        self._session = session
+
+    @property
+    def id(self) -> str:
+        return self._q.id
+
+    @property
+    def runId(self) -> str:
+        return self._q.run_id
+
+    @property
+    def name(self) -> Optional[str]:
+        return self._q.name or None
+
+    @property
+    def isActive(self) -> bool:
+        return self._q.is_active
+
+    def processAllAvailable(self) -> None:
+        self._q.process_all_available()
+
+    def awaitTermination(self, timeout: Optional[int] = None) -> Optional[bool]:
+        if timeout is not None:
+            if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+                raise PySparkValueError(
+                    errorClass="VALUE_NOT_POSITIVE",
+                    messageParameters={"arg_name": "timeout", "arg_value": type(timeout).__name__},
+                )
+            return self._q.await_termination(float(timeout))
+        self._q.await_termination(None)
+        return None
+
+    def stop(self) -> None:
+        self._q.stop()
+        self._session.streams._forget(self)
+
+    def exception(self) -> Optional[Exception]:
+        message = self._q.exception()
+        if message is None:
+            return None
+        try:
+            self._q.raise_exception()
+        except Exception as error:  # the core builds the StreamingQueryException
+            return error
+        return None
+
+    @property
+    def status(self) -> Dict[str, Any]:
+        return json.loads(self._q.status())
+
+    @property
+    def lastProgress(self) -> Optional[Dict[str, Any]]:
+        text = self._q.last_progress()
+        return json.loads(text) if text else None
+
+    @property
+    def recentProgress(self) -> List[Dict[str, Any]]:
+        return [json.loads(p) for p in self._q.recent_progress()]
+
+    def explain(self, extended: bool = False) -> None:
+        print("== Physical Plan ==")
+
+
+class StreamingQueryManager:
+    """spark.streams."""
+
+    def __init__(self) -> None:
+        self._queries: Dict[str, StreamingQuery] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def active(self) -> List[StreamingQuery]:
+        with self._lock:
+            return [q for q in self._queries.values() if q.isActive]
+
+    def get(self, id: str) -> Optional[StreamingQuery]:
+        with self._lock:
+            return self._queries.get(id)
+
+    def _check_name(self, name: Optional[str]) -> None:
+        if name and any(q.name == name for q in self.active):
+            raise IllegalArgumentException(
+                f"Cannot start query with name {name} as a query with that name is already "
+                "active in this SparkSession"
+            )
+
+    def _register(self, query: StreamingQuery) -> None:
+        with self._lock:
+            for existing in self._queries.values():
+                if existing.id == query.id and existing is not query and existing.isActive:
+                    query._q.stop()
+                    raise IllegalArgumentException(
+                        f"Cannot start query with id {query.id} as another query with same id is "
+                        "already active. Perhaps you are attempting to restart a query from "
+                        "checkpoint that is already active."
+                    )
+            self._queries[query.id] = query
+
+    def _forget(self, query: StreamingQuery) -> None:
+        pass
+
+    def awaitAnyTermination(self, timeout: Optional[int] = None) -> Optional[bool]:
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            queries = list(self._queries.values())
+            for q in queries:
+                if not q.isActive:
+                    error = q.exception()
+                    if error:
+                        raise error
+                    return True
+            if deadline is not None and time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+
+    def resetTerminated(self) -> None:
+        with self._lock:
+            self._queries = {k: q for k, q in self._queries.items() if q.isActive}

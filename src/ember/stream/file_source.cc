@@ -1,0 +1,248 @@
+#include "ember/stream/file_source.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include <arrow/table.h>
+#include <nlohmann/json.hpp>
+
+#include "ember/error.h"
+#include "ember/stream/metadata_log.h"
+
+namespace ember::stream {
+
+namespace fs = std::filesystem;
+using arrow::Result;
+using arrow::Status;
+using nlohmann::json;
+
+namespace {
+
+constexpr int64_t kCompactInterval = 10;  // spark.sql.streaming.fileSource.log.compactInterval
+
+// Paths in the log are URIs, as Spark writes them ("file:///in/b%20c.json").
+std::string ToUri(const std::string& path) {
+  std::string out = "file://";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || std::string("/-_.~").find(static_cast<char>(c)) != std::string::npos) {
+      out += static_cast<char>(c);
+    } else {
+      char buffer[4];
+      std::snprintf(buffer, sizeof(buffer), "%%%02X", c);
+      out += buffer;
+    }
+  }
+  return out;
+}
+
+std::string FromUri(const std::string& uri) {
+  std::string path = uri.rfind("file://", 0) == 0 ? uri.substr(7) : uri;
+  if (path.rfind("file:", 0) == 0) path = path.substr(5);
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '%' && i + 2 < path.size()) {
+      out += static_cast<char>(std::stoi(path.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
+Result<int64_t> PositiveOption(const plan::FileSource& source, const std::string& key) {
+  auto it = source.options.find(key);
+  if (it == source.options.end()) return 0;
+  std::string original = key == "maxfilespertrigger" ? "maxFilesPerTrigger" : "maxBytesPerTrigger";
+  try {
+    size_t used = 0;
+    int64_t value = std::stoll(it->second, &used);
+    if (used == it->second.size() && value > 0) return value;
+  } catch (...) {
+  }
+  return UserError(ErrorKind::kIllegalArgument, "",
+                   "Invalid value '" + it->second + "' for option '" + original +
+                       "', must be a positive integer",
+                   "");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
+    std::shared_ptr<const plan::FileSource> source, std::string log_directory) {
+  std::unique_ptr<FileStreamSource> self(new FileStreamSource());
+  ARROW_ASSIGN_OR_RAISE(self->max_files_, PositiveOption(*source, "maxfilespertrigger"));
+  ARROW_ASSIGN_OR_RAISE(self->max_bytes_, PositiveOption(*source, "maxbytespertrigger"));
+  if (self->max_files_ > 0 && self->max_bytes_ > 0) {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Options 'maxFilesPerTrigger' and 'maxBytesPerTrigger' can't be both set at "
+                     "the same time",
+                     "");
+  }
+  auto flag = [&](const char* key) {
+    auto it = source->options.find(key);
+    if (it == source->options.end()) return false;
+    std::string v = it->second;
+    std::transform(v.begin(), v.end(), v.begin(), ::tolower);
+    return v == "true";
+  };
+  self->latest_first_ = flag("latestfirst");
+  self->file_name_only_ = flag("filenameonly");
+  self->source_ = std::move(source);
+  self->log_directory_ = std::move(log_directory);
+  // The seen files are every entry of the log; compaction files hold all earlier entries.
+  std::error_code ec;
+  int64_t latest = -1;
+  for (const auto& item : fs::directory_iterator(self->log_directory_, ec)) {
+    std::string name = item.path().filename().string();
+    std::string number = name.substr(0, name.find('.'));
+    if (!number.empty() && number.find_first_not_of("0123456789") == std::string::npos &&
+        (name == number || name == number + ".compact")) {
+      latest = std::max<int64_t>(latest, std::stoll(number));
+    }
+  }
+  self->latest_batch_ = latest;
+  for (int64_t k = 0; k <= latest; ++k) {
+    ARROW_ASSIGN_OR_RAISE(auto entries, self->ReadEntries(k));
+    for (const auto& e : entries) self->seen_.insert(self->SeenKey(FromUri(e.path)));
+  }
+  return self;
+}
+
+std::string FileStreamSource::SeenKey(const std::string& path) const {
+  return file_name_only_ ? fs::path(path).filename().string() : path;
+}
+
+Result<std::vector<FileStreamSource::Entry>> FileStreamSource::ReadEntries(int64_t batch_id) const {
+  std::vector<Entry> entries;
+  auto read = [&](const std::string& path, bool only_own) -> Result<bool> {
+    ARROW_ASSIGN_OR_RAISE(auto text, ReadFileIfExists(path));
+    if (!text) return false;
+    std::istringstream lines(*text);
+    std::string line;
+    std::getline(lines, line);  // version
+    while (std::getline(lines, line)) {
+      if (line.empty()) continue;
+      auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (j.is_discarded() || !j.contains("path")) {
+        return UserError(ErrorKind::kIllegalState, "", "Malformed file source log entry in " +
+                                                           path + ": " + line, "");
+      }
+      Entry e{j["path"].get<std::string>(), j.value("timestamp", int64_t{0}),
+              j.value("batchId", int64_t{0})};
+      if (!only_own || e.batch_id == batch_id) entries.push_back(e);
+    }
+    return true;
+  };
+  std::string base = (fs::path(log_directory_) / std::to_string(batch_id)).string();
+  ARROW_ASSIGN_OR_RAISE(bool found, read(base, false));
+  if (!found) {
+    // A compaction file holds earlier entries too: keep this batch's own.
+    ARROW_ASSIGN_OR_RAISE(found, read(base + ".compact", true));
+  }
+  if (!found) {
+    return UserError(ErrorKind::kIllegalState, "",
+                     "batch " + std::to_string(batch_id) + " doesn't exist in " + log_directory_,
+                     "");
+  }
+  return entries;
+}
+
+Status FileStreamSource::WriteEntries(int64_t batch_id, const std::vector<Entry>& entries) {
+  std::vector<Entry> all = entries;
+  std::string name = std::to_string(batch_id);
+  if ((batch_id + 1) % kCompactInterval == 0) {
+    // Every tenth entry is a compaction: it repeats all earlier entries so readers start there.
+    std::vector<Entry> earlier;
+    for (int64_t k = 0; k < batch_id; ++k) {
+      ARROW_ASSIGN_OR_RAISE(auto e, ReadEntries(k));
+      earlier.insert(earlier.end(), e.begin(), e.end());
+    }
+    all.insert(all.begin(), earlier.begin(), earlier.end());
+    name += ".compact";
+  }
+  std::string body = "v1";
+  for (const auto& e : all) {
+    json j = {{"path", e.path}, {"timestamp", e.timestamp}, {"batchId", e.batch_id}};
+    body += "\n" + j.dump();
+  }
+  ARROW_ASSIGN_OR_RAISE(bool added,
+                        WriteFileAtomically((fs::path(log_directory_) / name).string(), body));
+  if (!added) {
+    return UserError(ErrorKind::kIllegalState, "CONCURRENT_STREAM_LOG_UPDATE",
+                     "Concurrent update to the log. Multiple streaming jobs detected for " +
+                         std::to_string(batch_id) +
+                         ". Please make sure only one streaming job runs on a specific checkpoint "
+                         "location at a time.",
+                     "40000");
+  }
+  return Status::OK();
+}
+
+Status FileStreamSource::PrepareForAvailableNow() {
+  std::set<std::string> present;
+  for (const auto& path : source_->paths) {
+    ARROW_ASSIGN_OR_RAISE(auto files, io::ListDataFiles(path, /*recursive=*/true));
+    for (const auto& f : files) present.insert(f.path);
+  }
+  available_now_ = std::move(present);
+  return Status::OK();
+}
+
+Result<int64_t> FileStreamSource::LatestOffset() {
+  std::vector<io::FileEntry> fresh;
+  for (const auto& path : source_->paths) {
+    ARROW_ASSIGN_OR_RAISE(auto files, io::ListDataFiles(path, /*recursive=*/true));
+    for (const auto& f : files) {
+      if (seen_.count(SeenKey(f.path))) continue;
+      if (available_now_ && !available_now_->count(f.path)) continue;
+      fresh.push_back(f);
+    }
+  }
+  // Oldest first (newest first with latestFirst); ties keep the listing's order.
+  std::stable_sort(fresh.begin(), fresh.end(), [&](const io::FileEntry& a, const io::FileEntry& b) {
+    return latest_first_ ? a.modification_time_ms > b.modification_time_ms
+                         : a.modification_time_ms < b.modification_time_ms;
+  });
+  if (max_files_ > 0 && static_cast<int64_t>(fresh.size()) > max_files_) fresh.resize(max_files_);
+  if (max_bytes_ > 0) {
+    int64_t total = 0;
+    size_t keep = 0;
+    while (keep < fresh.size() && (keep == 0 || total + fresh[keep].size <= max_bytes_)) {
+      total += fresh[keep++].size;
+    }
+    fresh.resize(keep);
+  }
+  if (fresh.empty()) return latest_batch_;
+  int64_t k = latest_batch_ + 1;
+  std::vector<Entry> entries;
+  for (const auto& f : fresh) entries.push_back(Entry{ToUri(f.path), f.modification_time_ms, k});
+  ARROW_RETURN_NOT_OK(WriteEntries(k, entries));
+  for (const auto& f : fresh) seen_.insert(SeenKey(f.path));
+  latest_batch_ = k;
+  return k;
+}
+
+Result<std::shared_ptr<arrow::Table>> FileStreamSource::GetBatch(int64_t start, int64_t end,
+                                                                const plan::EvalContext& ctx) const {
+  std::vector<std::string> files;
+  for (int64_t k = start + 1; k <= end; ++k) {
+    ARROW_ASSIGN_OR_RAISE(auto entries, ReadEntries(k));
+    for (const auto& e : entries) files.push_back(FromUri(e.path));
+  }
+  return io::ReadFiles(*source_, files, ctx);
+}
+
+std::string FileStreamSource::OffsetJson(int64_t offset) {
+  return json({{"logOffset", offset}}).dump();
+}
+
+Result<int64_t> FileStreamSource::ParseOffsetJson(const std::string& text) {
+  auto j = json::parse(text, nullptr, false);
+  if (j.is_number_integer()) return j.get<int64_t>();
+  if (j.is_object() && j.contains("logOffset")) return j["logOffset"].get<int64_t>();
+  return UserError(ErrorKind::kIllegalState, "", "Invalid file source offset: " + text, "");
+}
+
+}  // namespace ember::stream

@@ -1,0 +1,65 @@
+// Spark's FileStreamSource: the files of a directory, each read once, in modification-time order.
+// Its offset is the number K of the last source-log entry; entry K (sources/<i>/K in the
+// checkpoint) lists the files selected by one trigger, as FileEntry JSON lines.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+#include "ember/io/file_reader.h"
+#include "ember/plan/logical_plan.h"
+
+namespace ember::stream {
+
+class FileStreamSource {
+ public:
+  /// Validates Spark's options (maxFilesPerTrigger, maxBytesPerTrigger, latestFirst, maxFileAge,
+  /// fileNameOnly) and restores the files seen from the source log in `log_directory`.
+  static arrow::Result<std::unique_ptr<FileStreamSource>> Open(
+      std::shared_ptr<const plan::FileSource> source, std::string log_directory);
+
+  /// Trigger.AvailableNow: later triggers choose only among the files present now.
+  arrow::Status PrepareForAvailableNow();
+
+  /// Selects the next files within the read limits and logs them as entry K; returns the latest
+  /// offset K (-1 when no file was ever selected).
+  arrow::Result<int64_t> LatestOffset();
+
+  /// The rows of the files in log entries start+1 .. end.
+  arrow::Result<std::shared_ptr<arrow::Table>> GetBatch(int64_t start, int64_t end,
+                                                       const plan::EvalContext& ctx) const;
+
+  /// Spark's offset JSON for the offsets log.
+  static std::string OffsetJson(int64_t offset);
+  static arrow::Result<int64_t> ParseOffsetJson(const std::string& json);
+
+ private:
+  struct Entry {
+    std::string path;
+    int64_t timestamp = 0;
+    int64_t batch_id = 0;
+  };
+  FileStreamSource() = default;
+  arrow::Result<std::vector<Entry>> ReadEntries(int64_t batch_id) const;
+  arrow::Status WriteEntries(int64_t batch_id, const std::vector<Entry>& entries);
+  std::string SeenKey(const std::string& path) const;
+
+  std::shared_ptr<const plan::FileSource> source_;
+  std::string log_directory_;
+  int64_t latest_batch_ = -1;
+  int64_t max_files_ = 0;   // 0: no limit
+  int64_t max_bytes_ = 0;   // 0: no limit
+  bool latest_first_ = false;
+  bool file_name_only_ = false;
+  std::set<std::string> seen_;
+  std::optional<std::set<std::string>> available_now_;  // files present when AvailableNow began
+};
+
+}  // namespace ember::stream

@@ -1,0 +1,125 @@
+#include "ember/stream/metadata_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ember/error.h"
+
+namespace ember::stream {
+
+namespace fs = std::filesystem;
+using arrow::Result;
+using arrow::Status;
+
+Result<bool> WriteFileAtomically(const std::string& path, const std::string& content) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  static std::atomic<uint64_t> counter{0};
+  std::string temp = (fs::path(path).parent_path() /
+                      ("." + fs::path(path).filename().string() + "." + std::to_string(::getpid()) +
+                       "." + std::to_string(counter++) + ".tmp"))
+                         .string();
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return Status::IOError("cannot create ", temp, ": ", std::strerror(errno));
+  size_t written = 0;
+  while (written < content.size()) {
+    ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0) {
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return Status::IOError("cannot write ", temp, ": ", std::strerror(errno));
+    }
+    written += static_cast<size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  // link(2) fails if the target exists: the no-clobber commit.
+  int rc = ::link(temp.c_str(), path.c_str());
+  int link_errno = errno;
+  ::unlink(temp.c_str());
+  if (rc != 0) {
+    if (link_errno == EEXIST) return false;
+    return Status::IOError("cannot link ", path, ": ", std::strerror(link_errno));
+  }
+  int dir = ::open(fs::path(path).parent_path().c_str(), O_RDONLY);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  return true;
+}
+
+Result<std::optional<std::string>> ReadFileIfExists(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::optional<std::string>();
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return std::optional<std::string>(buffer.str());
+}
+
+std::string MetadataLog::Path(int64_t batch_id) const {
+  return (fs::path(directory_) / std::to_string(batch_id)).string();
+}
+
+Result<bool> MetadataLog::Add(int64_t batch_id, const std::string& body) {
+  return WriteFileAtomically(Path(batch_id), "v1\n" + body);
+}
+
+Result<std::optional<std::string>> MetadataLog::Get(int64_t batch_id) const {
+  ARROW_ASSIGN_OR_RAISE(auto text, ReadFileIfExists(Path(batch_id)));
+  if (!text) return text;
+  size_t newline = text->find('\n');
+  std::string version = text->substr(0, newline);
+  if (version.size() < 2 || version[0] != 'v' ||
+      version.find_first_not_of("0123456789", 1) != std::string::npos || version == "v0") {
+    return UserError(ErrorKind::kIllegalState, "INVALID_LOG_VERSION.EXACT_MATCH_VERSION",
+                     "Log file was malformed: failed to read correct log version from " +
+                         Path(batch_id) + ".",
+                     "KD002");
+  }
+  if (std::stoll(version.substr(1)) > 1) {
+    return UserError(ErrorKind::kIllegalState, "INVALID_LOG_VERSION.MAX_SUPPORTED_VERSION",
+                     "The log file " + Path(batch_id) + " was produced by a newer version (" +
+                         version + ") than this one supports (v1).",
+                     "KD002");
+  }
+  return std::optional<std::string>(newline == std::string::npos ? "" : text->substr(newline + 1));
+}
+
+std::vector<int64_t> MetadataLog::BatchIds() const {
+  std::vector<int64_t> ids;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(directory_, ec)) {
+    std::string name = entry.path().filename().string();
+    if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos) {
+      ids.push_back(std::stoll(name));
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+Result<std::optional<int64_t>> MetadataLog::Latest() const {
+  auto ids = BatchIds();
+  if (ids.empty()) return std::optional<int64_t>();
+  return std::optional<int64_t>(ids.back());
+}
+
+Status MetadataLog::Purge(int64_t threshold) const {
+  for (int64_t id : BatchIds()) {
+    if (id >= threshold) break;
+    std::error_code ec;
+    fs::remove(Path(id), ec);
+  }
+  return Status::OK();
+}
+
+}  // namespace ember::stream
