@@ -198,15 +198,16 @@ NB_MODULE(_core, m) {
       .def("from_arrow", [](Session& s, nb::handle capsule) { return Unwrap(s.FromArrow(TableFromStream(capsule))); })
       .def("read_files",
            [](Session& s, const std::string& format, const std::vector<std::string>& paths,
-              std::optional<std::string> ddl, const std::map<std::string, std::string>& options) {
-             auto schema = ddl ? SchemaFromDdl(*ddl) : nullptr;
+              const std::string& ddl, const std::map<std::string, std::string>& options) {
+             // An empty DDL means no schema: Spark infers one where it can.
+             auto schema = ddl.empty() ? nullptr : SchemaFromDdl(ddl);
              return Unwrap(s.ReadFiles(format, paths, schema, options));
            })
       .def("table", [](Session& s, const std::string& name) { return Unwrap(s.Table(name)); })
       .def("read_stream",
            [](Session& s, const std::string& format, const std::string& path,
-              std::optional<std::string> ddl, const std::map<std::string, std::string>& options) {
-             auto schema = ddl ? SchemaFromDdl(*ddl) : nullptr;
+              const std::string& ddl, const std::map<std::string, std::string>& options) {
+             auto schema = ddl.empty() ? nullptr : SchemaFromDdl(ddl);
              return Unwrap(s.ReadStream(format, path, schema, options));
            })
       .def("create_temp_view",

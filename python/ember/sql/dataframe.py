@@ -1,13 +1,18 @@
 """DataFrame: a thin handle on the C++ core's DataFrame, as pyspark.sql.DataFrame."""
 
 import datetime
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Union
+import decimal
+import math
+import re
+import struct
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Union
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ember.errors import PySparkTypeError, PySparkValueError
+from ember.errors import PySparkAttributeError, PySparkTypeError, PySparkValueError
 from ember.sql.column import Column, _lit, _to_col
-from ember.sql.types import Row, StructType, _create_row, from_arrow_schema
+from ember.sql.types import Row, StructType, _create_row, _escape_meta_characters, from_arrow_schema
 
 if TYPE_CHECKING:
     from ember.sql.session import SparkSession
@@ -23,27 +28,65 @@ class _ArrowStream:
         return self._capsule
 
 
-def _python_values(column: pa.ChunkedArray) -> List[Any]:
+# --- Arrow arrays to Python values --------------------------------------------------------------
+# Both collect() and show() walk an Arrow array by its type: leaves convert column-wise, nested
+# types convert their children once and regroup them by row.
+
+
+def _nested(array: pa.Array, leaf: Callable[[pa.Array], List[Any]],
+            make_struct: Callable[[List[str], List[Any]], Any],
+            make_list: Callable[[List[Any]], Any],
+            make_map: Callable[[List[Any], List[Any]], Any]) -> List[Any]:
+    """Values of `array`, None where null; `leaf` converts arrays of non-nested types."""
+    t = array.type
+    if pa.types.is_struct(t):
+        names = [f.name for f in t]
+        children = [_nested(c, leaf, make_struct, make_list, make_map) for c in array.flatten()]
+        valid = array.is_valid().to_pylist()
+        return [make_struct(names, [c[i] for c in children]) if valid[i] else None
+                for i in range(len(array))]
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t):
+        offsets = array.offsets.to_pylist()
+        start, end = offsets[0], offsets[-1]
+        valid = array.is_valid().to_pylist()
+
+        def values(child: pa.Array) -> List[Any]:
+            return _nested(child.slice(start, end - start), leaf, make_struct, make_list, make_map)
+
+        if pa.types.is_map(t):
+            keys, items = values(array.keys), values(array.items)
+            return [make_map(keys[offsets[i] - start: offsets[i + 1] - start],
+                             items[offsets[i] - start: offsets[i + 1] - start])
+                    if valid[i] else None for i in range(len(array))]
+        elements = values(array.values)
+        return [make_list(elements[offsets[i] - start: offsets[i + 1] - start])
+                if valid[i] else None for i in range(len(array))]
+    return leaf(array)
+
+
+def _python_leaf(array: pa.Array) -> List[Any]:
     """Python values as PySpark's collect() returns them."""
-    if pa.types.is_timestamp(column.type) and column.type.tz is not None:
+    t = array.type
+    if pa.types.is_timestamp(t) and t.tz is not None:
         # PySpark gives naive datetimes in the process's local time zone.
-        micros = column.cast(pa.int64()).to_pylist()
+        micros = array.cast(pa.timestamp("us", t.tz)).cast(pa.int64()).to_pylist()
         epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
         return [
             None if m is None
             else (epoch + datetime.timedelta(microseconds=m)).astimezone().replace(tzinfo=None)
             for m in micros
         ]
-    if pa.types.is_struct(column.type):
-        names = [f.name for f in column.type]
-        children = [_python_values(column.combine_chunks().field(i)) if column.num_chunks else []
-                    for i in range(len(names))]
-        valid = column.is_valid().to_pylist()
-        return [
-            _create_row(names, [child[i] for child in children]) if valid[i] else None
-            for i in range(len(column))
-        ]
-    return column.to_pylist()
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return [None if v is None else bytearray(v) for v in array.to_pylist()]
+    return array.to_pylist()
+
+
+def _python_values(column: Union[pa.Array, pa.ChunkedArray]) -> List[Any]:
+    """A column's values as collect() gives them: Rows for structs, lists, dicts for maps."""
+    if isinstance(column, pa.ChunkedArray):
+        return [v for chunk in column.chunks for v in _python_values(chunk)]
+    return _nested(column, _python_leaf, _create_row, list,
+                   lambda keys, items: dict(zip(keys, items)))
 
 
 def _rows(table: pa.Table) -> List[Row]:
@@ -54,23 +97,134 @@ def _rows(table: pa.Table) -> List[Row]:
     ]
 
 
-def _show_value(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value) if value == value else "NaN"
-    if isinstance(value, datetime.datetime):
-        text = value.strftime("%Y-%m-%d %H:%M:%S")
-        if value.microsecond:
-            text += ("." + f"{value.microsecond:06d}").rstrip("0")
+# --- show() ---------------------------------------------------------------------------------------
+
+
+def _java_number(x: float, single: bool) -> str:
+    """A float as the JVM prints it (Double.toString, or Float.toString when `single`): the
+    shortest digits that read back as the same value, plain for 1e-3 <= |x| < 1e7 and as
+    d.dddE<n> otherwise."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    if single:
+        for precision in range(1, 10):
+            text = "%.*e" % (precision - 1, x)
+            if struct.unpack("<f", struct.pack("<f", float(text)))[0] == x:
+                break
+    else:
+        text = repr(x)
+    sign, digit_tuple, exponent = decimal.Decimal(text).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    point = len(digits) + exponent  # the decimal point sits after this many digits
+    minus = "-" if sign else ""
+    if -3 < point <= 7:
+        if point <= 0:
+            return f"{minus}0.{'0' * -point}{digits}"
+        if point >= len(digits):
+            return f"{minus}{digits}{'0' * (point - len(digits))}.0"
+        return f"{minus}{digits[:point]}.{digits[point:]}"
+    return f"{minus}{digits[0]}.{digits[1:] or '0'}E{point - 1}"
+
+
+def _format_time(value: Any) -> str:
+    text = (f"{value.year:04d}-{value.month:02d}-{value.day:02d} "
+            f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}")
+    if value.microsecond:
+        text += f".{value.microsecond:06d}".rstrip("0")
+    return text
+
+
+def _show_leaf(time_zone: str) -> Callable[[pa.Array], List[Any]]:
+    """Text of each value of a non-nested array as Spark's show() prints it."""
+
+    def leaf(array: pa.Array) -> List[Any]:
+        t = array.type
+        if pa.types.is_timestamp(t):
+            if t.tz is not None:
+                # The wall-clock time in the session time zone.
+                array = pc.local_timestamp(array.cast(pa.timestamp("us", time_zone)))
+            fmt: Callable[[Any], str] = _format_time
+        elif pa.types.is_boolean(t):
+            fmt = lambda v: "true" if v else "false"  # noqa: E731
+        elif pa.types.is_float64(t) or pa.types.is_float32(t):
+            single = pa.types.is_float32(t)
+            fmt = lambda v: _java_number(v, single)  # noqa: E731
+        elif pa.types.is_decimal(t):
+            fmt = lambda v: format(v, "f")  # noqa: E731
+        elif pa.types.is_binary(t) or pa.types.is_large_binary(t):
+            fmt = lambda v: "[" + " ".join("%02X" % b for b in v) + "]"  # noqa: E731
+        elif pa.types.is_date(t):
+            fmt = lambda v: v.isoformat()  # noqa: E731
+        else:
+            fmt = str
+        return ["NULL" if v is None else fmt(v) for v in array.to_pylist()]
+
+    return leaf
+
+
+def _show_texts(column: pa.ChunkedArray, time_zone: str) -> List[str]:
+    leaf = _show_leaf(time_zone)
+    texts: List[str] = []
+    for chunk in column.chunks:
+        texts.extend(_nested(
+            chunk, leaf,
+            lambda names, values: "{" + ", ".join(values) + "}",
+            lambda values: "[" + ", ".join(values) + "]",
+            lambda keys, items: "{" + ", ".join(f"{k} -> {v}" for k, v in zip(keys, items)) + "}",
+        ))
+    return ["NULL" if t is None else t for t in texts]
+
+
+# Characters the JVM counts as two columns wide when show() pads a cell.
+_FULL_WIDTH = re.compile(
+    "[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF"
+    "\uFE10-\uFE19\uFE30-\uFE6F\uFF00-\uFF60\uFFE0-\uFFE6]"
+)
+
+
+def _utf16_length(text: str) -> int:
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+
+
+def _display_width(text: str) -> int:
+    """Columns `text` takes in show(): its length in UTF-16 units, full-width ones counted twice."""
+    return _utf16_length(text) + len(_FULL_WIDTH.findall(text))
+
+
+def _utf16_prefix(text: str, units: int) -> str:
+    """The first `units` UTF-16 units of `text`, a split surrogate pair becoming "?"."""
+    if _utf16_length(text) == len(text):
+        return text[:units]
+    out, used = [], 0
+    for c in text:
+        size = 2 if ord(c) > 0xFFFF else 1
+        if used + size > units:
+            if used < units:
+                out.append("?")
+            break
+        out.append(c)
+        used += size
+    return "".join(out)
+
+
+def _truncate_cell(text: str, truncate: int) -> str:
+    if truncate <= 0 or _utf16_length(text) <= truncate:
         return text
-    if isinstance(value, Row):
-        return "{" + ", ".join(_show_value(v) for v in value) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_show_value(v) for v in value) + "]"
-    return str(value)
+    if truncate < 4:
+        return _utf16_prefix(text, truncate)
+    return _utf16_prefix(text, truncate - 3) + "..."
+
+
+def _pad_left(text: str, width: int) -> str:
+    return " " * (width - _display_width(text)) + text
+
+
+def _pad_right(text: str, width: int) -> str:
+    return text + " " * (width - _display_width(text))
 
 
 class DataFrame:
@@ -129,8 +283,8 @@ class DataFrame:
         if name.startswith("_"):
             raise AttributeError(name)
         if name not in self.columns:
-            raise AttributeError(
-                f"'DataFrame' object has no attribute '{name}'"
+            raise PySparkAttributeError(
+                errorClass="ATTRIBUTE_NOT_SUPPORTED", messageParameters={"attr_name": name}
             )
         return self[name]
 
@@ -300,7 +454,31 @@ class DataFrame:
         return len(self.take(1)) == 0
 
     def toPandas(self) -> Any:
-        return self.toArrow().to_pandas()
+        """A pandas DataFrame with PySpark's column types: timestamps as naive datetime64[ns] in
+        the session time zone, dates and decimals as objects, structs as Rows, arrays as lists,
+        maps as dicts and binaries as bytearrays."""
+        table = self.toArrow()
+        time_zone = self._session.conf.get("spark.sql.session.timeZone")
+        objects = {}
+        columns = []
+        for i, (field, column) in enumerate(zip(table.schema, table.columns)):
+            t = field.type
+            if pa.types.is_timestamp(t):
+                if t.tz is not None:
+                    column = pc.local_timestamp(column.cast(pa.timestamp("us", time_zone)))
+                column = column.cast(pa.timestamp("ns"))
+            elif pa.types.is_nested(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+                objects[i] = _python_values(column)
+                column = pa.nulls(len(column), pa.null())
+            columns.append(column)
+        table = pa.Table.from_arrays(columns, names=table.column_names)
+        frame = table.to_pandas(date_as_object=True, coerce_temporal_nanoseconds=True)
+        if objects:
+            import pandas as pd
+
+            for i, values in objects.items():
+                frame.isetitem(i, pd.Series(values, index=frame.index, dtype=object))
+        return frame
 
     def createOrReplaceTempView(self, name: str) -> None:
         self._session._core.create_temp_view(name, self._df, True)
@@ -308,26 +486,52 @@ class DataFrame:
     def createTempView(self, name: str) -> None:
         self._session._core.create_temp_view(name, self._df, False)
 
-    def _show_string(self, n: int = 20, truncate: Union[bool, int] = True) -> str:
-        rows = self.limit(n + 1).collect()
-        more = len(rows) > n
-        rows = rows[:n]
+    def _show_string(self, n: int = 20, truncate: Union[bool, int] = True,
+                     vertical: bool = False) -> str:
+        """The text show() prints, laid out as Spark's Dataset.showString."""
+        table = self.limit(n + 1).toArrow() if n >= 0 else self.limit(1).toArrow()
+        rows = max(n, 0)
+        more = table.num_rows > rows
+        table = table.slice(0, rows)
         width = 20 if truncate is True else int(truncate)
-        cells = [[_show_value(v) for v in row] for row in rows]
-        if width > 0:
-            cells = [[c if len(c) <= width else c[: width - 3] + "..." for c in r] for r in cells]
-        names = self.columns
-        widths = [max([3, len(name)] + [len(r[i]) for r in cells]) for i, name in enumerate(names)]
-        line = "+" + "+".join("-" * w for w in widths) + "+"
-        def fmt(values: List[str]) -> str:
-            if width > 0:
-                return "|" + "|".join(v.rjust(w) for v, w in zip(values, widths)) + "|"
-            return "|" + "|".join(v.ljust(w) for v, w in zip(values, widths)) + "|"
-        out = [line, fmt(names), line] + [fmt(r) for r in cells] + [line]
-        text = "\n".join(out) + "\n"
+        time_zone = self._session.conf.get("spark.sql.session.timeZone")
+        names = [_escape_meta_characters(name) for name in table.column_names]
+        columns = [
+            [_truncate_cell(_escape_meta_characters(text), width)
+             for text in _show_texts(column, time_zone)]
+            for column in table.columns
+        ]
+        cells = [list(row) for row in zip(*columns)] if columns else [[]] * table.num_rows
+        lines: List[str] = []
+        if vertical:
+            if not cells:
+                lines.append("(0 rows)")
+            else:
+                name_width = max([3] + [_display_width(name) for name in names])
+                value_width = max([3] + [_display_width(c) for row in cells for c in row])
+                for i, row in enumerate(cells):
+                    header = f"-RECORD {i}"
+                    lines.append(header + "-" * (name_width + value_width + 5 - len(header)))
+                    lines.extend(
+                        f" {_pad_right(name, name_width)} | {_pad_right(value, value_width)} "
+                        for name, value in zip(names, row)
+                    )
+                lines.append("")
+        else:
+            widths = [max([3, _display_width(name)] + [_display_width(row[i]) for row in cells])
+                      for i, name in enumerate(names)]
+            pad = _pad_left if width > 0 else _pad_right
+            rule = "+" + "+".join("-" * w for w in widths) + "+"
+
+            def line(values: List[str]) -> str:
+                return "|" + "|".join(pad(v, w) for v, w in zip(values, widths)) + "|"
+
+            lines = [rule, line(names), rule] + [line(row) for row in cells] + [rule, ""]
         if more:
-            text += f"only showing top {n} row{'s' if n != 1 else ''}\n"
-        return text
+            if lines and lines[-1] == "":
+                lines.pop()
+            lines.append(f"only showing top {rows} row{'' if rows == 1 else 's'}")
+        return "\n".join(lines)
 
     def show(self, n: int = 20, truncate: Union[bool, int] = True, vertical: bool = False) -> None:
         if not isinstance(n, int) or isinstance(n, bool):
@@ -335,4 +539,4 @@ class DataFrame:
                 errorClass="NOT_INT",
                 messageParameters={"arg_name": "n", "arg_type": type(n).__name__},
             )
-        print(self._show_string(n, truncate))
+        print(self._show_string(n, truncate, vertical))

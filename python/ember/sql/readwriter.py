@@ -59,7 +59,7 @@ class DataFrameReader:
             self.schema(schema)
         self.options(**options)
         paths = [path] if isinstance(path, str) else list(path or [])
-        core = self._session._core.read_files(self._format, paths, self._schema, self._options)
+        core = self._session._core.read_files(self._format, paths, self._schema or "", self._options)
         return DataFrame(core, self._session)
 
     def _read(self, fmt: str, path: Any, schema: Any, options: Dict[str, Any]) -> DataFrame:

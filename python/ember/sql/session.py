@@ -4,6 +4,7 @@ import threading
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ember import _core
 from ember.errors import PySparkTypeError, PySparkValueError
@@ -11,7 +12,7 @@ from ember.sql.dataframe import DataFrame
 from ember.sql.readwriter import DataFrameReader
 from ember.sql.types import (
     DataType, NullType, Row, StructField, StructType, _field_names, _infer_type, _parse_ddl,
-    to_arrow_schema, from_arrow_schema, _create_row,
+    to_arrow_schema, to_arrow_type, from_arrow_schema, _create_row,
 )
 
 _DEFAULTS = {
@@ -43,8 +44,10 @@ class RuntimeConfig:
         from ember.errors import SparkNoSuchElementException
 
         raise SparkNoSuchElementException(
+            f'The SQL config "{key}" cannot be found. Please verify that the config exists.',
             errorClass="SQL_CONF_NOT_FOUND",
             messageParameters={"sqlConf": f'"{key}"'},
+            sqlState="42K0I",
         )
 
     def unset(self, key: str) -> None:
@@ -180,24 +183,29 @@ class SparkSession:
 
     def createDataFrame(self, data: Any, schema: Any = None, samplingRatio: Any = None,
                         verifySchema: bool = True) -> DataFrame:
-        table = _to_arrow_table(data, schema)
+        table = _to_arrow_table(self, data, schema)
         return DataFrame(self._core.from_arrow(table.__arrow_c_stream__()), self)
 
 
-def _to_arrow_table(data: Any, schema: Any) -> pa.Table:
+def _is_pandas(data: Any) -> bool:
+    return type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pandas")
+
+
+def _to_arrow_table(session: "SparkSession", data: Any, schema: Any) -> pa.Table:
     if isinstance(schema, str):
         parsed = _parse_ddl(schema)
         schema = parsed if isinstance(parsed, StructType) else StructType([StructField("value", parsed)])
+    time_zone = session.conf.get("spark.sql.session.timeZone")
+    if _is_pandas(data):
+        arrow = str(session.conf.get("spark.sql.execution.arrow.pyspark.enabled", "false"))
+        return _from_pandas(data, schema, arrow.lower() == "true", time_zone)
     if hasattr(data, "__arrow_c_stream__") and not isinstance(data, (list, tuple)):
         table = pa.table(data)
-    elif type(data).__name__ == "DataFrame" and hasattr(data, "to_dict"):  # pandas
-        table = pa.Table.from_pandas(data, preserve_index=False)
-    else:
-        table = None
-    if table is not None:
-        table = _normalize_arrow(table)
-        if isinstance(schema, StructType):
-            table = table.rename_columns(schema.names).cast(to_arrow_schema(schema))
+        target = to_arrow_schema(schema) if isinstance(schema, StructType) else None
+        table = _normalize_arrow(table, time_zone, target)
+        if target is not None:
+            # As in PySpark, the names must match: Table.cast raises otherwise.
+            table = table.cast(target)
         elif isinstance(schema, (list, tuple)):
             table = table.rename_columns(list(schema))
         return table
@@ -206,8 +214,10 @@ def _to_arrow_table(data: Any, schema: Any) -> pa.Table:
     if isinstance(schema, (list, tuple)):
         names, schema = list(schema), None
     if rows and isinstance(rows[0], dict):
-        names = names or list(rows[0].keys())
-        rows = [tuple(r.get(n) for n in names) for r in rows]
+        # Fields by name: the schema's, or the keys in sorted order when inferring (PySpark's).
+        keys = schema.names if isinstance(schema, StructType) else sorted(rows[0].keys())
+        rows = [tuple(r.get(k) for k in keys) for r in rows]
+        names = names or keys
     elif rows and isinstance(rows[0], Row) and _field_names(rows[0]) is not None:
         names = names or _field_names(rows[0])
     elif rows and not isinstance(rows[0], (tuple, list)):
@@ -220,50 +230,143 @@ def _to_arrow_table(data: Any, schema: Any) -> pa.Table:
         if not rows:
             raise PySparkValueError(errorClass="CANNOT_INFER_EMPTY_SCHEMA", messageParameters={})
         names = names or [f"_{i + 1}" for i in range(width)]
-        fields = []
-        for i, name in enumerate(names):
-            inferred: DataType = NullType()
-            for r in rows:
-                if r[i] is not None:
-                    inferred = _infer_type(r[i])
-                    break
-            if isinstance(inferred, NullType):
-                raise PySparkValueError(
-                    errorClass="CANNOT_DETERMINE_TYPE", messageParameters={}
-                )
-            fields.append(StructField(name, inferred, True))
-        schema = StructType(fields)
+        schema = StructType([
+            StructField(name, _infer_column([r[i] for r in rows]), True)
+            for i, name in enumerate(names)
+        ])
     columns = list(zip(*rows)) if rows else [[] for _ in schema.fields]
     arrow_schema = to_arrow_schema(schema)
-    arrays = [pa.array([_to_arrow_value(v) for v in col], type=f.type)
+    arrays = [pa.array([_to_arrow_value(v, f.type) for v in col], type=f.type)
               for col, f in zip(columns, arrow_schema)]
     return pa.Table.from_arrays(arrays, schema=arrow_schema)
 
 
-def _to_arrow_value(value: Any) -> Any:
+def _infer_column(values: Iterable[Any]) -> DataType:
+    """The type PySpark infers for a column: that of its first non-null value."""
+    for value in values:
+        if value is not None:
+            return _infer_type(value)
+    raise PySparkValueError(errorClass="CANNOT_DETERMINE_TYPE", messageParameters={})
+
+
+def _from_pandas(frame: Any, schema: Any, arrow: bool, time_zone: str) -> pa.Table:
+    """A pandas DataFrame as PySpark converts it (the index is dropped).
+
+    By default (spark.sql.execution.arrow.pyspark.enabled false) PySpark converts the values
+    row by row: integers become bigint, floats double (NaN stays NaN), naive datetimes are local
+    time. With Arrow enabled it keeps pandas' types, reads NaN as null and naive datetimes in the
+    session time zone.
+    """
+    names = [str(c) for c in frame.columns]
+    if isinstance(schema, StructType):
+        names = schema.names
+    elif isinstance(schema, (list, tuple)):
+        names, schema = [str(n) for n in schema], None
+    target = to_arrow_schema(schema) if isinstance(schema, StructType) else None
+    if arrow:
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        table = _normalize_arrow(table.rename_columns(names), time_zone, target)
+    else:
+        arrays = []
+        for i in range(len(frame.columns)):
+            wanted = target.field(i).type if target is not None else None
+            arrays.append(_pandas_column(frame.iloc[:, i], wanted))
+        table = pa.Table.from_arrays(arrays, names=names)
+        table = _normalize_arrow(table, time_zone, target)
+    if target is not None:
+        table = table.cast(target)
+    return table
+
+
+def _pandas_column(series: Any, wanted: Any) -> pa.Array:
+    """One pandas column as PySpark's row-by-row conversion types it."""
+    kind = getattr(series.dtype, "kind", "O")
+    numpy_dtype = type(series.dtype).__module__.startswith("numpy")
+    naive_wanted = wanted is not None and pa.types.is_timestamp(wanted) and wanted.tz is None
+    if kind in "iu" and numpy_dtype:
+        return pa.array(series.to_numpy(), from_pandas=False).cast(pa.int64())
+    if kind == "f" and numpy_dtype:
+        return pa.array(series.to_numpy(), from_pandas=False).cast(pa.float64())
+    if kind == "b" and numpy_dtype:
+        return pa.array(series.to_numpy(), from_pandas=False)
+    if kind == "M":
+        if getattr(series.dt, "tz", None) is None and not naive_wanted:
+            # Naive values are local time, as datetime.timestamp() reads them.
+            import numpy as np
+            from dateutil import tz as dateutil_tz
+
+            series = series.dt.tz_localize(
+                dateutil_tz.tzlocal(), ambiguous=np.ones(len(series), dtype=bool),
+                nonexistent="shift_forward",
+            )
+        return pa.array(series, from_pandas=True)
+    values = [None if _is_missing(v) else v for v in series.tolist()]
+    kind_type = wanted if wanted is not None else to_arrow_type(_infer_column(values))
+    return pa.array([_to_arrow_value(v, kind_type) for v in values], type=kind_type)
+
+
+def _is_missing(value: Any) -> bool:
+    """pandas' markers of a missing value in an object column: None, NaN, NaT, NA."""
+    if value is None:
+        return True
+    try:
+        import pandas as pd
+
+        return bool(pd.isna(value)) if not isinstance(value, (list, tuple, dict)) else False
+    except (TypeError, ValueError):
+        return False
+
+
+def _to_arrow_value(value: Any, t: Any = None) -> Any:
+    """A Python value of a row made ready for pa.array with Arrow type `t`."""
     import datetime
 
+    if value is None:
+        return None
     if isinstance(value, datetime.datetime) and value.tzinfo is None:
+        if t is not None and pa.types.is_timestamp(t) and t.tz is None:
+            return value  # TIMESTAMP_NTZ keeps the wall-clock time
         return value.astimezone()  # naive datetimes are local time, as in PySpark
+    struct = t is not None and pa.types.is_struct(t)
     if isinstance(value, Row) and _field_names(value) is not None:
-        return {n: _to_arrow_value(v) for n, v in zip(_field_names(value), value)}
+        types = {f.name: f.type for f in t} if struct else {}
+        return {n: _to_arrow_value(v, types.get(n)) for n, v in zip(_field_names(value), value)}
+    if struct and isinstance(value, (tuple, list)):
+        return {f.name: _to_arrow_value(v, f.type) for f, v in zip(t, value)}
+    if struct and isinstance(value, dict):
+        return {f.name: _to_arrow_value(value.get(f.name), f.type) for f in t}
+    if isinstance(value, dict):
+        item = t.item_type if t is not None and pa.types.is_map(t) else None
+        return {k: _to_arrow_value(v, item) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        element = t.value_type if t is not None and pa.types.is_list(t) else None
+        return [_to_arrow_value(v, element) for v in value]
     return value
 
 
-def _normalize_arrow(table: pa.Table) -> pa.Table:
-    """Arrow types the core does not use, converted to the Spark type they stand for."""
-    fields = []
-    for f in table.schema:
+def _normalize_arrow(table: pa.Table, time_zone: str, target: Any = None) -> pa.Table:
+    """Arrow types the core does not use, converted to the Spark type they stand for.
+
+    A timestamp without a time zone is a TimestampType in the session time zone, as PySpark
+    reads Arrow data, unless the target schema asks for a TIMESTAMP_NTZ there.
+    """
+    columns = []
+    for i, (f, column) in enumerate(zip(table.schema, table.columns)):
         t = f.type
+        wanted = target.field(i).type if target is not None and i < len(target) else None
         if pa.types.is_large_string(t) or pa.types.is_string_view(t):
-            t = pa.string()
+            column = column.cast(pa.string())
         elif pa.types.is_timestamp(t):
-            t = pa.timestamp("us", "UTC" if t.tz else None)
+            if t.tz is None and not (wanted is not None and pa.types.is_timestamp(wanted)
+                                     and wanted.tz is None):
+                column = pc.assume_timezone(column.cast(pa.timestamp("us")), time_zone)
+            column = column.cast(pa.timestamp("us", "UTC" if column.type.tz else None))
         elif pa.types.is_dictionary(t):
-            t = t.value_type
+            column = column.cast(t.value_type)
         elif pa.types.is_uint8(t) or pa.types.is_uint16(t):
-            t = pa.int32()
+            column = column.cast(pa.int32())
         elif pa.types.is_uint32(t) or pa.types.is_uint64(t):
-            t = pa.int64()
-        fields.append(pa.field(f.name, t, f.nullable))
-    return table.cast(pa.schema(fields))
+            column = column.cast(pa.int64())
+        columns.append(column)
+    schema = pa.schema([pa.field(f.name, c.type, f.nullable) for f, c in zip(table.schema, columns)])
+    return pa.Table.from_arrays(columns, schema=schema)

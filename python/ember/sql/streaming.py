@@ -56,7 +56,7 @@ class DataStreamReader:
         path = path or self._options.get("path")
         if path is None:
             raise IllegalArgumentException("'path' is not specified")
-        core = self._session._core.read_stream(self._format, path, self._schema, self._options)
+        core = self._session._core.read_stream(self._format, path, self._schema or "", self._options)
         return DataFrame(core, self._session)
 
     def _load(self, fmt: str, path: str, schema: Any, options: Dict[str, Any]) -> DataFrame:
@@ -158,9 +158,8 @@ class DataStreamWriter:
             self._trigger = ("availableNow", 0)
         else:
             raise AnalysisException(
-                "[UNSUPPORTED_FEATURE] Continuous processing is not supported by Ember. "
-                "SQLSTATE: 0A000",
-                errorClass="UNSUPPORTED_FEATURE",
+                "Continuous processing is not supported by Ember.",
+                errorClass="UNSUPPORTED_FEATURE", sqlState="0A000",
             )
         return self
 
@@ -215,9 +214,8 @@ class DataStreamWriter:
         if fmt == "noop":
             return _core.foreach_batch_sink(lambda core, batch_id: None)
         raise AnalysisException(
-            f"[UNSUPPORTED_FEATURE] The streaming sink '{fmt}' is not supported by Ember yet. "
-            "SQLSTATE: 0A000",
-            errorClass="UNSUPPORTED_FEATURE",
+            f"The streaming sink '{fmt}' is not supported by Ember yet.",
+            errorClass="UNSUPPORTED_FEATURE", sqlState="0A000",
         )
 
     def start(self, path: Optional[str] = None, format: Optional[str] = None,
@@ -240,8 +238,8 @@ class DataStreamWriter:
             )
         manager = session.streams
         manager._check_name(self._name)
-        sink = self._sink(session)
         checkpoint, temporary = self._checkpoint(session)
+        sink = self._sink(session)
         kind, interval = self._trigger
         core = _core.StreamingQuery.start(
             self._df._df, sink, self._name or "", checkpoint, self._output_mode, kind, interval,
@@ -255,9 +253,8 @@ class DataStreamWriter:
                 outputMode: Optional[str] = None, partitionBy: Any = None,
                 queryName: Optional[str] = None, **options: Any) -> "StreamingQuery":
         raise AnalysisException(
-            "[UNSUPPORTED_FEATURE] Streaming into tables (toTable) is not supported by Ember yet. "
-            "SQLSTATE: 0A000",
-            errorClass="UNSUPPORTED_FEATURE",
+            "Streaming into tables (toTable) is not supported by Ember yet.",
+            errorClass="UNSUPPORTED_FEATURE", sqlState="0A000",
         )
 
 

@@ -1,0 +1,225 @@
+"""The streaming core: a JSON file stream processed in micro-batches with Spark's checkpoint
+protocol. Oracles: DuckDB over the same JSON files, and Spark's checkpoint format."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from ember.errors import AnalysisException, IllegalArgumentException, PySparkValueError
+from ember.sql import SparkSession
+
+SCHEMA = "event_id INT, company_id STRING, amount DOUBLE, event_ts STRING"
+
+
+@pytest.fixture(scope="module")
+def spark():
+    return SparkSession.builder.getOrCreate()
+
+
+def write_events(directory, name, first_id, count):
+    with open(os.path.join(directory, name), "w") as out:
+        for i in range(first_id, first_id + count):
+            out.write(json.dumps({"event_id": i, "company_id": f"c{i % 3}", "amount": i * 1.5,
+                                  "event_ts": f"2024-01-01 00:{i % 60:02d}:00"}) + "\n")
+
+
+def duckdb_events(directory):
+    rows = duckdb.sql(
+        f"SELECT event_id, company_id, amount FROM read_json('{directory}/*.json', "
+        "columns = {'event_id': 'INTEGER', 'company_id': 'VARCHAR', 'amount': 'DOUBLE', "
+        "'event_ts': 'VARCHAR'}) ORDER BY event_id"
+    ).fetchall()
+    return [tuple(r) for r in rows]
+
+
+def batch_files_sink(out_dir):
+    """An idempotent sink: each batch replaces the Parquet file named by its batch id."""
+
+    def write(df, batch_id):
+        path = os.path.join(out_dir, f"batch-{batch_id:05d}.parquet")
+        pq.write_table(df.toArrow(), path + ".tmp")
+        os.replace(path + ".tmp", path)
+
+    return write
+
+
+def sink_rows(out_dir):
+    rows = []
+    for name in sorted(os.listdir(out_dir)):
+        if name.endswith(".parquet"):
+            t = pq.read_table(os.path.join(out_dir, name))
+            rows += list(zip(t["event_id"].to_pylist(), t["company_id"].to_pylist(),
+                             t["amount"].to_pylist()))
+    return sorted(rows)
+
+
+def run_available_now(spark, source, checkpoint, out_dir, **options):
+    reader = spark.readStream.schema(SCHEMA).format("json")
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    query = (reader.load(source).writeStream.foreachBatch(batch_files_sink(out_dir))
+             .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
+    query.processAllAvailable()
+    query.stop()
+    return query
+
+
+def test_exactly_once_across_restarts(spark, tmp_path):
+    source, checkpoint, out = tmp_path / "in", tmp_path / "cp", tmp_path / "out"
+    source.mkdir()
+    out.mkdir()
+    write_events(source, "a.json", 0, 40)
+    write_events(source, "b.json", 40, 40)
+    run_available_now(spark, str(source), str(checkpoint), str(out))
+    assert sink_rows(out) == duckdb_events(source)
+    write_events(source, "c.json", 80, 25)
+    run_available_now(spark, str(source), str(checkpoint), str(out))
+    run_available_now(spark, str(source), str(checkpoint), str(out))  # nothing new
+    assert sink_rows(out) == duckdb_events(source)
+    assert sorted(os.listdir(checkpoint / "commits")) == ["0", "1"]
+
+
+def test_max_files_per_trigger_splits_the_backlog(spark, tmp_path):
+    source, out = tmp_path / "in", tmp_path / "out"
+    source.mkdir()
+    out.mkdir()
+    for i in range(5):
+        write_events(source, f"f{i}.json", i * 10, 10)
+        os.utime(source / f"f{i}.json", (1_700_000_000 + i, 1_700_000_000 + i))
+    run_available_now(spark, str(source), str(tmp_path / "cp"), str(out), maxFilesPerTrigger=2)
+    assert sorted(os.listdir(out)) == [f"batch-{i:05d}.parquet" for i in range(3)]
+    # Oldest files first: batch 0 holds f0 and f1.
+    first = pq.read_table(out / "batch-00000.parquet")["event_id"].to_pylist()
+    assert sorted(first) == list(range(20))
+    assert sink_rows(out) == duckdb_events(source)
+
+
+def test_checkpoint_files_follow_spark_layout(spark, tmp_path):
+    source, checkpoint, out = tmp_path / "in", tmp_path / "cp", tmp_path / "out"
+    source.mkdir()
+    out.mkdir()
+    write_events(source, "a b.json", 0, 3)
+    query = run_available_now(spark, str(source), str(checkpoint), str(out))
+    assert json.loads((checkpoint / "metadata").read_text()) == {"id": query.id}
+    version, meta, offset = (checkpoint / "offsets" / "0").read_text().split("\n")
+    assert version == "v1"
+    meta = json.loads(meta)
+    assert meta["batchWatermarkMs"] == 0 and meta["batchTimestampMs"] > 0
+    assert "spark.sql.shuffle.partitions" in meta["conf"]
+    assert json.loads(offset) == {"logOffset": 0}
+    assert (checkpoint / "commits" / "0").read_text().split("\n") == [
+        "v1", '{"nextBatchWatermarkMs":0}']
+    version, entry = (checkpoint / "sources" / "0" / "0").read_text().split("\n")
+    entry = json.loads(entry)
+    assert version == "v1" and entry["batchId"] == 0
+    assert entry["path"] == "file://" + str(source / "a%20b.json")
+
+
+def test_a_logged_batch_without_commit_runs_again_with_the_same_files(spark, tmp_path):
+    source, checkpoint, out = tmp_path / "in", tmp_path / "cp", tmp_path / "out"
+    source.mkdir()
+    out.mkdir()
+    write_events(source, "a.json", 0, 10)
+    run_available_now(spark, str(source), str(checkpoint), str(out))
+    # A crash after offsets/0 was written and before commits/0: remove the commit and the output.
+    os.remove(checkpoint / "commits" / "0")
+    os.remove(out / "batch-00000.parquet")
+    write_events(source, "b.json", 10, 10)  # arrives later: must not join the re-run batch 0
+    run_available_now(spark, str(source), str(checkpoint), str(out))
+    batch0 = sorted(pq.read_table(out / "batch-00000.parquet")["event_id"].to_pylist())
+    assert batch0 == list(range(10))
+    assert sink_rows(out) == duckdb_events(source)
+
+
+CRASHING_JOB = textwrap.dedent("""
+    import os, sys, time, pyarrow.parquet as pq
+    from ember.sql import SparkSession
+    source, checkpoint, out = sys.argv[1:4]
+    spark = SparkSession.builder.getOrCreate()
+    def write(df, batch_id):
+        time.sleep(0.05)  # widen the window in which the test's SIGKILL can land
+        path = os.path.join(out, f"batch-{batch_id:05d}.parquet")
+        pq.write_table(df.toArrow(), path + ".tmp")
+        os.replace(path + ".tmp", path)
+    q = (spark.readStream.schema("event_id INT, company_id STRING, amount DOUBLE, event_ts STRING")
+         .option("maxFilesPerTrigger", 1).json(source)
+         .writeStream.foreachBatch(write).option("checkpointLocation", checkpoint)
+         .trigger(availableNow=True).start())
+    q.processAllAvailable()
+    q.stop()
+""")
+
+
+def test_killed_at_random_instants_restarts_exactly_once(tmp_path):
+    source, checkpoint, out = tmp_path / "in", tmp_path / "cp", tmp_path / "out"
+    source.mkdir()
+    out.mkdir()
+    for i in range(12):
+        write_events(source, f"f{i:02d}.json", i * 5, 5)
+        os.utime(source / f"f{i:02d}.json", (1_700_000_000 + i, 1_700_000_000 + i))
+    job = tmp_path / "job.py"
+    job.write_text(CRASHING_JOB)
+    args = [sys.executable, str(job), str(source), str(checkpoint), str(out)]
+    rng = random.Random(11)
+    killed = 0
+    for _ in range(5):
+        process = subprocess.Popen(args)
+        time.sleep(rng.uniform(0.3, 1.0))
+        killed += process.poll() is None
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    assert killed >= 3, "the job should still be running when killed"
+    subprocess.run(args, check=True, timeout=120)
+    assert sink_rows(out) == duckdb_events(source)
+    assert sorted(int(n) for n in os.listdir(checkpoint / "commits")) == list(range(12))
+
+
+def test_complete_mode_counts_in_the_memory_sink(spark, tmp_path):
+    source = tmp_path / "in"
+    source.mkdir()
+    write_events(source, "a.json", 0, 30)
+    counts = (spark.readStream.schema(SCHEMA).json(str(source)).groupBy("company_id").count()
+              .withColumnRenamed("count", "n"))
+    query = (counts.writeStream.format("memory").queryName("company_counts")
+             .outputMode("complete").start())
+    query.processAllAvailable()
+    write_events(source, "b.json", 30, 12)
+    query.processAllAvailable()
+    query.stop()
+    got = sorted(tuple(r) for r in spark.sql("SELECT company_id, n FROM company_counts").collect())
+    want = duckdb.sql(
+        f"SELECT company_id, count(*) FROM read_json('{source}/*.json') GROUP BY 1 ORDER BY 1"
+    ).fetchall()
+    assert got == [tuple(r) for r in want]
+
+
+def test_append_mode_aggregation_is_rejected(spark, tmp_path):
+    counts = spark.readStream.schema(SCHEMA).json(str(tmp_path)).groupBy("company_id").count()
+    with pytest.raises(AnalysisException, match="Append output mode not supported"):
+        counts.writeStream.format("memory").queryName("bad").outputMode("append").start()
+
+
+def test_user_mistakes(spark, tmp_path):
+    with pytest.raises(IllegalArgumentException, match="Schema must be specified"):
+        spark.readStream.format("json").load(str(tmp_path))
+    stream = spark.readStream.schema(SCHEMA).json(str(tmp_path))
+    with pytest.raises(AnalysisException, match="writeStream.start"):
+        stream.collect()
+    with pytest.raises(PySparkValueError):
+        stream.writeStream.trigger()
+    with pytest.raises(PySparkValueError):
+        stream.writeStream.trigger(once=False)
+    with pytest.raises(IllegalArgumentException, match="maxFilesPerTrigger"):
+        (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", "0").json(str(tmp_path))
+         .writeStream.format("noop").start())
+    with pytest.raises(AnalysisException, match="checkpointLocation must be specified"):
+        stream.writeStream.format("parquet").start(str(tmp_path / "out"))
