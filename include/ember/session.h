@@ -20,6 +20,9 @@ namespace plan {
 class Analyzer;
 struct EvalContext;
 }
+namespace iceberg {
+class HadoopCatalog;
+}
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -47,6 +50,16 @@ class Session : public std::enable_shared_from_this<Session> {
                                       const std::map<std::string, std::string>& options);
   arrow::Result<DataFrame> Table(const std::string& name);
 
+  /// The Iceberg catalog configured as spark.sql.catalog.<name> (type hadoop), or null.
+  arrow::Result<iceberg::HadoopCatalog*> IcebergCatalog(const std::string& name);
+  /// A multi-part table name as (catalog, identifier within it); Spark's error if no catalog
+  /// holds such a table name.
+  arrow::Result<std::pair<iceberg::HadoopCatalog*, std::vector<std::string>>> ResolveTableName(
+      const std::vector<std::string>& parts);
+  /// Writes a DataFrame to a table: mode append, overwrite, create (fails if it exists) or
+  /// replace (create or replace).
+  arrow::Status WriteTable(const std::string& name, const DataFrame& df, const std::string& mode);
+
   arrow::Status CreateTempView(const std::string& name, const DataFrame& df, bool replace);
   bool DropTempView(const std::string& name);
   std::vector<std::string> TempViewNames() const;
@@ -61,6 +74,7 @@ class Session : public std::enable_shared_from_this<Session> {
   mutable std::mutex mutex_;
   std::map<std::string, std::string> conf_;
   std::map<std::string, std::shared_ptr<const plan::LogicalPlan>> views_;  // lower-cased names
+  std::map<std::string, std::shared_ptr<iceberg::HadoopCatalog>> catalogs_;
 };
 
 }  // namespace ember

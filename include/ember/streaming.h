@@ -40,6 +40,8 @@ class Sink {
   virtual arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) = 0;
   /// Whether a query may restart from a checkpoint with this sink.
   virtual bool SupportsRecovery() const { return true; }
+  /// Called once the query's id (stable across restarts) is known, before any batch.
+  virtual void SetQueryId(const std::string& /*query_id*/) {}
 };
 
 class Session;
@@ -51,6 +53,13 @@ std::shared_ptr<Sink> MakeMemorySink(std::shared_ptr<Session> session, std::stri
 /// foreachBatch: calls the function with each batch and its id (at-least-once, as in Spark).
 std::shared_ptr<Sink> MakeForeachBatchSink(
     std::function<arrow::Status(const DataFrame&, int64_t)> function);
+
+/// writeStream.toTable: appends each batch to an Iceberg table (complete mode replaces the
+/// table's rows) in one snapshot whose summary records ember.query-id and ember.batch-id; a batch
+/// the table's history already holds is skipped, so a re-run batch is not written twice.
+arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> session,
+                                                   const std::string& table_name,
+                                                   std::string output_mode);
 
 struct StreamingQueryOptions {
   std::string name;                // queryName, or empty

@@ -210,6 +210,15 @@ NB_MODULE(_core, m) {
              auto schema = ddl.empty() ? nullptr : SchemaFromDdl(ddl);
              return Unwrap(s.ReadStream(format, path, schema, options));
            })
+      .def("write_table",
+           [](Session& s, const std::string& name, const DataFrame& df, const std::string& mode) {
+             arrow::Status status;
+             {
+               nb::gil_scoped_release release;
+               status = s.WriteTable(name, df, mode);
+             }
+             Check(status);
+           })
       .def("create_temp_view",
            [](Session& s, const std::string& name, const DataFrame& df, bool replace) {
              Check(s.CreateTempView(name, df, replace));
@@ -218,6 +227,9 @@ NB_MODULE(_core, m) {
       .def("temp_view_names", &Session::TempViewNames);
 
   nb::class_<ember::Sink>(m, "Sink");
+  m.def("table_sink", [](std::shared_ptr<Session> session, const std::string& name, std::string mode) {
+    return Unwrap(ember::MakeTableSink(std::move(session), name, std::move(mode)));
+  });
   m.def("memory_sink", [](std::shared_ptr<Session> session, std::string name, std::string mode) {
     return ember::MakeMemorySink(std::move(session), std::move(name), std::move(mode));
   });

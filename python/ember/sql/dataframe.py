@@ -416,6 +416,17 @@ class DataFrame:
         return self._wrap(self._df.join_using(other._df, [], "cross"))
 
     @property
+    def write(self) -> Any:
+        from ember.sql.readwriter import DataFrameWriter
+
+        return DataFrameWriter(self)
+
+    def writeTo(self, table: str) -> Any:
+        from ember.sql.readwriter import DataFrameWriterV2
+
+        return DataFrameWriterV2(self, table)
+
+    @property
     def writeStream(self) -> Any:
         from ember.sql.streaming import DataStreamWriter
 

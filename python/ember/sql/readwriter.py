@@ -80,3 +80,105 @@ class DataFrameReader:
 
     def table(self, tableName: str) -> DataFrame:
         return self._session.table(tableName)
+
+
+class DataFrameWriter:
+    """df.write: tables in Iceberg catalogs for now."""
+
+    def __init__(self, df: DataFrame):
+        self._df = df
+        self._mode = "errorifexists"
+        self._format: Optional[str] = None
+        self._options: Dict[str, str] = {}
+
+    def mode(self, saveMode: Optional[str]) -> "DataFrameWriter":
+        self._mode = (saveMode or "errorifexists").lower()
+        return self
+
+    def format(self, source: str) -> "DataFrameWriter":
+        self._format = source
+        return self
+
+    def option(self, key: str, value: Any) -> "DataFrameWriter":
+        self._options[key] = _option_text(value)
+        return self
+
+    def options(self, **options: Any) -> "DataFrameWriter":
+        for k, v in options.items():
+            self.option(k, v)
+        return self
+
+    def saveAsTable(self, name: str, format: Optional[str] = None, mode: Optional[str] = None,
+                    partitionBy: Any = None, **options: Any) -> None:
+        if mode is not None:
+            self.mode(mode)
+        core = self._df.sparkSession._core
+        exists = _table_exists(self._df.sparkSession, name)
+        if self._mode in ("error", "errorifexists") and exists:
+            from ember.errors import AnalysisException
+
+            raise AnalysisException(
+                f"Cannot create table or view `{name}` because it already exists.",
+                errorClass="TABLE_OR_VIEW_ALREADY_EXISTS", sqlState="42P07",
+            )
+        if self._mode == "ignore" and exists:
+            return
+        if not exists:
+            core.write_table(name, self._df._df, "create")
+        elif self._mode == "overwrite":
+            core.write_table(name, self._df._df, "overwrite")
+        else:
+            core.write_table(name, self._df._df, "append")
+
+    def insertInto(self, tableName: str, overwrite: Optional[bool] = None) -> None:
+        mode = "overwrite" if overwrite or self._mode == "overwrite" else "append"
+        self._df.sparkSession._core.write_table(tableName, self._df._df, mode)
+
+
+class DataFrameWriterV2:
+    """df.writeTo(table)."""
+
+    def __init__(self, df: DataFrame, table: str):
+        self._df = df
+        self._table = table
+
+    def using(self, provider: str) -> "DataFrameWriterV2":
+        return self
+
+    def option(self, key: str, value: Any) -> "DataFrameWriterV2":
+        return self
+
+    def options(self, **options: Any) -> "DataFrameWriterV2":
+        return self
+
+    def tableProperty(self, property: str, value: str) -> "DataFrameWriterV2":
+        return self
+
+    def partitionedBy(self, col: Any, *cols: Any) -> "DataFrameWriterV2":
+        return self
+
+    def _write(self, mode: str) -> None:
+        self._df.sparkSession._core.write_table(self._table, self._df._df, mode)
+
+    def append(self) -> None:
+        self._write("append")
+
+    def create(self) -> None:
+        self._write("create")
+
+    def createOrReplace(self) -> None:
+        self._write("replace")
+
+    def replace(self) -> None:
+        self._write("replace")
+
+    def overwritePartitions(self) -> None:
+        self._write("overwrite")
+
+
+def _table_exists(session: "SparkSession", name: str) -> bool:
+    try:
+        session.table(name)
+        return True
+    except Exception:
+        return False

@@ -11,7 +11,8 @@ from ember.errors import PySparkTypeError, PySparkValueError
 from ember.sql.dataframe import DataFrame
 from ember.sql.readwriter import DataFrameReader
 from ember.sql.types import (
-    DataType, NullType, Row, StructField, StructType, _field_names, _infer_type, _parse_ddl,
+    ArrayType, DataType, MapType, NullType, Row, StructField, StructType, _field_names,
+    _infer_type, _parse_ddl,
     to_arrow_schema, to_arrow_type, from_arrow_schema, _create_row,
 )
 
@@ -214,8 +215,12 @@ def _to_arrow_table(session: "SparkSession", data: Any, schema: Any) -> pa.Table
     if isinstance(schema, (list, tuple)):
         names, schema = list(schema), None
     if rows and isinstance(rows[0], dict):
-        # Fields by name: the schema's, or the keys in sorted order when inferring (PySpark's).
-        keys = schema.names if isinstance(schema, StructType) else sorted(rows[0].keys())
+        # Fields by name: the schema's, or when inferring each row's keys in sorted order, the
+        # rows merged as PySpark merges their inferred structs (new keys go last).
+        if isinstance(schema, StructType):
+            keys = schema.names
+        else:
+            keys = list(dict.fromkeys(k for r in rows for k in sorted(r.keys())))
         rows = [tuple(r.get(k) for k in keys) for r in rows]
         names = names or keys
     elif rows and isinstance(rows[0], Row) and _field_names(rows[0]) is not None:
@@ -228,7 +233,7 @@ def _to_arrow_table(session: "SparkSession", data: Any, schema: Any) -> pa.Table
         schema = StructType([StructField("value", schema)])
     if schema is None:
         if not rows:
-            raise PySparkValueError(errorClass="CANNOT_INFER_EMPTY_SCHEMA", messageParameters={})
+            raise _empty_schema_error()
         names = names or [f"_{i + 1}" for i in range(width)]
         schema = StructType([
             StructField(name, _infer_column([r[i] for r in rows]), True)
@@ -242,11 +247,60 @@ def _to_arrow_table(session: "SparkSession", data: Any, schema: Any) -> pa.Table
 
 
 def _infer_column(values: Iterable[Any]) -> DataType:
-    """The type PySpark infers for a column: that of its first non-null value."""
+    """The type PySpark infers for a column: the types of all its values, merged."""
+    inferred: DataType = NullType()
     for value in values:
         if value is not None:
-            return _infer_type(value)
-    raise PySparkValueError(errorClass="CANNOT_DETERMINE_TYPE", messageParameters={})
+            inferred = _merge_types(inferred, _infer_type(value))
+    if not _has_null_type(inferred):
+        return inferred
+    raise PySparkValueError(
+        "Some of types cannot be determined after inferring.",
+        errorClass="CANNOT_DETERMINE_TYPE", messageParameters={},
+    )
+
+
+def _merge_types(a: DataType, b: DataType) -> DataType:
+    """The type of values inferred as `a` in some rows and `b` in others (PySpark's rule)."""
+    if isinstance(a, NullType):
+        return b
+    if isinstance(b, NullType) or a == b:
+        return a
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return ArrayType(_merge_types(a.elementType, b.elementType), True)
+    if isinstance(a, MapType) and isinstance(b, MapType):
+        return MapType(_merge_types(a.keyType, b.keyType),
+                       _merge_types(a.valueType, b.valueType), True)
+    if isinstance(a, StructType) and isinstance(b, StructType):
+        theirs = {f.name: f.dataType for f in b.fields}
+        fields = [StructField(f.name, _merge_types(f.dataType, theirs.get(f.name, NullType())), True)
+                  for f in a.fields]
+        fields += [f for f in b.fields if f.name not in a.names]
+        return StructType(fields)
+    raise PySparkTypeError(
+        f"Can not merge type `{type(a).__name__}` and `{type(b).__name__}`.",
+        errorClass="CANNOT_MERGE_TYPE",
+        messageParameters={"data_type1": type(a).__name__, "data_type2": type(b).__name__},
+    )
+
+
+def _has_null_type(t: DataType) -> bool:
+    if isinstance(t, NullType):
+        return True
+    if isinstance(t, ArrayType):
+        return _has_null_type(t.elementType)
+    if isinstance(t, MapType):
+        return _has_null_type(t.keyType) or _has_null_type(t.valueType)
+    if isinstance(t, StructType):
+        return any(_has_null_type(f.dataType) for f in t.fields)
+    return False
+
+
+def _empty_schema_error() -> PySparkValueError:
+    return PySparkValueError(
+        "Can not infer schema from an empty dataset.",
+        errorClass="CANNOT_INFER_EMPTY_SCHEMA", messageParameters={},
+    )
 
 
 def _from_pandas(frame: Any, schema: Any, arrow: bool, time_zone: str) -> pa.Table:
@@ -267,6 +321,8 @@ def _from_pandas(frame: Any, schema: Any, arrow: bool, time_zone: str) -> pa.Tab
         table = pa.Table.from_pandas(frame, preserve_index=False)
         table = _normalize_arrow(table.rename_columns(names), time_zone, target)
     else:
+        if target is None and len(frame) == 0:
+            raise _empty_schema_error()
         arrays = []
         for i in range(len(frame.columns)):
             wanted = target.field(i).type if target is not None else None

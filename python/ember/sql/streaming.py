@@ -230,7 +230,9 @@ class DataStreamWriter:
         self.options(**options)
         if path is not None:
             self._options["path"] = path
-        session = self._df.sparkSession
+        return self._start(self._df.sparkSession, None)
+
+    def _start(self, session: "SparkSession", sink: Any) -> "StreamingQuery":
         if not self._df.isStreaming:
             raise AnalysisException(
                 "'writeStream' can be called only on streaming Dataset/DataFrame",
@@ -239,7 +241,8 @@ class DataStreamWriter:
         manager = session.streams
         manager._check_name(self._name)
         checkpoint, temporary = self._checkpoint(session)
-        sink = self._sink(session)
+        if sink is None:
+            sink = self._sink(session)
         kind, interval = self._trigger
         core = _core.StreamingQuery.start(
             self._df._df, sink, self._name or "", checkpoint, self._output_mode, kind, interval,
@@ -252,10 +255,15 @@ class DataStreamWriter:
     def toTable(self, tableName: str, format: Optional[str] = None,
                 outputMode: Optional[str] = None, partitionBy: Any = None,
                 queryName: Optional[str] = None, **options: Any) -> "StreamingQuery":
-        raise AnalysisException(
-            "Streaming into tables (toTable) is not supported by Ember yet.",
-            errorClass="UNSUPPORTED_FEATURE", sqlState="0A000",
-        )
+        if outputMode is not None:
+            self.outputMode(outputMode)
+        if queryName is not None:
+            self.queryName(queryName)
+        self.options(**options)
+        session = self._df.sparkSession
+        self._format = "table"
+        sink = _core.table_sink(session._core, tableName, self._output_mode)
+        return self._start(session, sink)
 
 
 class StreamingQuery:

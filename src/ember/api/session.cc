@@ -8,6 +8,8 @@
 #include <arrow/type.h>
 
 #include "ember/error.h"
+#include "ember/iceberg/catalog.h"
+#include "ember/iceberg/table.h"
 #include "ember/io/file_reader.h"
 #include "ember/plan/analyzer.h"
 #include "ember/plan/functions.h"
@@ -82,6 +84,16 @@ plan::Analyzer Session::analyzer() {
       std::lock_guard<std::mutex> lock(self->mutex_);
       auto it = self->views_.find(Lower(parts[0]));
       if (it != self->views_.end()) return it->second;
+    }
+    if (self && parts.size() >= 2) {
+      ARROW_ASSIGN_OR_RAISE(auto catalog, self->IcebergCatalog(parts[0]));
+      if (catalog) {
+        std::vector<std::string> ident(parts.begin() + 1, parts.end());
+        // A table is read at analysis: the DataFrame sees the snapshot current then.
+        ARROW_ASSIGN_OR_RAISE(auto table, catalog->LoadTable(ident));
+        ARROW_ASSIGN_OR_RAISE(auto rows, iceberg::ScanTable(table));
+        return LocalTable(rows);
+      }
     }
     std::string shown;
     for (const auto& p : parts) shown += (shown.empty() ? "`" : ".`") + p + "`";
@@ -210,6 +222,76 @@ Result<DataFrame> Session::Table(const std::string& name) {
     return node;
   }()));
   return DataFrame(shared_from_this(), plan);
+}
+
+Result<iceberg::HadoopCatalog*> Session::IcebergCatalog(const std::string& name) {
+  std::string prefix = "spark.sql.catalog." + name;
+  auto type = GetConf(prefix + ".type");
+  auto impl = GetConf(prefix);
+  if (!type && !impl) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = catalogs_.find(name);
+  if (it != catalogs_.end()) return it->second.get();
+  std::string kind = type ? Lower(*type) : "hadoop";
+  if (kind != "hadoop") {
+    return UserError(ErrorKind::kIllegalArgument, "UNSUPPORTED_FEATURE",
+                     "Iceberg catalog type '" + kind + "' of " + prefix +
+                         ".type is not supported by Ember yet; use hadoop.",
+                     "0A000");
+  }
+  auto warehouse = conf_.find(prefix + ".warehouse");
+  if (warehouse == conf_.end()) {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Cannot create a Hadoop catalog without a warehouse: set " + prefix +
+                         ".warehouse.",
+                     "");
+  }
+  auto catalog = std::make_shared<iceberg::HadoopCatalog>(name, warehouse->second);
+  catalogs_[name] = catalog;
+  return catalog.get();
+}
+
+Result<std::pair<iceberg::HadoopCatalog*, std::vector<std::string>>> Session::ResolveTableName(
+    const std::vector<std::string>& parts) {
+  if (parts.size() >= 2) {
+    ARROW_ASSIGN_OR_RAISE(auto catalog, IcebergCatalog(parts[0]));
+    if (catalog) {
+      return std::make_pair(catalog, std::vector<std::string>(parts.begin() + 1, parts.end()));
+    }
+  }
+  auto default_catalog = GetConf("spark.sql.defaultCatalog");
+  if (default_catalog) {
+    ARROW_ASSIGN_OR_RAISE(auto catalog, IcebergCatalog(*default_catalog));
+    if (catalog) return std::make_pair(catalog, parts);
+  }
+  std::string shown;
+  for (const auto& p : parts) shown += (shown.empty() ? "`" : ".`") + p + "`";
+  return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
+                   "The table or view " + shown +
+                       " cannot be found. Verify the spelling and correctness of the schema and "
+                       "catalog. Ember's tables live in Iceberg catalogs configured with "
+                       "spark.sql.catalog.<name>.type and .warehouse.",
+                   "42P01");
+}
+
+arrow::Status Session::WriteTable(const std::string& name, const DataFrame& df,
+                                  const std::string& mode_in) {
+  auto parts = plan::ColumnFromString(name)->name_parts;
+  ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveTableName(parts));
+  auto [catalog, ident] = resolved;
+  std::string mode = Lower(mode_in);
+  ARROW_ASSIGN_OR_RAISE(auto rows, df.ToTable());
+  if (mode == "create" || mode == "replace") {
+    if (mode == "replace") ARROW_RETURN_NOT_OK(catalog->DropTable(ident, false).status());
+    ARROW_RETURN_NOT_OK(catalog->CreateTable(ident, *df.schema(), {}, /*if_not_exists=*/false));
+  } else if (!catalog->TableExists(ident)) {
+    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
+                     "The table or view `" + catalog->QualifiedName(ident) + "` cannot be found.",
+                     "42P01");
+  }
+  iceberg::AppendOptions options;
+  options.overwrite = mode == "overwrite";
+  return iceberg::AppendRows(catalog, ident, rows, options).status();
 }
 
 arrow::Status Session::CreateTempView(const std::string& name, const DataFrame& df, bool replace) {

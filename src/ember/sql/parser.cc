@@ -8,6 +8,7 @@
 #include <cctype>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -131,12 +132,22 @@ class Parser {
 
   arrow::Result<Statement> SingleStatement() {
     Statement statement;
-    statement.kind = StatementKind::kQuery;
-    ARROW_ASSIGN_OR_RAISE(statement.query, Query());
-    while (AcceptSymbol(";")) {
+    // SET takes the raw text that follows it, semicolons included, as Spark does.
+    if (IsWord(Peek(), "SET")) {
+      ARROW_RETURN_NOT_OK(SetStatement(&statement));
+      return statement;
     }
-    ARROW_RETURN_NOT_OK(ExpectEnd());
+    ARROW_RETURN_NOT_OK(StatementBody(&statement));
+    ARROW_RETURN_NOT_OK(ExpectStatementEnd());
+    // Checks of a well-formed statement come after the syntax, as in Spark.
+    ARROW_RETURN_NOT_OK(deferred_);
     return statement;
+  }
+
+  arrow::Result<PlanPtr> SingleQuery() {
+    ARROW_ASSIGN_OR_RAISE(auto query, Query());
+    ARROW_RETURN_NOT_OK(ExpectStatementEnd());
+    return query;
   }
 
   arrow::Result<ExprPtr> SingleExpression() {
@@ -211,6 +222,12 @@ class Parser {
       return SyntaxError(Peek(), std::string(": missing '") + symbol + "'");
     }
     return SyntaxError(Peek());
+  }
+  // The end of a statement: optional semicolons, then the end of the input.
+  arrow::Status ExpectStatementEnd() {
+    while (AcceptSymbol(";")) {
+    }
+    return ExpectEnd();
   }
   arrow::Status ExpectEnd() {
     const Token& token = Peek();
@@ -707,8 +724,8 @@ class Parser {
     return nullptr;
   }
 
-  // `relation [AS] alias`, or the relation itself when no alias follows.
-  arrow::Result<PlanPtr> AliasRelation(PlanPtr relation) {
+  // `[AS] alias` after a relation, if one follows.
+  arrow::Result<std::optional<std::string>> TableAlias() {
     const Token& token = Peek();
     std::string alias;
     if (AcceptWord("AS")) {
@@ -723,11 +740,18 @@ class Parser {
                 NonAliasWords().count(ToUpper(token.text)) == 0)) {
       ARROW_ASSIGN_OR_RAISE(alias, TableNamePart());
     } else {
-      return relation;
+      return std::nullopt;
     }
     if (IsSymbol(Peek(), "(")) return Unsupported(Peek(), "column aliases of a relation");
+    return alias;
+  }
+
+  // `relation [AS] alias`, or the relation itself when no alias follows.
+  arrow::Result<PlanPtr> AliasRelation(PlanPtr relation) {
+    ARROW_ASSIGN_OR_RAISE(auto alias, TableAlias());
+    if (!alias) return relation;
     auto node = NewPlan(PlanKind::kSubqueryAlias);
-    node->alias = std::move(alias);
+    node->alias = std::move(*alias);
     node->children = {std::move(relation)};
     return node;
   }

@@ -21,23 +21,129 @@
 // " (line L, pos P)", except INVALID_LIMIT_LIKE_EXPRESSION, an AnalysisException as in Spark.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <arrow/result.h>
+#include <arrow/type_fwd.h>
 
 #include "ember/plan/expr.h"
 #include "ember/plan/logical_plan.h"
 
 namespace ember::sql {
 
-/// What a SQL statement does. Statements other than queries (DDL, SET, ...) are added here.
-enum class StatementKind {
-  kQuery,  // SELECT, WITH, set operations, TABLE t: `query` holds the plan
+/// A partition term of PARTITIONED BY: a column, or a transform of one.
+struct PartitionTerm {
+  std::string transform;  // identity, years, months, days, hours, bucket or truncate
+  std::string column;     // a nested field's parts joined with dots, as Iceberg names fields
+  int64_t argument = 0;   // bucket: the number of buckets; truncate: the width; otherwise 0
 };
 
+/// `column = value` of UPDATE SET and of MERGE's UPDATE SET.
+struct Assignment {
+  std::vector<std::string> column;  // name parts as written: `t.a` is {"t", "a"}
+  plan::ExprPtr value;
+};
+
+/// Which rows a WHEN clause of MERGE applies to.
+enum class MergeMatch {
+  kMatched,             // WHEN MATCHED: a target row with a matching source row
+  kNotMatched,          // WHEN NOT MATCHED [BY TARGET]: a source row without a target row
+  kNotMatchedBySource,  // WHEN NOT MATCHED BY SOURCE: a target row without a source row
+};
+
+/// What a WHEN clause of MERGE does with its rows.
+enum class MergeAction {
+  kUpdate,      // UPDATE SET assignments
+  kUpdateStar,  // UPDATE SET *: every target column from the source column of its name
+  kDelete,      // DELETE
+  kInsert,      // INSERT (insert_columns) VALUES (insert_values)
+  kInsertStar,  // INSERT *: every target column from the source column of its name
+};
+
+/// One WHEN clause of MERGE. Spark's grammar allows UPDATE SET * and DELETE when matched,
+/// INSERT when not matched, UPDATE SET and DELETE when not matched by source.
+struct MergeClause {
+  MergeMatch match = MergeMatch::kMatched;
+  plan::ExprPtr condition;  // WHEN ... AND condition; null when absent
+  MergeAction action = MergeAction::kDelete;
+  std::vector<Assignment> assignments;                   // kUpdate
+  std::vector<std::vector<std::string>> insert_columns;  // kInsert: name parts per column
+  std::vector<plan::ExprPtr> insert_values;              // kInsert: one per column
+};
+
+/// What a SQL statement does, and which fields of Statement it sets (others keep defaults).
+enum class StatementKind {
+  kQuery,            // SELECT, WITH, set operations, TABLE t: query
+  kCreateNamespace,  // CREATE NAMESPACE|DATABASE|SCHEMA: name, if_not_exists, comment,
+                     // location, properties (WITH DBPROPERTIES or WITH PROPERTIES)
+  kDropNamespace,    // DROP NAMESPACE|DATABASE|SCHEMA: name, if_exists, cascade
+  kCreateTable,      // CREATE TABLE: name, if_not_exists, the table fields, query (AS query)
+  kReplaceTable,     // REPLACE TABLE, CREATE OR REPLACE TABLE (or_create): as kCreateTable
+  kDropTable,        // DROP TABLE: name, if_exists, purge
+  kShowNamespaces,   // SHOW NAMESPACES|DATABASES|SCHEMAS: name (IN name; empty: the current
+                     // catalog), pattern
+  kShowTables,       // SHOW TABLES: name (IN|FROM name; empty: the current namespace), pattern
+  kDescribeTable,    // DESCRIBE|DESC [TABLE]: name, extended
+  kInsert,           // INSERT INTO|OVERWRITE: name, overwrite, by_name, insert_columns, and
+                     // rows (VALUES) or query
+  kMerge,            // MERGE INTO: name, alias, source, condition (ON), clauses
+  kUpdate,           // UPDATE: name, alias, assignments, condition (WHERE; null: all rows)
+  kDelete,           // DELETE FROM: name, alias, condition (WHERE; null: all rows)
+  kSet,              // SET: key and value, see below
+  kUse,              // USE [NAMESPACE]: name
+};
+
+/// A parsed statement. Names are kept as written (backquotes removed), in parts: `local.db.t`
+/// is {"local", "db", "t"}; the analyzer resolves them against catalogs.
 struct Statement {
   StatementKind kind = StatementKind::kQuery;
-  plan::PlanPtr query;  // kQuery
+  plan::PlanPtr query;  // kQuery; the AS query of k*Table; the query of kInsert (null: VALUES)
+
+  std::vector<std::string> name;  // the namespace or table the statement is about
+  std::string alias;              // kMerge, kUpdate, kDelete: the target table's alias, if any
+  bool if_exists = false;         // DROP ... IF EXISTS
+  bool if_not_exists = false;     // CREATE ... IF NOT EXISTS
+  bool cascade = false;           // DROP NAMESPACE ... CASCADE (RESTRICT is the default)
+  bool purge = false;             // DROP TABLE ... PURGE
+  bool extended = false;          // DESCRIBE EXTENDED or FORMATTED
+  bool or_create = false;         // kReplaceTable: CREATE OR REPLACE creates a missing table
+  std::optional<std::string> comment;            // COMMENT '...'
+  std::optional<std::string> location;           // LOCATION '...'
+  std::map<std::string, std::string> properties;  // DBPROPERTIES or TBLPROPERTIES, as written;
+                                                  // TRUE and FALSE lower-cased
+  std::optional<std::string> pattern;             // SHOW ... [LIKE] 'pattern'
+
+  // CREATE TABLE, REPLACE TABLE.
+  std::shared_ptr<arrow::Schema> schema;  // the column list (NOT NULL: not nullable); null when
+                                          // the statement has none, as for CREATE ... AS query
+  std::vector<std::optional<std::string>> column_comments;  // one per schema field
+  std::string provider;                                     // USING provider; empty if absent
+  std::vector<PartitionTerm> partitioning;                  // PARTITIONED BY, in order
+  std::map<std::string, std::string> options;               // OPTIONS (...)
+
+  // INSERT.
+  bool overwrite = false;                        // INSERT OVERWRITE
+  bool by_name = false;                          // INSERT INTO t BY NAME query
+  std::vector<std::string> insert_columns;       // INSERT INTO t (a, b); empty: all columns
+  std::vector<std::vector<plan::ExprPtr>> rows;  // VALUES rows, all of one width
+
+  // MERGE, UPDATE, DELETE.
+  plan::PlanPtr source;  // kMerge: a table (kUnresolvedRelation) or a query, under a
+                         // kSubqueryAlias when it has an alias
+  plan::ExprPtr condition;               // MERGE ... ON, UPDATE or DELETE ... WHERE
+  std::vector<MergeClause> clauses;      // kMerge: the WHEN clauses in order
+  std::vector<Assignment> assignments;   // kUpdate
+
+  // SET: `SET` alone lists the configuration (key empty); `SET key` shows one value (no value);
+  // `SET key = value` sets one. The value is the raw text up to the end, as in Spark; SET TIME
+  // ZONE 'zone' sets spark.sql.session.timeZone.
+  std::string key;
+  std::optional<std::string> value;
 };
 
 /// Parses one statement; a trailing semicolon is allowed.

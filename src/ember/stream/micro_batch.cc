@@ -173,6 +173,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
         stream::WriteFileAtomically(metadata_path, json({{"id", query->id_}}).dump()).status());
   }
   query->run_id_ = RandomUuid();
+  query->sink_->SetQueryId(query->id_);
   ARROW_ASSIGN_OR_RAISE(auto latest_offsets, execution->offsets.Latest());
   if (latest_offsets && !query->sink_->SupportsRecovery()) {
     return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1299",

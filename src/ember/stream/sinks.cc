@@ -2,6 +2,11 @@
 
 #include <arrow/table.h>
 
+#include "ember/error.h"
+
+#include "ember/iceberg/catalog.h"
+#include "ember/iceberg/table.h"
+#include "ember/plan/expr.h"
 #include "ember/session.h"
 #include "ember/streaming.h"
 
@@ -54,7 +59,53 @@ class ForeachBatchSink : public Sink {
   std::function<arrow::Status(const DataFrame&, int64_t)> function_;
 };
 
+class TableSink : public Sink {
+ public:
+  TableSink(iceberg::HadoopCatalog* catalog, std::vector<std::string> ident, bool complete)
+      : catalog_(catalog), ident_(std::move(ident)), complete_(complete) {}
+
+  void SetQueryId(const std::string& query_id) override { query_id_ = query_id; }
+
+  arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
+    ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToTable());
+    iceberg::AppendOptions options;
+    options.overwrite = complete_;
+    options.summary = {{"ember.query-id", query_id_}, {"ember.batch-id", std::to_string(batch_id)}};
+    const std::string query_id = query_id_;
+    options.already_committed = [query_id, batch_id](const iceberg::TableMetadata& metadata) {
+      return iceberg::AncestryHas(metadata, [&](const std::map<std::string, std::string>& summary) {
+        auto q = summary.find("ember.query-id");
+        auto b = summary.find("ember.batch-id");
+        return q != summary.end() && b != summary.end() && q->second == query_id &&
+               std::stoll(b->second) >= batch_id;
+      });
+    };
+    return iceberg::AppendRows(catalog_, ident_, rows, options).status();
+  }
+
+ private:
+  iceberg::HadoopCatalog* catalog_;
+  std::vector<std::string> ident_;
+  bool complete_;
+  std::string query_id_;
+};
+
 }  // namespace
+
+arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> session,
+                                                   const std::string& table_name,
+                                                   std::string output_mode) {
+  auto parts = plan::ColumnFromString(table_name)->name_parts;
+  ARROW_ASSIGN_OR_RAISE(auto resolved, session->ResolveTableName(parts));
+  if (!resolved.first->TableExists(resolved.second)) {
+    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
+                     "The table or view `" + table_name + "` cannot be found.", "42P01");
+  }
+  std::transform(output_mode.begin(), output_mode.end(), output_mode.begin(), ::tolower);
+  std::shared_ptr<Sink> sink =
+      std::make_shared<TableSink>(resolved.first, resolved.second, output_mode == "complete");
+  return sink;
+}
 
 std::shared_ptr<Sink> MakeMemorySink(std::shared_ptr<Session> session, std::string view_name,
                                      std::string output_mode) {

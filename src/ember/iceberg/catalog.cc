@@ -1,0 +1,214 @@
+#include "ember/iceberg/catalog.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "ember/error.h"
+#include "ember/stream/metadata_log.h"
+
+namespace ember::iceberg {
+
+namespace fs = std::filesystem;
+using arrow::Result;
+using arrow::Status;
+
+namespace {
+
+std::string Backquoted(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "`" : ".`") + p + "`";
+  return out;
+}
+
+}  // namespace
+
+HadoopCatalog::HadoopCatalog(std::string name, std::string warehouse)
+    : name_(std::move(name)), warehouse_(std::move(warehouse)) {
+  if (warehouse_.rfind("file://", 0) == 0) warehouse_ = warehouse_.substr(7);
+  if (warehouse_.rfind("file:", 0) == 0) warehouse_ = warehouse_.substr(5);
+  warehouse_ = fs::absolute(warehouse_).lexically_normal().string();
+  while (warehouse_.size() > 1 && warehouse_.back() == '/') warehouse_.pop_back();
+}
+
+std::string HadoopCatalog::TableLocation(const std::vector<std::string>& ident) const {
+  fs::path path = warehouse_;
+  for (const auto& part : ident) path /= part;
+  return path.string();
+}
+
+std::string HadoopCatalog::QualifiedName(const std::vector<std::string>& ident) const {
+  std::string out = name_;
+  for (const auto& part : ident) out += "." + part;
+  return out;
+}
+
+bool HadoopCatalog::NamespaceExists(const std::vector<std::string>& ns) const {
+  std::error_code ec;
+  return fs::is_directory(TableLocation(ns), ec) && !TableExists(ns);
+}
+
+Status HadoopCatalog::CreateNamespace(const std::vector<std::string>& ns, bool if_not_exists) {
+  if (NamespaceExists(ns)) {
+    if (if_not_exists) return Status::OK();
+    return UserError(ErrorKind::kAnalysis, "SCHEMA_ALREADY_EXISTS",
+                     "Cannot create schema " + Backquoted(ns) +
+                         " because it already exists.\nChoose a different name, drop the existing "
+                         "schema, or add the IF NOT EXISTS clause to tolerate pre-existing schema.",
+                     "42P06");
+  }
+  std::error_code ec;
+  fs::create_directories(TableLocation(ns), ec);
+  if (ec) return Status::IOError("cannot create ", TableLocation(ns), ": ", ec.message());
+  return Status::OK();
+}
+
+Status HadoopCatalog::DropNamespace(const std::vector<std::string>& ns, bool if_exists) {
+  if (!NamespaceExists(ns)) {
+    if (if_exists) return Status::OK();
+    return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
+                     "The schema " + Backquoted(ns) + " cannot be found.", "42704");
+  }
+  std::error_code ec;
+  if (!fs::is_empty(TableLocation(ns), ec)) {
+    return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_EMPTY",
+                     "Cannot drop a schema " + Backquoted(ns) +
+                         " because it contains objects.\nUse DROP SCHEMA ... CASCADE to drop the "
+                         "schema and all its objects.",
+                     "2BP01");
+  }
+  fs::remove(TableLocation(ns), ec);
+  return Status::OK();
+}
+
+std::vector<std::string> HadoopCatalog::ListNamespaces(const std::vector<std::string>& parent) const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(TableLocation(parent), ec)) {
+    std::vector<std::string> child = parent;
+    child.push_back(entry.path().filename().string());
+    if (entry.is_directory() && !TableExists(child)) out.push_back(child.back());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> HadoopCatalog::ListTables(const std::vector<std::string>& ns) const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(TableLocation(ns), ec)) {
+    std::vector<std::string> child = ns;
+    child.push_back(entry.path().filename().string());
+    if (TableExists(child)) out.push_back(child.back());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool HadoopCatalog::TableExists(const std::vector<std::string>& ident) const {
+  std::error_code ec;
+  fs::path metadata = fs::path(TableLocation(ident)) / "metadata";
+  for (const auto& entry : fs::directory_iterator(metadata, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.size() > 14 && name.compare(name.size() - 14, 14, ".metadata.json") == 0) return true;
+  }
+  return false;
+}
+
+Status HadoopCatalog::CreateTable(const std::vector<std::string>& ident, const arrow::Schema& schema,
+                                  std::map<std::string, std::string> properties,
+                                  bool if_not_exists) {
+  if (TableExists(ident)) {
+    if (if_not_exists) return Status::OK();
+    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_ALREADY_EXISTS",
+                     "Cannot create table or view " + Backquoted(ident) +
+                         " because it already exists.\nChoose a different name, drop or replace "
+                         "the existing object, or add the IF NOT EXISTS clause to tolerate "
+                         "pre-existing objects.",
+                     "42P07");
+  }
+  std::vector<std::string> ns(ident.begin(), ident.end() - 1);
+  if (!ns.empty() && !NamespaceExists(ns)) {
+    return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
+                     "The schema " + Backquoted(ns) +
+                         " cannot be found. Verify the spelling and correctness of the schema and "
+                         "catalog.",
+                     "42704");
+  }
+  auto metadata = NewTableMetadata(schema, TableLocation(ident), std::move(properties));
+  LoadedTable base;  // version 0: the table's first metadata is v1
+  ARROW_ASSIGN_OR_RAISE(bool created, Commit(base, std::move(metadata)));
+  if (!created && !if_not_exists) {
+    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_ALREADY_EXISTS",
+                     "Cannot create table or view " + Backquoted(ident) + " because it already exists.",
+                     "42P07");
+  }
+  return Status::OK();
+}
+
+Result<bool> HadoopCatalog::DropTable(const std::vector<std::string>& ident, bool purge) {
+  if (!TableExists(ident)) return false;
+  std::error_code ec;
+  // The Hadoop catalog owns the table directory: dropping it removes the files (as Java does).
+  (void)purge;
+  fs::remove_all(TableLocation(ident), ec);
+  if (ec) return Status::IOError("cannot drop ", TableLocation(ident), ": ", ec.message());
+  return true;
+}
+
+Result<LoadedTable> HadoopCatalog::LoadTable(const std::vector<std::string>& ident) const {
+  fs::path metadata_dir = fs::path(TableLocation(ident)) / "metadata";
+  int version = 0;
+  ARROW_ASSIGN_OR_RAISE(auto hint, stream::ReadFileIfExists((metadata_dir / "version-hint.text").string()));
+  if (hint) {
+    try {
+      version = std::stoi(*hint);
+    } catch (...) {
+      version = 0;
+    }
+  }
+  // The hint may lag behind: probe forward, as Java does; without one, take the largest.
+  std::error_code ec;
+  if (version == 0) {
+    for (const auto& entry : fs::directory_iterator(metadata_dir, ec)) {
+      std::string name = entry.path().filename().string();
+      if (name.size() > 15 && name[0] == 'v' && name.compare(name.size() - 14, 14, ".metadata.json") == 0) {
+        try {
+          version = std::max(version, std::stoi(name.substr(1, name.size() - 15)));
+        } catch (...) {
+        }
+      }
+    }
+  }
+  while (fs::exists(metadata_dir / ("v" + std::to_string(version + 1) + ".metadata.json"), ec)) ++version;
+  std::string path = (metadata_dir / ("v" + std::to_string(version) + ".metadata.json")).string();
+  ARROW_ASSIGN_OR_RAISE(auto text, stream::ReadFileIfExists(path));
+  if (version == 0 || !text) {
+    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
+                     "The table or view " + Backquoted(ident) +
+                         " cannot be found. Verify the spelling and correctness of the schema and "
+                         "catalog.",
+                     "42P01");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto metadata, TableMetadata::FromJson(*text));
+  return LoadedTable{std::move(metadata), version, path};
+}
+
+Result<bool> HadoopCatalog::Commit(const LoadedTable& base, TableMetadata updated) {
+  fs::path metadata_dir = fs::path(updated.location) / "metadata";
+  int version = base.version + 1;
+  if (base.version > 0) {
+    updated.metadata_log.emplace_back(base.metadata.last_updated_ms, "file:" + base.metadata_path);
+    if (updated.metadata_log.size() > 100) updated.metadata_log.erase(updated.metadata_log.begin());
+  }
+  std::string path = (metadata_dir / ("v" + std::to_string(version) + ".metadata.json")).string();
+  ARROW_ASSIGN_OR_RAISE(bool written, stream::WriteFileAtomically(path, updated.ToJson()));
+  if (!written) return false;
+  // The hint is best effort: readers probe past it.
+  std::string hint = (metadata_dir / "version-hint.text").string();
+  std::error_code ec;
+  fs::remove(hint, ec);
+  ARROW_RETURN_NOT_OK(stream::WriteFileAtomically(hint, std::to_string(version)).status());
+  return true;
+}
+
+}  // namespace ember::iceberg

@@ -1,0 +1,38 @@
+// Data files of Iceberg tables: Parquet written by Arrow with a field id on every node, and the
+// column metrics the manifest records for them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+namespace ember::iceberg {
+
+struct DataFile {
+  std::string path;
+  int64_t record_count = 0;
+  int64_t file_size_in_bytes = 0;
+  std::map<int, int64_t> column_sizes;
+  std::map<int, int64_t> value_counts;
+  std::map<int, int64_t> null_value_counts;
+  std::map<int, std::string> lower_bounds;  // Iceberg's single-value serialization
+  std::map<int, std::string> upper_bounds;
+  std::vector<int64_t> split_offsets;
+};
+
+/// Writes `rows` (columns already in the table schema's order and types, fields carrying ids) to
+/// a new Parquet file at `path` and measures it.
+arrow::Result<DataFile> WriteDataFile(const std::shared_ptr<arrow::Table>& rows,
+                                      const std::string& path);
+
+/// Casts rows to a table schema by column name (case-insensitive), as an append requires.
+arrow::Result<std::shared_ptr<arrow::Table>> ConformToSchema(
+    const std::shared_ptr<arrow::Table>& rows, const std::shared_ptr<arrow::Schema>& schema,
+    const std::string& table_name);
+
+}  // namespace ember::iceberg

@@ -1,0 +1,172 @@
+#include "ember/iceberg/table_metadata.h"
+
+#include <chrono>
+#include <random>
+
+#include <arrow/type.h>
+#include <nlohmann/json.hpp>
+
+#include "ember/error.h"
+#include "ember/iceberg/schema.h"
+
+namespace ember::iceberg {
+
+using arrow::Result;
+using nlohmann::ordered_json;
+
+namespace {
+std::mt19937_64& Rng() {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  return rng;
+}
+}  // namespace
+
+int64_t CurrentTimeMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string NewUuid() {
+  uint64_t a = Rng()(), b = Rng()();
+  a = (a & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;
+  b = (b & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;
+  char text[37];
+  std::snprintf(text, sizeof(text), "%08x-%04x-%04x-%04x-%012llx",
+                static_cast<unsigned>(a >> 32), static_cast<unsigned>((a >> 16) & 0xFFFF),
+                static_cast<unsigned>(a & 0xFFFF), static_cast<unsigned>(b >> 48),
+                static_cast<unsigned long long>(b & 0xFFFFFFFFFFFFULL));
+  return text;
+}
+
+int64_t NewSnapshotId() {
+  // Java XORs the halves of a random UUID and keeps it positive.
+  int64_t id = static_cast<int64_t>((Rng()() ^ Rng()()) & 0x7FFFFFFFFFFFFFFFULL);
+  return id == 0 ? 1 : id;
+}
+
+const Snapshot* TableMetadata::current_snapshot() const {
+  return current_snapshot_id ? snapshot(*current_snapshot_id) : nullptr;
+}
+
+const Snapshot* TableMetadata::snapshot(int64_t id) const {
+  for (const auto& s : snapshots) {
+    if (s.snapshot_id == id) return &s;
+  }
+  return nullptr;
+}
+
+TableMetadata NewTableMetadata(const arrow::Schema& schema, std::string location,
+                               std::map<std::string, std::string> properties) {
+  TableMetadata m;
+  m.table_uuid = NewUuid();
+  m.location = std::move(location);
+  m.last_updated_ms = CurrentTimeMs();
+  m.schema = AssignFieldIds(schema, &m.last_column_id);
+  m.properties = std::move(properties);
+  return m;
+}
+
+std::string TableMetadata::ToJson() const {
+  ordered_json j;
+  j["format-version"] = format_version;
+  j["table-uuid"] = table_uuid;
+  j["location"] = location;
+  j["last-sequence-number"] = last_sequence_number;
+  j["last-updated-ms"] = last_updated_ms;
+  j["last-column-id"] = last_column_id;
+  j["current-schema-id"] = current_schema_id;
+  j["schemas"] = ordered_json::array({ordered_json::parse(SchemaToJson(*schema, current_schema_id).dump())});
+  j["default-spec-id"] = 0;
+  j["partition-specs"] = ordered_json::array({{{"spec-id", 0}, {"fields", ordered_json::array()}}});
+  j["last-partition-id"] = 999;
+  j["default-sort-order-id"] = 0;
+  j["sort-orders"] = ordered_json::array({{{"order-id", 0}, {"fields", ordered_json::array()}}});
+  j["properties"] = properties;
+  j["current-snapshot-id"] = current_snapshot_id ? *current_snapshot_id : -1;
+  ordered_json refs = ordered_json::object();
+  if (current_snapshot_id) refs["main"] = {{"snapshot-id", *current_snapshot_id}, {"type", "branch"}};
+  j["refs"] = refs;
+  ordered_json snaps = ordered_json::array();
+  for (const auto& s : snapshots) {
+    ordered_json sj;
+    sj["sequence-number"] = s.sequence_number;
+    sj["snapshot-id"] = s.snapshot_id;
+    if (s.parent_snapshot_id) sj["parent-snapshot-id"] = *s.parent_snapshot_id;
+    sj["timestamp-ms"] = s.timestamp_ms;
+    sj["summary"] = s.summary;
+    sj["manifest-list"] = s.manifest_list;
+    sj["schema-id"] = s.schema_id;
+    snaps.push_back(sj);
+  }
+  j["snapshots"] = snaps;
+  j["statistics"] = ordered_json::array();
+  j["partition-statistics"] = ordered_json::array();
+  ordered_json slog = ordered_json::array();
+  for (const auto& [ts, id] : snapshot_log) slog.push_back({{"timestamp-ms", ts}, {"snapshot-id", id}});
+  j["snapshot-log"] = slog;
+  ordered_json mlog = ordered_json::array();
+  for (const auto& [ts, file] : metadata_log) mlog.push_back({{"timestamp-ms", ts}, {"metadata-file", file}});
+  j["metadata-log"] = mlog;
+  return j.dump(2);
+}
+
+Result<TableMetadata> TableMetadata::FromJson(const std::string& text) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return UserError(ErrorKind::kRuntime, "", "Malformed Iceberg table metadata JSON", "");
+  }
+  try {
+    TableMetadata m;
+    m.format_version = j.value("format-version", 1);
+    m.table_uuid = j.value("table-uuid", "");
+    m.location = j.at("location").get<std::string>();
+    m.last_sequence_number = j.value("last-sequence-number", int64_t{0});
+    m.last_updated_ms = j.value("last-updated-ms", int64_t{0});
+    m.last_column_id = j.value("last-column-id", 0);
+    m.current_schema_id = j.value("current-schema-id", 0);
+    const nlohmann::json* schema_json = nullptr;
+    if (j.contains("schemas")) {
+      for (const auto& s : j["schemas"]) {
+        if (s.value("schema-id", 0) == m.current_schema_id) schema_json = &s;
+      }
+    } else if (j.contains("schema")) {
+      schema_json = &j["schema"];
+    }
+    if (!schema_json) return UserError(ErrorKind::kRuntime, "", "Table metadata has no current schema", "");
+    ARROW_ASSIGN_OR_RAISE(m.schema, SchemaFromJson(*schema_json));
+    if (j.contains("properties") && j["properties"].is_object()) {
+      for (auto& [k, v] : j["properties"].items()) m.properties[k] = v.get<std::string>();
+    }
+    if (j.contains("current-snapshot-id") && j["current-snapshot-id"].is_number_integer() &&
+        j["current-snapshot-id"].get<int64_t>() != -1) {
+      m.current_snapshot_id = j["current-snapshot-id"].get<int64_t>();
+    }
+    for (const auto& s : j.value("snapshots", nlohmann::json::array())) {
+      Snapshot snap;
+      snap.snapshot_id = s.at("snapshot-id").get<int64_t>();
+      if (s.contains("parent-snapshot-id") && s["parent-snapshot-id"].is_number_integer()) {
+        snap.parent_snapshot_id = s["parent-snapshot-id"].get<int64_t>();
+      }
+      snap.sequence_number = s.value("sequence-number", int64_t{0});
+      snap.timestamp_ms = s.value("timestamp-ms", int64_t{0});
+      snap.manifest_list = s.value("manifest-list", "");
+      snap.schema_id = s.value("schema-id", 0);
+      if (s.contains("summary")) {
+        for (auto& [k, v] : s["summary"].items()) snap.summary[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      }
+      m.snapshots.push_back(snap);
+    }
+    for (const auto& e : j.value("snapshot-log", nlohmann::json::array())) {
+      m.snapshot_log.emplace_back(e.at("timestamp-ms").get<int64_t>(), e.at("snapshot-id").get<int64_t>());
+    }
+    for (const auto& e : j.value("metadata-log", nlohmann::json::array())) {
+      m.metadata_log.emplace_back(e.at("timestamp-ms").get<int64_t>(), e.at("metadata-file").get<std::string>());
+    }
+    return m;
+  } catch (const std::exception& e) {
+    return UserError(ErrorKind::kRuntime, "", std::string("Malformed Iceberg table metadata: ") + e.what(), "");
+  }
+}
+
+}  // namespace ember::iceberg

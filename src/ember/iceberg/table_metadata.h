@@ -1,0 +1,58 @@
+// Iceberg table metadata (format v2): the JSON document a catalog points at. Ember writes the
+// fields Java writes, in Java's order; it reads what Java, PyIceberg and Ember write.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+namespace ember::iceberg {
+
+struct Snapshot {
+  int64_t snapshot_id = 0;
+  std::optional<int64_t> parent_snapshot_id;
+  int64_t sequence_number = 0;
+  int64_t timestamp_ms = 0;
+  std::string manifest_list;
+  std::map<std::string, std::string> summary;  // "operation" and the counters
+  int schema_id = 0;
+};
+
+struct TableMetadata {
+  int format_version = 2;
+  std::string table_uuid;
+  std::string location;
+  int64_t last_sequence_number = 0;
+  int64_t last_updated_ms = 0;
+  int last_column_id = 0;
+  int current_schema_id = 0;
+  std::shared_ptr<arrow::Schema> schema;  // the current schema, fields carrying ids
+  std::map<std::string, std::string> properties;
+  std::optional<int64_t> current_snapshot_id;
+  std::vector<Snapshot> snapshots;
+  std::vector<std::pair<int64_t, int64_t>> snapshot_log;           // (timestamp-ms, snapshot-id)
+  std::vector<std::pair<int64_t, std::string>> metadata_log;       // (timestamp-ms, file)
+
+  const Snapshot* current_snapshot() const;
+  const Snapshot* snapshot(int64_t id) const;
+
+  std::string ToJson() const;
+  static arrow::Result<TableMetadata> FromJson(const std::string& text);
+};
+
+/// A new table's metadata: fresh field ids, unpartitioned, unsorted, no snapshot.
+TableMetadata NewTableMetadata(const arrow::Schema& schema, std::string location,
+                               std::map<std::string, std::string> properties);
+
+/// A positive random snapshot id, as Java makes them.
+int64_t NewSnapshotId();
+std::string NewUuid();
+int64_t CurrentTimeMs();
+
+}  // namespace ember::iceberg
