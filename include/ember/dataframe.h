@@ -43,6 +43,7 @@ class DataFrame {
       const std::vector<std::pair<std::string, std::string>>& renames) const;
   arrow::Result<DataFrame> Drop(const std::vector<Column>& columns) const;
   arrow::Result<DataFrame> Alias(const std::string& alias) const;
+  arrow::Result<DataFrame> WithWatermark(const std::string& column, const std::string& delay) const;
   /// groupBy(keys).agg(aggregates): the keys come first in the result.
   arrow::Result<DataFrame> GroupBy(const std::vector<Column>& keys,
                                    const std::vector<Column>& aggregates) const;

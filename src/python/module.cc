@@ -150,6 +150,10 @@ NB_MODULE(_core, m) {
            })
       .def("drop", [](const DataFrame& df, const std::vector<Column>& c) { return Unwrap(df.Drop(c)); })
       .def("alias", [](const DataFrame& df, const std::string& a) { return Unwrap(df.Alias(a)); })
+      .def("with_watermark",
+           [](const DataFrame& df, const std::string& column, const std::string& delay) {
+             return Unwrap(df.WithWatermark(column, delay));
+           })
       .def("group_by",
            [](const DataFrame& df, const std::vector<Column>& keys, const std::vector<Column>& aggs) {
              return Unwrap(df.GroupBy(keys, aggs));

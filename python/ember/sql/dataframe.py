@@ -351,6 +351,20 @@ class DataFrame:
     def drop(self, *cols: Any) -> "DataFrame":
         return self._wrap(self._df.drop([_to_col(c)._c if isinstance(c, str) else c._c for c in cols]))
 
+    def withWatermark(self, eventTime: str, delayThreshold: str) -> "DataFrame":
+        if not eventTime or not isinstance(eventTime, str):
+            raise PySparkTypeError(
+                errorClass="NOT_STR",
+                messageParameters={"arg_name": "eventTime", "arg_type": type(eventTime).__name__},
+            )
+        if not delayThreshold or not isinstance(delayThreshold, str):
+            raise PySparkTypeError(
+                errorClass="NOT_STR",
+                messageParameters={"arg_name": "delayThreshold",
+                                   "arg_type": type(delayThreshold).__name__},
+            )
+        return self._wrap(self._df.with_watermark(eventTime, delayThreshold))
+
     def alias(self, alias: str) -> "DataFrame":
         return self._wrap(self._df.alias(alias))
 

@@ -105,6 +105,11 @@ Result<DataFrame> DataFrame::Alias(const std::string& alias) const {
   return With(session_->analyzer().SubqueryAlias(plan_, alias));
 }
 
+Result<DataFrame> DataFrame::WithWatermark(const std::string& column,
+                                           const std::string& delay) const {
+  return With(session_->analyzer().Watermark(plan_, column, delay));
+}
+
 Result<DataFrame> DataFrame::GroupBy(const std::vector<Column>& keys,
                                      const std::vector<Column>& aggregates) const {
   return With(session_->analyzer().Aggregate(plan_, Exprs(keys), Exprs(aggregates),

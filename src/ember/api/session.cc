@@ -60,6 +60,8 @@ std::string Session::GetConf(const std::string& key, const std::string& fallback
 void Session::SetConf(const std::string& key, const std::string& value) {
   std::lock_guard<std::mutex> lock(mutex_);
   conf_[key] = value;
+  // A catalog is built from its keys on first use; new keys mean a new catalog.
+  if (key.rfind("spark.sql.catalog.", 0) == 0) catalogs_.clear();
 }
 
 void Session::UnsetConf(const std::string& key) {

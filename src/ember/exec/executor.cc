@@ -83,6 +83,7 @@ class PlanBuilder {
         return Source(table, p);
       }
       case PlanKind::kSubqueryAlias:
+      case PlanKind::kWatermark:  // the streaming engine applies watermarks; a batch ignores them
         return Build(*p.children[0]);
       case PlanKind::kProject: {
         ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));

@@ -9,6 +9,7 @@
 #include <arrow/table.h>
 #include <arrow/type.h>
 
+#include "ember/common/interval.h"
 #include "ember/error.h"
 #include "ember/plan/functions.h"
 #include "ember/plan/type_names.h"
@@ -753,6 +754,27 @@ Result<PlanPtr> Analyzer::SubqueryAlias(const PlanPtr& child, const std::string&
   node->alias = alias;
   node->output = child->output;
   for (auto& a : node->output) a.qualifier = alias;
+  return node;
+}
+
+Result<PlanPtr> Analyzer::Watermark(const PlanPtr& child, const std::string& column,
+                                    const std::string& delay) const {
+  ARROW_ASSIGN_OR_RAISE(auto attr, ResolveColumn(*ColumnFromString(column), Scope{child->output}));
+  if (attr->kind != ExprKind::kAttribute || attr->type->id() != arrow::Type::TIMESTAMP) {
+    return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1207",
+                     "Event time must be defined on a window or a timestamp, but " + column +
+                         " is of type " + SparkTypeName(*attr->type) + ".",
+                     "");
+  }
+  ARROW_ASSIGN_OR_RAISE(int64_t micros, ParseIntervalMicros(delay));
+  if (micros < 0) {
+    return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1208",
+                     "delay threshold (" + delay + ") should not be negative.", "");
+  }
+  auto node = NewNode(PlanKind::kWatermark, {child});
+  node->exprs = {attr};
+  node->limit = micros / 1000;
+  node->output = child->output;
   return node;
 }
 

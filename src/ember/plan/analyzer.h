@@ -45,6 +45,9 @@ class Analyzer {
   arrow::Result<PlanPtr> Deduplicate(const PlanPtr& child,
                                      const std::vector<std::string>& columns) const;
   arrow::Result<PlanPtr> SubqueryAlias(const PlanPtr& child, const std::string& alias) const;
+  /// withWatermark(column, delay): a timestamp column and Spark's interval text.
+  arrow::Result<PlanPtr> Watermark(const PlanPtr& child, const std::string& column,
+                                   const std::string& delay) const;
   arrow::Result<PlanPtr> WithColumnsRenamed(
       const PlanPtr& child, const std::vector<std::pair<std::string, std::string>>& renames) const;
   arrow::Result<PlanPtr> Drop(const PlanPtr& child, const std::vector<ExprPtr>& columns) const;

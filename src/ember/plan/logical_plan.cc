@@ -55,6 +55,9 @@ void Print(const LogicalPlan& p, int depth, std::string* out) {
     case PlanKind::kUnion: line += "Union"; break;
     case PlanKind::kDeduplicate: line += "Deduplicate [" + List(p.groupings) + "]"; break;
     case PlanKind::kSubqueryAlias: line += "SubqueryAlias " + p.alias; break;
+    case PlanKind::kWatermark:
+      line += "EventTimeWatermark " + List(p.exprs) + ", " + std::to_string(p.limit) + " ms";
+      break;
     case PlanKind::kUnresolvedRelation: line += "UnresolvedRelation"; break;
     case PlanKind::kSelect: line += "Select"; break;
   }

@@ -30,6 +30,7 @@ enum class PlanKind {
   kUnion,        // children of identical column types; UNION ALL
   kDeduplicate,  // keep one row per distinct value of `groupings` (attribute refs)
   kSubqueryAlias,       // alias: re-qualifies the child's output
+  kWatermark,           // withWatermark: exprs[0] the event-time column, limit the delay in ms
   kUnresolvedRelation,  // parser only: name_parts of a table or view
   kSelect,              // parser only: a SELECT block, see SelectBlock
 };

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -336,6 +338,973 @@ class Parser {
   static constexpr int kQueryCost = 6;
 
   arrow::Status TooDeep() { return Unsupported(Peek(), "text nested this deeply"); }
+
+  // ---- Statements ----
+
+  // The error of a statement that is well formed but invalid, reported only once the whole
+  // statement has parsed: Spark checks these after its grammar, so a syntax error comes first.
+  void Defer(const Token& at, const arrow::Status& status) {
+    if (deferred_.ok()) deferred_ = Fail(at, status);
+  }
+  // Spark's legacy "Operation not allowed" parse error.
+  void DeferNotAllowed(const Token& at, const std::string& message) {
+    Defer(at, UserError(ErrorKind::kParse, "_LEGACY_ERROR_TEMP_0035",
+                        "Operation not allowed: " + message + "."));
+  }
+  void DeferDuplicateClause(const std::string& clause) {
+    Defer(tokens_.front(),
+          UserError(ErrorKind::kParse, "DUPLICATE_CLAUSES",
+                    "Found duplicate clauses: " + clause + ". Please, remove one of them.",
+                    "42614"));
+  }
+
+  // Words that start statements Spark has and Ember does not run.
+  static bool IsUnsupportedStatement(const Token& token) {
+    static const char* kWords[] = {"ALTER",   "ANALYZE", "CACHE",    "CALL",     "CLEAR",
+                                   "COMMENT", "EXPLAIN", "LOAD",     "MSCK",     "REFRESH",
+                                   "RESET",   "REPAIR",  "TRUNCATE", "UNCACHE"};
+    for (const char* word : kWords) {
+      if (IsWord(token, word)) return true;
+    }
+    return false;
+  }
+  static bool IsNamespaceWord(const Token& token) {
+    return IsWord(token, "NAMESPACE") || IsWord(token, "DATABASE") || IsWord(token, "SCHEMA");
+  }
+
+  arrow::Status StatementBody(Statement* statement) {
+    const Token& first = Peek();
+    if (IsWord(first, "CREATE")) return Create(statement);
+    if (IsWord(first, "REPLACE") && IsWord(Peek(1), "TABLE")) {
+      Next();
+      Next();
+      statement->kind = StatementKind::kReplaceTable;
+      return TableDefinition(statement);
+    }
+    if (IsWord(first, "DROP")) return Drop(statement);
+    if (IsWord(first, "SHOW")) return Show(statement);
+    if (IsWord(first, "DESC") || IsWord(first, "DESCRIBE")) return Describe(statement);
+    if (IsWord(first, "INSERT")) return Insert(statement);
+    if (IsWord(first, "MERGE")) return Merge(statement);
+    if (IsWord(first, "UPDATE")) return Update(statement);
+    if (IsWord(first, "DELETE")) return Delete(statement);
+    if (IsWord(first, "USE")) return Use(statement);
+    if (IsUnsupportedStatement(first)) {
+      return Unsupported(first, ToUpper(first.text) + " statements");
+    }
+    statement->kind = StatementKind::kQuery;
+    ARROW_ASSIGN_OR_RAISE(statement->query, Query());
+    return arrow::Status::OK();
+  }
+
+  // name(.name)*: a table or namespace name such as local.db.events.
+  arrow::Result<std::vector<std::string>> MultipartName() {
+    if (IsReserved(Peek())) return SyntaxError(Peek());
+    std::vector<std::string> parts;
+    while (true) {
+      ARROW_ASSIGN_OR_RAISE(auto part, TableNamePart());
+      parts.push_back(std::move(part));
+      if (!IsSymbol(Peek(), ".") || !IsName(Peek(1))) break;
+      Next();
+    }
+    return parts;
+  }
+
+  // A column named in UPDATE SET or MERGE: name(.name)*, not starting with a reserved word.
+  arrow::Result<std::vector<std::string>> ColumnName() {
+    const Token& first = Peek();
+    if (!IsName(first) || IsReserved(first)) return SyntaxError(first);
+    std::vector<std::string> parts = {Next().value};
+    while (IsSymbol(Peek(), ".") && IsName(Peek(1))) {
+      Next();
+      parts.push_back(Next().value);
+    }
+    return parts;
+  }
+
+  arrow::Result<std::string> StringValue() {
+    const Token& token = Peek();
+    if (token.kind != TokenKind::kString) return SyntaxError(token);
+    return Next().value;
+  }
+
+  // IF EXISTS and IF NOT EXISTS; IF followed by anything else is a name.
+  bool AcceptIfExists() {
+    if (!IsWord(Peek(), "IF") || !IsWord(Peek(1), "EXISTS")) return false;
+    Next();
+    Next();
+    return true;
+  }
+  arrow::Result<bool> AcceptIfNotExists() {
+    if (!IsWord(Peek(), "IF") || !IsWord(Peek(1), "NOT")) return false;
+    Next();
+    Next();
+    ARROW_RETURN_NOT_OK(ExpectWord("EXISTS"));
+    return true;
+  }
+
+  // ('key' = 'value', key.part value, ...): a string or dotted name as key, then a string,
+  // integer, decimal or boolean as value, the `=` optional. A missing value is reported as Spark
+  // does: for OPTIONS the first such key, for properties all of them.
+  arrow::Status PropertyList(std::map<std::string, std::string>* out, bool options) {
+    const Token& open = Peek();
+    ARROW_RETURN_NOT_OK(ExpectSymbol("("));
+    std::vector<std::string> keys_without_value;
+    do {
+      const Token& key_token = Peek();
+      std::string key;
+      if (key_token.kind == TokenKind::kString) {
+        key = Next().value;
+      } else if (IsName(key_token)) {
+        key = Next().value;
+        while (IsSymbol(Peek(), ".") && IsName(Peek(1))) {
+          Next();
+          key += "." + Next().value;
+        }
+      } else {
+        return SyntaxError(key_token);
+      }
+      AcceptSymbol("=");
+      const Token& value_token = Peek();
+      std::optional<std::string> value;
+      if (value_token.kind == TokenKind::kString) {
+        value = Next().value;
+      } else if (value_token.kind == TokenKind::kNumber && IsPlainNumber(value_token.text)) {
+        value = Next().text;
+      } else if (IsWord(value_token, "TRUE") || IsWord(value_token, "FALSE")) {
+        value = ToLower(Next().text);
+      } else if (!IsSymbol(value_token, ",") && !IsSymbol(value_token, ")")) {
+        return SyntaxError(value_token);
+      }
+      if (!value) {
+        keys_without_value.push_back(key);
+      } else if (!out->emplace(key, *value).second) {
+        Defer(open, UserError(ErrorKind::kParse, "DUPLICATE_KEY",
+                              "Found duplicate keys `" + key + "`.", "23505"));
+      }
+    } while (AcceptSymbol(","));
+    ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    if (!keys_without_value.empty()) {
+      if (options) {
+        DeferNotAllowed(tokens_.front(),
+                        "A value must be specified for the key: " + keys_without_value[0] + ".");
+      } else {
+        std::string keys;
+        for (const auto& key : keys_without_value) keys += (keys.empty() ? "" : ",") + key;
+        DeferNotAllowed(tokens_.front(), "Values must be specified for key(s): [" + keys + "]");
+      }
+    }
+    return arrow::Status::OK();
+  }
+
+  // Digits with at most one decimal point: Spark's INTEGER_VALUE and DECIMAL_VALUE.
+  static bool IsPlainNumber(const std::string& text) {
+    size_t digits = 0, dots = 0;
+    for (char c : text) {
+      if (c >= '0' && c <= '9') {
+        ++digits;
+      } else if (c == '.') {
+        ++dots;
+      } else {
+        return false;
+      }
+    }
+    return digits > 0 && dots <= 1;
+  }
+
+  arrow::Status Create(Statement* statement) {
+    Next();  // CREATE
+    const Token& what = Peek();
+    if (IsNamespaceWord(what)) {
+      Next();
+      return CreateNamespace(statement);
+    }
+    if (IsWord(what, "TABLE")) {
+      Next();
+      statement->kind = StatementKind::kCreateTable;
+      return TableDefinition(statement);
+    }
+    if (IsWord(what, "OR") && IsWord(Peek(1), "REPLACE")) {
+      Next();
+      Next();
+      const Token& object = Peek();
+      if (!IsWord(object, "TABLE")) {
+        if (object.kind == TokenKind::kWord) {
+          return Unsupported(object, "CREATE OR REPLACE " + ToUpper(object.text));
+        }
+        return SyntaxError(object);
+      }
+      Next();
+      statement->kind = StatementKind::kReplaceTable;
+      statement->or_create = true;
+      return TableDefinition(statement);
+    }
+    if (what.kind == TokenKind::kWord) return Unsupported(what, "CREATE " + ToUpper(what.text));
+    return SyntaxError(what);
+  }
+
+  // CREATE NAMESPACE [IF NOT EXISTS] name [COMMENT '...'] [LOCATION '...']
+  // [WITH DBPROPERTIES|PROPERTIES (...)], the clauses in any order.
+  arrow::Status CreateNamespace(Statement* statement) {
+    statement->kind = StatementKind::kCreateNamespace;
+    ARROW_ASSIGN_OR_RAISE(statement->if_not_exists, AcceptIfNotExists());
+    ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+    bool properties = false, dbproperties = false;
+    while (true) {
+      if (AcceptWord("COMMENT")) {
+        if (statement->comment) DeferDuplicateClause("COMMENT");
+        ARROW_ASSIGN_OR_RAISE(statement->comment, StringValue());
+      } else if (AcceptWord("LOCATION")) {
+        if (statement->location) DeferDuplicateClause("LOCATION");
+        ARROW_ASSIGN_OR_RAISE(statement->location, StringValue());
+      } else if (IsWord(Peek(), "WITH") &&
+                 (IsWord(Peek(1), "DBPROPERTIES") || IsWord(Peek(1), "PROPERTIES"))) {
+        Next();
+        bool db = IsWord(Next(), "DBPROPERTIES");
+        bool& seen = db ? dbproperties : properties;
+        if (seen) DeferDuplicateClause(db ? "WITH DBPROPERTIES" : "WITH PROPERTIES");
+        seen = true;
+        ARROW_RETURN_NOT_OK(PropertyList(&statement->properties, /*options=*/false));
+      } else {
+        break;
+      }
+    }
+    if (properties && dbproperties) {
+      Defer(tokens_.front(),
+            UserError(ErrorKind::kParse, "UNSUPPORTED_FEATURE.SET_PROPERTIES_AND_DBPROPERTIES",
+                      "The feature is not supported: set PROPERTIES and DBPROPERTIES at the same "
+                      "time.",
+                      "0A000"));
+    }
+    return arrow::Status::OK();
+  }
+
+  // [IF NOT EXISTS] name [(columns)] [USING provider] clauses [[AS] query], after CREATE TABLE,
+  // REPLACE TABLE or CREATE OR REPLACE TABLE.
+  arrow::Status TableDefinition(Statement* statement) {
+    if (statement->kind == StatementKind::kCreateTable) {
+      ARROW_ASSIGN_OR_RAISE(statement->if_not_exists, AcceptIfNotExists());
+    } else if (IsWord(Peek(), "IF") && IsWord(Peek(1), "NOT")) {
+      return SyntaxError(Peek(1));  // REPLACE TABLE has no IF NOT EXISTS
+    }
+    ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+    if (IsSymbol(Peek(), "(") && !StartsQuery(pos_)) {
+      ARROW_RETURN_NOT_OK(ColumnDefinitions(statement));
+    }
+    if (AcceptWord("USING")) {
+      ARROW_ASSIGN_OR_RAISE(auto provider, MultipartName());
+      for (const auto& part : provider) {
+        statement->provider += (statement->provider.empty() ? "" : ".") + part;
+      }
+    }
+    bool options = false, partitioned = false, properties = false;
+    while (true) {
+      const Token& clause = Peek();
+      if (AcceptWord("OPTIONS")) {
+        if (options) DeferDuplicateClause("OPTIONS");
+        options = true;
+        ARROW_RETURN_NOT_OK(PropertyList(&statement->options, /*options=*/true));
+      } else if (IsWord(clause, "PARTITIONED") && IsWord(Peek(1), "BY")) {
+        Next();
+        Next();
+        if (partitioned) DeferDuplicateClause("PARTITIONED BY");
+        partitioned = true;
+        ARROW_RETURN_NOT_OK(Partitioning(statement));
+      } else if (AcceptWord("LOCATION")) {
+        if (statement->location) DeferDuplicateClause("LOCATION");
+        ARROW_ASSIGN_OR_RAISE(statement->location, StringValue());
+      } else if (AcceptWord("COMMENT")) {
+        if (statement->comment) DeferDuplicateClause("COMMENT");
+        ARROW_ASSIGN_OR_RAISE(statement->comment, StringValue());
+      } else if (AcceptWord("TBLPROPERTIES")) {
+        if (properties) DeferDuplicateClause("TBLPROPERTIES");
+        properties = true;
+        ARROW_RETURN_NOT_OK(PropertyList(&statement->properties, /*options=*/false));
+      } else if ((IsWord(clause, "CLUSTERED") || IsWord(clause, "CLUSTER") ||
+                  IsWord(clause, "SKEWED")) &&
+                 IsWord(Peek(1), "BY")) {
+        return Unsupported(clause, ToUpper(clause.text) + " BY in CREATE TABLE");
+      } else if ((IsWord(clause, "ROW") && IsWord(Peek(1), "FORMAT")) ||
+                 (IsWord(clause, "STORED") && (IsWord(Peek(1), "AS") || IsWord(Peek(1), "BY")))) {
+        return Unsupported(clause, ToUpper(clause.text) + " " + ToUpper(Peek(1).text));
+      } else {
+        break;
+      }
+    }
+    if (AcceptWord("AS") || StartsQuery(pos_)) {
+      ARROW_ASSIGN_OR_RAISE(statement->query, Query());
+      if (statement->schema) {
+        DeferNotAllowed(tokens_.front(),
+                        "Schema may not be specified in a Create Table As Select (CTAS) "
+                        "statement");
+      }
+    }
+    return arrow::Status::OK();
+  }
+
+  // (name type [NOT NULL] [COMMENT '...'], ...)
+  arrow::Status ColumnDefinitions(Statement* statement) {
+    Next();  // (
+    arrow::FieldVector fields;
+    do {
+      const Token& name_token = Peek();
+      if (!IsName(name_token)) return SyntaxError(name_token);
+      std::string name = Next().value;
+      const Token& type_start = Peek();
+      if (type_start.kind != TokenKind::kWord) return SyntaxError(type_start);
+      size_t end = TypeEnd();
+      ARROW_ASSIGN_OR_RAISE(auto type, TypeFromText(type_start, end));
+      bool not_null = false;
+      std::optional<std::string> comment;
+      auto duplicate = [&](const char* descriptor) {
+        Defer(name_token,
+              UserError(ErrorKind::kParse, "CREATE_TABLE_COLUMN_DESCRIPTOR_DUPLICATE",
+                        "CREATE TABLE column " + name + " specifies descriptor \"" + descriptor +
+                            "\" more than once, which is invalid.",
+                        "42710"));
+      };
+      while (true) {
+        const Token& option = Peek();
+        if (AcceptWord("NOT")) {
+          ARROW_RETURN_NOT_OK(ExpectWord("NULL"));
+          if (not_null) duplicate("NOT NULL");
+          not_null = true;
+        } else if (AcceptWord("COMMENT")) {
+          if (comment) duplicate("COMMENT");
+          ARROW_ASSIGN_OR_RAISE(comment, StringValue());
+        } else if (IsWord(option, "DEFAULT") || IsWord(option, "GENERATED")) {
+          return Unsupported(option, ToUpper(option.text) + " column values");
+        } else {
+          break;
+        }
+      }
+      fields.push_back(arrow::field(std::move(name), std::move(type), !not_null));
+      statement->column_comments.push_back(std::move(comment));
+    } while (AcceptSymbol(","));
+    ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    statement->schema = arrow::schema(std::move(fields));
+    return arrow::Status::OK();
+  }
+
+  // One argument of a partition transform: a column or a literal.
+  struct TransformArgument {
+    std::string column;  // parts joined with dots; empty for a literal
+    std::string text;    // as Spark describes it in messages
+    std::shared_ptr<arrow::Scalar> value;  // a numeric literal's value
+  };
+
+  // PARTITIONED BY (term, ...): columns, and transforms as Iceberg's Spark catalog accepts them.
+  arrow::Status Partitioning(Statement* statement) {
+    ARROW_RETURN_NOT_OK(ExpectSymbol("("));
+    do {
+      const Token& start = Peek();
+      if (!IsName(start)) return SyntaxError(start);
+      if (IsSymbol(Peek(1), "(")) {
+        ARROW_ASSIGN_OR_RAISE(auto term, PartitionTransform());
+        statement->partitioning.push_back(std::move(term));
+        continue;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto parts, ColumnName());
+      if (!IsSymbol(Peek(), ",") && !IsSymbol(Peek(), ")") && Peek().kind == TokenKind::kWord) {
+        return Unsupported(start, "partition columns with a type in PARTITIONED BY");
+      }
+      statement->partitioning.push_back(PartitionTerm{"identity", JoinParts(parts), 0});
+    } while (AcceptSymbol(","));
+    return ExpectSymbol(")");
+  }
+
+  static std::string JoinParts(const std::vector<std::string>& parts) {
+    std::string joined;
+    for (const auto& part : parts) joined += (joined.empty() ? "" : ".") + part;
+    return joined;
+  }
+
+  // A name part as Spark quotes it in messages: backquoted unless a plain identifier.
+  static std::string QuotedPart(const std::string& part) {
+    bool plain = !part.empty() && !std::isdigit(static_cast<unsigned char>(part[0]));
+    for (char c : part) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (plain) return part;
+    std::string quoted = "`";
+    for (char c : part) quoted += c == '`' ? std::string("``") : std::string(1, c);
+    return quoted + "`";
+  }
+
+  // name(argument, ...). Spark's own checks come first (the argument counts of years, months,
+  // days and hours, a literal bucket count, column references); then what Iceberg accepts.
+  arrow::Result<PartitionTerm> PartitionTransform() {
+    const Token& start = Peek();
+    std::string name = ToLower(Next().value);
+    Next();  // (
+    std::vector<TransformArgument> args;
+    do {
+      const Token& token = Peek();
+      TransformArgument arg;
+      if (IsName(token) && !IsWord(token, "NULL") && !IsWord(token, "TRUE") &&
+          !IsWord(token, "FALSE")) {
+        ARROW_ASSIGN_OR_RAISE(auto parts, ColumnName());
+        std::string text;
+        for (const auto& part : parts) text += (text.empty() ? "" : ".") + QuotedPart(part);
+        arg = TransformArgument{JoinParts(parts), text, nullptr};
+      } else if (token.kind == TokenKind::kString) {
+        arg.text = "'" + Next().value + "'";
+      } else if (token.kind == TokenKind::kNumber ||
+                 (IsSymbol(token, "-") && Peek(1).kind == TokenKind::kNumber)) {
+        bool negative = IsSymbol(token, "-");
+        if (negative) Next();
+        const Token& number = Next();
+        auto value = NumberValue(number.text, negative);
+        if (!value.ok()) return Fail(token, value.status());
+        arg.value = *value;
+        arg.text = (negative ? "-" : "") + number.text;
+      } else {
+        return SyntaxError(token);
+      }
+      args.push_back(std::move(arg));
+    } while (AcceptSymbol(","));
+    ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+
+    std::string shown = name + "(";
+    for (size_t i = 0; i < args.size(); ++i) shown += (i ? ", " : "") + args[i].text;
+    shown += ")";
+    auto invalid = [&](const std::string& kind, const std::string& message) {
+      Defer(start, UserError(ErrorKind::kParse, "INVALID_SQL_SYNTAX." + kind,
+                             "Invalid SQL syntax: " + message + ".", "42000"));
+      return PartitionTerm{};
+    };
+    auto wrong_count = [&](size_t expected) {
+      return invalid("TRANSFORM_WRONG_NUM_ARGS",
+                     "The transform`" + name + "` requires " + std::to_string(expected) +
+                         " parameters but the actual number is " + std::to_string(args.size()));
+    };
+    auto not_column = [&](const TransformArgument& arg) {
+      return invalid("INVALID_COLUMN_REFERENCE",
+                     "Expected a column reference for transform `" + name + "`: " + arg.text);
+    };
+    // A positive int literal, the form Iceberg takes bucket counts and widths in.
+    auto positive_int = [](const TransformArgument& arg) -> int64_t {
+      if (!arg.value || !arg.value->is_valid) return 0;
+      int64_t n = 0;
+      switch (arg.value->type->id()) {
+        case arrow::Type::INT8:
+          n = static_cast<const arrow::Int8Scalar&>(*arg.value).value;
+          break;
+        case arrow::Type::INT16:
+          n = static_cast<const arrow::Int16Scalar&>(*arg.value).value;
+          break;
+        case arrow::Type::INT32:
+          n = static_cast<const arrow::Int32Scalar&>(*arg.value).value;
+          break;
+        case arrow::Type::INT64:
+          n = static_cast<const arrow::Int64Scalar&>(*arg.value).value;
+          break;
+        default:
+          return 0;
+      }
+      return n > 0 && n <= std::numeric_limits<int32_t>::max() ? n : 0;
+    };
+
+    static const std::map<std::string, const char*> kSingleColumn = {
+        {"identity", "identity"}, {"year", "years"},   {"years", "years"},
+        {"month", "months"},      {"months", "months"}, {"day", "days"},
+        {"days", "days"},         {"date", "days"},     {"hour", "hours"},
+        {"hours", "hours"},       {"date_hour", "hours"}};
+    auto single = kSingleColumn.find(name);
+    if (single != kSingleColumn.end()) {
+      if (args.size() != 1) return wrong_count(1);
+      if (args[0].column.empty()) return not_column(args[0]);
+      return PartitionTerm{single->second, args[0].column, 0};
+    }
+    if (name == "bucket") {
+      // Spark takes a smallint, int or bigint literal as the count.
+      arrow::Type::type count_type =
+          args[0].value ? args[0].value->type->id() : arrow::Type::NA;
+      if (count_type != arrow::Type::INT16 && count_type != arrow::Type::INT32 &&
+          count_type != arrow::Type::INT64) {
+        Defer(start, UserError(ErrorKind::kParse, "_LEGACY_ERROR_TEMP_0031",
+                               "Invalid number of buckets: " + args[0].text + "."));
+        return PartitionTerm{};
+      }
+      for (size_t i = 1; i < args.size(); ++i) {
+        if (args[i].column.empty()) return not_column(args[i]);
+      }
+      if (args.size() != 2) return wrong_count(2);
+      int64_t buckets = positive_int(args[0]);
+      if (buckets == 0) return Unsupported(start, "partition transform " + shown);
+      return PartitionTerm{"bucket", args[1].column, buckets};
+    }
+    if (name == "truncate") {
+      if (args.size() != 2) return wrong_count(2);
+      // Iceberg takes the width before or after the column.
+      bool width_first = args[1].value == nullptr;
+      const TransformArgument& column = width_first ? args[1] : args[0];
+      const TransformArgument& width = width_first ? args[0] : args[1];
+      if (column.column.empty()) return not_column(column);
+      int64_t n = positive_int(width);
+      if (n == 0) return Unsupported(start, "partition transform " + shown);
+      return PartitionTerm{"truncate", column.column, n};
+    }
+    return Unsupported(start, "partition transform " + shown);
+  }
+
+  arrow::Status Drop(Statement* statement) {
+    Next();  // DROP
+    const Token& what = Peek();
+    if (IsNamespaceWord(what)) {
+      Next();
+      statement->kind = StatementKind::kDropNamespace;
+      statement->if_exists = AcceptIfExists();
+      ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+      if (!AcceptWord("RESTRICT")) statement->cascade = AcceptWord("CASCADE");
+      return arrow::Status::OK();
+    }
+    if (IsWord(what, "TABLE")) {
+      Next();
+      statement->kind = StatementKind::kDropTable;
+      statement->if_exists = AcceptIfExists();
+      ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+      statement->purge = AcceptWord("PURGE");
+      return arrow::Status::OK();
+    }
+    if (what.kind == TokenKind::kWord) return Unsupported(what, "DROP " + ToUpper(what.text));
+    return SyntaxError(what);
+  }
+
+  // SHOW NAMESPACES|DATABASES|SCHEMAS or TABLES, [FROM|IN name] [[LIKE] 'pattern'].
+  arrow::Status Show(Statement* statement) {
+    Next();  // SHOW
+    const Token& what = Peek();
+    if (IsWord(what, "NAMESPACES") || IsWord(what, "DATABASES") || IsWord(what, "SCHEMAS")) {
+      statement->kind = StatementKind::kShowNamespaces;
+    } else if (IsWord(what, "TABLES")) {
+      statement->kind = StatementKind::kShowTables;
+    } else if (what.kind == TokenKind::kWord) {
+      std::string shown = ToUpper(what.text);
+      if (IsWord(Peek(1), "EXTENDED")) shown += " EXTENDED";
+      return Unsupported(what, "SHOW " + shown);
+    } else {
+      return SyntaxError(what);
+    }
+    Next();
+    if (AcceptWord("FROM") || AcceptWord("IN")) {
+      ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+    }
+    bool like = AcceptWord("LIKE");
+    if (like || Peek().kind == TokenKind::kString) {
+      ARROW_ASSIGN_OR_RAISE(statement->pattern, StringValue());
+    }
+    return arrow::Status::OK();
+  }
+
+  // DESC|DESCRIBE [TABLE] [EXTENDED|FORMATTED] name. A keyword followed by no name is the name,
+  // as in Spark: `DESCRIBE extended` describes the table `extended`.
+  arrow::Status Describe(Statement* statement) {
+    Next();  // DESC or DESCRIBE
+    statement->kind = StatementKind::kDescribeTable;
+    const Token& what = Peek();
+    if ((IsNamespaceWord(what) || IsWord(what, "FUNCTION") || IsWord(what, "CATALOG") ||
+         IsWord(what, "PROCEDURE")) &&
+        IsName(Peek(1))) {
+      return Unsupported(what, "DESCRIBE " + ToUpper(what.text));
+    }
+    if (IsWord(what, "TABLE") && IsName(Peek(1))) Next();
+    if (IsWord(Peek(), "QUERY") || (!IsWord(what, "TABLE") && StartsQuery(pos_))) {
+      return Unsupported(Peek(), "DESCRIBE QUERY");
+    }
+    if ((IsWord(Peek(), "EXTENDED") || IsWord(Peek(), "FORMATTED")) && IsName(Peek(1))) {
+      Next();
+      statement->extended = true;
+    }
+    ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+    if (IsWord(Peek(), "PARTITION") && IsSymbol(Peek(1), "(")) {
+      return Unsupported(Peek(), "DESCRIBE of a partition");
+    }
+    if (IsName(Peek())) return Unsupported(Peek(), "DESCRIBE of a column");
+    return arrow::Status::OK();
+  }
+
+  // INSERT INTO|OVERWRITE [TABLE] name [(columns) | BY NAME] VALUES rows | query
+  arrow::Status Insert(Statement* statement) {
+    Next();  // INSERT
+    statement->kind = StatementKind::kInsert;
+    if (AcceptWord("OVERWRITE")) {
+      statement->overwrite = true;
+      if (IsWord(Peek(), "LOCAL") || IsWord(Peek(), "DIRECTORY")) {
+        return Unsupported(Peek(), "INSERT OVERWRITE DIRECTORY");
+      }
+    } else {
+      ARROW_RETURN_NOT_OK(ExpectWord("INTO"));
+    }
+    if (IsWord(Peek(), "TABLE") && IsName(Peek(1))) Next();
+    ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+    const Token& next = Peek();
+    if (IsWord(next, "PARTITION") && IsSymbol(Peek(1), "(")) {
+      return Unsupported(next, "INSERT into a PARTITION");
+    }
+    if (IsWord(next, "REPLACE")) return Unsupported(next, "INSERT INTO ... REPLACE");
+    if (IsWord(next, "BY") && IsWord(Peek(1), "NAME")) {
+      Next();
+      Next();
+      statement->by_name = true;
+    } else if (IsSymbol(next, "(") && !StartsQuery(pos_)) {
+      Next();
+      do {
+        if (!IsName(Peek())) return SyntaxError(Peek());
+        statement->insert_columns.push_back(Next().value);
+      } while (AcceptSymbol(","));
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    }
+    if (IsWord(Peek(), "VALUES")) return ValuesRows(&statement->rows);
+    ARROW_ASSIGN_OR_RAISE(statement->query, Query());
+    return arrow::Status::OK();
+  }
+
+  // VALUES (a, b), (c, d) or VALUES a, b (rows of one column). Spark checks that every row has
+  // the width of the first.
+  arrow::Status ValuesRows(std::vector<std::vector<ExprPtr>>* rows) {
+    const Token& values = Next();  // VALUES
+    do {
+      std::vector<ExprPtr> row;
+      if (AcceptSymbol("(")) {
+        do {
+          ARROW_ASSIGN_OR_RAISE(auto e, Expression());
+          row.push_back(std::move(e));
+        } while (AcceptSymbol(","));
+        ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto e, Expression());
+        row.push_back(std::move(e));
+      }
+      rows->push_back(std::move(row));
+    } while (AcceptSymbol(","));
+    for (size_t i = 1; i < rows->size(); ++i) {
+      size_t width = (*rows)[i].size(), expected = rows->front().size();
+      if (width != expected) {
+        Defer(values, UserError(ErrorKind::kParse, "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH",
+                                "Invalid inline table. Inline table expected " +
+                                    std::to_string(expected) + " columns but found " +
+                                    std::to_string(width) + " columns in row " +
+                                    std::to_string(i) + ".",
+                                "42000"));
+        break;
+      }
+    }
+    return arrow::Status::OK();
+  }
+
+  // A target table with its alias, for MERGE, UPDATE and DELETE.
+  arrow::Status TargetTable(Statement* statement) {
+    ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+    // UPDATE t SET ...: SET starts the assignments unless another SET follows it.
+    if (statement->kind == StatementKind::kUpdate && IsWord(Peek(), "SET") &&
+        !(IsWord(Peek(1), "SET") && IsName(Peek(2)))) {
+      return arrow::Status::OK();
+    }
+    ARROW_ASSIGN_OR_RAISE(auto alias, TableAlias());
+    if (alias) statement->alias = std::move(*alias);
+    return arrow::Status::OK();
+  }
+
+  // column = value, ...
+  arrow::Result<std::vector<Assignment>> Assignments() {
+    std::vector<Assignment> assignments;
+    do {
+      ARROW_ASSIGN_OR_RAISE(auto column, ColumnName());
+      if (!AcceptSymbol("=") && !AcceptSymbol("==")) return SyntaxError(Peek());
+      ARROW_ASSIGN_OR_RAISE(auto value, Expression());
+      assignments.push_back(Assignment{std::move(column), std::move(value)});
+    } while (AcceptSymbol(","));
+    return assignments;
+  }
+
+  // MERGE INTO target [[AS] alias] USING source [[AS] alias] ON condition WHEN ...
+  arrow::Status Merge(Statement* statement) {
+    Next();  // MERGE
+    statement->kind = StatementKind::kMerge;
+    if (IsWord(Peek(), "WITH")) return Unsupported(Peek(), "MERGE WITH SCHEMA EVOLUTION");
+    ARROW_RETURN_NOT_OK(ExpectWord("INTO"));
+    ARROW_RETURN_NOT_OK(TargetTable(statement));
+    ARROW_RETURN_NOT_OK(ExpectWord("USING"));
+    if (AcceptSymbol("(")) {
+      ARROW_ASSIGN_OR_RAISE(auto query, Query());
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      ARROW_ASSIGN_OR_RAISE(statement->source, AliasRelation(query));
+    } else {
+      if (!IsName(Peek()) || IsReserved(Peek())) return SyntaxError(Peek());
+      ARROW_ASSIGN_OR_RAISE(statement->source, TableReference());
+    }
+    ARROW_RETURN_NOT_OK(ExpectWord("ON"));
+    ARROW_ASSIGN_OR_RAISE(statement->condition, Expression());
+    while (AcceptWord("WHEN")) {
+      ARROW_ASSIGN_OR_RAISE(auto clause, MergeWhenClause(statement->clauses));
+      statement->clauses.push_back(std::move(clause));
+    }
+    CheckMergeClauses(statement->clauses);
+    return arrow::Status::OK();
+  }
+
+  // One WHEN clause after WHEN. Spark's grammar takes MATCHED clauses first, then NOT MATCHED
+  // [BY TARGET], then NOT MATCHED BY SOURCE; a clause out of that order is a syntax error.
+  arrow::Result<MergeClause> MergeWhenClause(const std::vector<MergeClause>& before) {
+    MergeMatch last = before.empty() ? MergeMatch::kMatched : before.back().match;
+    MergeClause clause;
+    if (IsWord(Peek(), "MATCHED")) {
+      if (last != MergeMatch::kMatched) return SyntaxError(Peek());
+      Next();
+      clause.match = MergeMatch::kMatched;
+    } else {
+      ARROW_RETURN_NOT_OK(ExpectWord("NOT"));
+      ARROW_RETURN_NOT_OK(ExpectWord("MATCHED"));
+      clause.match = MergeMatch::kNotMatched;
+      if (last == MergeMatch::kNotMatchedBySource) {
+        ARROW_RETURN_NOT_OK(ExpectWord("BY"));
+        ARROW_RETURN_NOT_OK(ExpectWord("SOURCE"));
+        clause.match = MergeMatch::kNotMatchedBySource;
+      } else if (AcceptWord("BY")) {
+        if (AcceptWord("SOURCE")) {
+          clause.match = MergeMatch::kNotMatchedBySource;
+        } else {
+          ARROW_RETURN_NOT_OK(ExpectWord("TARGET"));
+        }
+      }
+    }
+    if (AcceptWord("AND")) {
+      ARROW_ASSIGN_OR_RAISE(clause.condition, Expression());
+    }
+    ARROW_RETURN_NOT_OK(ExpectWord("THEN"));
+    const Token& action = Peek();
+    if (clause.match == MergeMatch::kNotMatched) {
+      ARROW_RETURN_NOT_OK(ExpectWord("INSERT"));
+      if (AcceptSymbol("*")) {
+        clause.action = MergeAction::kInsertStar;
+        return clause;
+      }
+      clause.action = MergeAction::kInsert;
+      ARROW_RETURN_NOT_OK(ExpectSymbol("("));
+      do {
+        ARROW_ASSIGN_OR_RAISE(auto column, ColumnName());
+        clause.insert_columns.push_back(std::move(column));
+      } while (AcceptSymbol(","));
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      ARROW_RETURN_NOT_OK(ExpectWord("VALUES"));
+      ARROW_RETURN_NOT_OK(ExpectSymbol("("));
+      do {
+        ARROW_ASSIGN_OR_RAISE(auto value, Expression());
+        clause.insert_values.push_back(std::move(value));
+      } while (AcceptSymbol(","));
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      if (clause.insert_columns.size() != clause.insert_values.size()) {
+        Defer(tokens_.front(), UserError(ErrorKind::kParse, "_LEGACY_ERROR_TEMP_0006",
+                                         "The number of inserted values cannot match the "
+                                         "fields."));
+      }
+      return clause;
+    }
+    if (AcceptWord("DELETE")) {
+      clause.action = MergeAction::kDelete;
+      return clause;
+    }
+    if (!AcceptWord("UPDATE")) return SyntaxError(action);
+    ARROW_RETURN_NOT_OK(ExpectWord("SET"));
+    if (clause.match == MergeMatch::kMatched && AcceptSymbol("*")) {
+      clause.action = MergeAction::kUpdateStar;
+      return clause;
+    }
+    clause.action = MergeAction::kUpdate;
+    ARROW_ASSIGN_OR_RAISE(clause.assignments, Assignments());
+    return clause;
+  }
+
+  // Spark's checks of MERGE's clauses: at least one, and only the last of each kind without a
+  // condition.
+  void CheckMergeClauses(const std::vector<MergeClause>& clauses) {
+    const Token& start = tokens_.front();
+    if (clauses.empty()) {
+      Defer(start, UserError(ErrorKind::kParse, "MERGE_WITHOUT_WHEN",
+                             "There must be at least one WHEN clause in a MERGE statement.",
+                             "42601"));
+      return;
+    }
+    struct Kind {
+      MergeMatch match;
+      const char* condition;
+      const char* words;
+    };
+    static const Kind kKinds[] = {
+        {MergeMatch::kMatched, "NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION", "MATCHED"},
+        {MergeMatch::kNotMatched, "NON_LAST_NOT_MATCHED_BY_TARGET_CLAUSE_OMIT_CONDITION",
+         "NOT MATCHED [BY TARGET]"},
+        {MergeMatch::kNotMatchedBySource, "NON_LAST_NOT_MATCHED_BY_SOURCE_CLAUSE_OMIT_CONDITION",
+         "NOT MATCHED BY SOURCE"}};
+    for (const Kind& kind : kKinds) {
+      // Clauses of a kind are adjacent, so an unconditional one is last only if the next clause
+      // is of another kind.
+      for (size_t i = 0; i + 1 < clauses.size(); ++i) {
+        if (clauses[i].match == kind.match && clauses[i + 1].match == kind.match &&
+            !clauses[i].condition) {
+          Defer(start, UserError(ErrorKind::kParse, kind.condition,
+                                 std::string("When there are more than one ") + kind.words +
+                                     " clauses in a MERGE statement, only the last " +
+                                     kind.words + " clause can omit the condition.",
+                                 "42613"));
+          return;
+        }
+      }
+    }
+  }
+
+  // UPDATE name [[AS] alias] SET column = value, ... [WHERE condition]
+  arrow::Status Update(Statement* statement) {
+    Next();  // UPDATE
+    statement->kind = StatementKind::kUpdate;
+    ARROW_RETURN_NOT_OK(TargetTable(statement));
+    ARROW_RETURN_NOT_OK(ExpectWord("SET"));
+    ARROW_ASSIGN_OR_RAISE(statement->assignments, Assignments());
+    if (AcceptWord("WHERE")) {
+      ARROW_ASSIGN_OR_RAISE(statement->condition, Expression());
+    }
+    return arrow::Status::OK();
+  }
+
+  // DELETE FROM name [[AS] alias] [WHERE condition]
+  arrow::Status Delete(Statement* statement) {
+    Next();  // DELETE
+    statement->kind = StatementKind::kDelete;
+    ARROW_RETURN_NOT_OK(ExpectWord("FROM"));
+    ARROW_RETURN_NOT_OK(TargetTable(statement));
+    if (AcceptWord("WHERE")) {
+      ARROW_ASSIGN_OR_RAISE(statement->condition, Expression());
+    }
+    return arrow::Status::OK();
+  }
+
+  // USE [NAMESPACE] name
+  arrow::Status Use(Statement* statement) {
+    Next();  // USE
+    statement->kind = StatementKind::kUse;
+    if (IsWord(Peek(), "NAMESPACE") && IsName(Peek(1))) Next();
+    ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+    return arrow::Status::OK();
+  }
+
+  // SET, as Spark's SparkSqlAstBuilder reads it: from the raw text after SET.
+  arrow::Status SetStatement(Statement* statement) {
+    statement->kind = StatementKind::kSet;
+    const Token& set = Next();
+    const Token& start = tokens_.front();
+    if (IsWord(Peek(), "TIME") && IsWord(Peek(1), "ZONE")) {
+      Next();
+      Next();
+      const Token& zone = Peek();
+      if (IsWord(zone, "LOCAL") || IsWord(zone, "INTERVAL")) {
+        return Unsupported(zone, "SET TIME ZONE " + ToUpper(zone.text));
+      }
+      if (zone.kind == TokenKind::kString) {
+        Next();
+        while (AcceptSymbol(";")) {
+        }
+        if (Peek().kind == TokenKind::kEnd) {
+          statement->key = "spark.sql.session.timeZone";
+          statement->value = zone.value;
+          return arrow::Status::OK();
+        }
+      }
+      return Fail(start, UserError(ErrorKind::kParse, "_LEGACY_ERROR_TEMP_0045",
+                                   "Invalid time zone displacement value."));
+    }
+    // The tokens after SET, up to trailing semicolons.
+    size_t first = pos_, last = tokens_.size() - 1;  // [first, last)
+    while (last > first && IsSymbol(tokens_[last - 1], ";")) --last;
+    auto raw_after = [&](const Token& token) {
+      return text_.substr(token.offset + token.text.size());
+    };
+    // SET `key` [= `value` | = value]
+    if (tokens_[first].kind == TokenKind::kQuotedIdent) {
+      statement->key = tokens_[first].value;
+      if (last == first + 1) return arrow::Status::OK();
+      if (IsSymbol(tokens_[first + 1], "=")) {
+        if (last == first + 3 && tokens_[first + 2].kind == TokenKind::kQuotedIdent) {
+          statement->value = tokens_[first + 2].value;
+          return arrow::Status::OK();
+        }
+        std::string value = Trim(raw_after(tokens_[first + 1]));
+        while (!value.empty() && value.back() == ';') value.pop_back();
+        if (value.find(';') != std::string::npos) {
+          std::string shown = Trim(raw_after(tokens_[first + 1]));
+          return Fail(start, UserError(ErrorKind::kParse, "INVALID_PROPERTY_VALUE",
+                                       "\"" + shown +
+                                           "\" is an invalid property value, please use quotes, "
+                                           "e.g. SET \"" +
+                                           statement->key + "\"=\"" + shown + "\"",
+                                       "42602"));
+        }
+        statement->value = value;
+        return arrow::Status::OK();
+      }
+    }
+    // SET key = `value`
+    if (last >= first + 2 && tokens_[last - 1].kind == TokenKind::kQuotedIdent &&
+        IsSymbol(tokens_[last - 2], "=")) {
+      const Token& equals = tokens_[last - 2];
+      size_t key_begin = set.offset + set.text.size();
+      std::string key = Trim(text_.substr(key_begin, equals.offset - key_begin));
+      std::string value = tokens_[last - 1].value;
+      if (!IsConfigKey(key)) {
+        return Fail(start, UserError(ErrorKind::kParse, "INVALID_PROPERTY_KEY",
+                                     "\"" + key +
+                                         "\" is an invalid property key, please use quotes, e.g. "
+                                         "SET \"" +
+                                         key + "\"=\"" + value + "\".",
+                                     "42602"));
+      }
+      statement->key = std::move(key);
+      statement->value = std::move(value);
+      return arrow::Status::OK();
+    }
+    // SET, SET -v, SET key, SET key = value: the raw text, trailing semicolons dropped.
+    std::string rest = Trim(raw_after(set));
+    while (!rest.empty() && rest.back() == ';') rest.pop_back();
+    rest = Trim(rest);
+    if (rest.empty()) return arrow::Status::OK();
+    if (rest == "-v" || IsConfigKey(rest)) {
+      statement->key = rest;
+      return arrow::Status::OK();
+    }
+    size_t equals = rest.find('=');
+    if (equals != std::string::npos) {
+      std::string key = Trim(rest.substr(0, equals));
+      std::string value = Trim(rest.substr(equals + 1));
+      if (IsConfigKey(key) && value.find(';') == std::string::npos) {
+        statement->key = std::move(key);
+        statement->value = std::move(value);
+        return arrow::Status::OK();
+      }
+    }
+    return Fail(start, UserError(ErrorKind::kParse, "INVALID_SET_SYNTAX",
+                                 "Expected format is 'SET', 'SET key', or 'SET key=value'. If you "
+                                 "want to include special characters in key, or include "
+                                 "semicolon in value, please use backquotes, e.g., SET "
+                                 "`key`=`value`.",
+                                 "42000"));
+  }
+
+  // Spark's unquoted configuration keys: letters, digits, `_`, `.`, `:` and backslashes.
+  static bool IsConfigKey(const std::string& key) {
+    if (key.empty()) return false;
+    for (char c : key) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != ':' &&
+          c != '\\') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static std::string Trim(const std::string& text) {
+    size_t begin = 0, end = text.size();
+    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+    while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+    return text.substr(begin, end - begin);
+  }
 
   // ---- Queries ----
 
@@ -1399,6 +2368,7 @@ class Parser {
   size_t pos_ = 0;
   int depth_ = 0;  // the nesting cost of the rules being parsed, see Nesting
   std::vector<std::map<std::string, CteDefinition>> ctes_;  // by lower-case name, innermost last
+  arrow::Status deferred_;  // the first error of a well-formed statement, see Defer
 };
 
 }  // namespace
@@ -1409,8 +2379,8 @@ arrow::Result<Statement> ParseStatement(const std::string& sql) {
 }
 
 arrow::Result<plan::PlanPtr> ParseQuery(const std::string& sql) {
-  ARROW_ASSIGN_OR_RAISE(auto statement, ParseStatement(sql));
-  return statement.query;
+  ARROW_ASSIGN_OR_RAISE(auto tokens, Tokenize(sql));
+  return Parser(sql, std::move(tokens)).SingleQuery();
 }
 
 arrow::Result<plan::ExprPtr> ParseExpression(const std::string& text) {

@@ -7,12 +7,18 @@
 #include <random>
 #include <sstream>
 
+#include <arrow/array/array_primitive.h>
+#include <arrow/array/builder_primitive.h>
 #include <arrow/table.h>
 #include <nlohmann/json.hpp>
 
 #include "ember/error.h"
 #include "ember/exec/executor.h"
 #include "ember/plan/analyzer.h"
+#include "ember/plan/type_names.h"
+#include "ember/common/interval.h"
+#include <arrow/compute/api.h>
+#include <arrow/scalar.h>
 #include "ember/session.h"
 #include "ember/stream/file_source.h"
 #include "ember/stream/metadata_log.h"
@@ -67,8 +73,20 @@ bool Contains(const LogicalPlan& plan, PlanKind kind) {
   return false;
 }
 
-// The plan with each streaming source replaced by the rows of this batch.
-PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>>& data) {
+const LogicalPlan* Find(const LogicalPlan& plan, PlanKind kind) {
+  if (plan.kind == kind) return &plan;
+  for (const auto& child : plan.children) {
+    if (const LogicalPlan* found = Find(*child, kind)) return found;
+  }
+  return nullptr;
+}
+
+// The plan with each streaming source replaced by the rows of this batch, and other nodes
+// replaced as `replace` says (the aggregation's emission filter).
+PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>>& data,
+             const std::map<const LogicalPlan*, PlanPtr>& replace = {}) {
+  auto replaced = replace.find(plan.get());
+  if (replaced != replace.end()) return Bind(replaced->second, data, {});
   if (plan->kind == PlanKind::kStreamSource) {
     auto local = std::make_shared<LogicalPlan>();
     local->kind = PlanKind::kLocalTable;
@@ -79,8 +97,12 @@ PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared
   if (!plan->is_streaming) return plan;
   auto copy = std::make_shared<LogicalPlan>(*plan);
   copy->is_streaming = false;
-  for (auto& child : copy->children) child = Bind(child, data);
+  for (auto& child : copy->children) child = Bind(child, data, replace);
   return copy;
+}
+
+plan::ExprPtr TimestampLiteral(int64_t micros) {
+  return plan::Literal(std::make_shared<arrow::TimestampScalar>(micros, plan::TimestampType()));
 }
 
 arrow::Status AnalysisError(const std::string& message) {
@@ -88,6 +110,22 @@ arrow::Status AnalysisError(const std::string& message) {
 }
 
 }  // namespace
+
+// What a streaming aggregation needs. Ember computes it again from every input row logged so far
+// (a batch's rows are the files of its source-log range), dropping the rows that were late when
+// their batch ran and emitting, in append mode, the groups closed by this batch's watermark. The
+// result equals Spark's state-store execution; its cost grows with the input (the state store
+// issue makes it incremental).
+struct Aggregation {
+  const LogicalPlan* node = nullptr;  // the kAggregate
+  bool append = false;
+  // The event-time key: the watermarked column itself, or a window over it (then key time is
+  // the window's end).
+  int key_index = -1;
+  bool key_is_window = false;
+  int64_t window_size = 0, window_slide = 0, window_offset = 0;  // micros
+  int64_t time_attribute = -1;  // the watermarked column, in the source's output
+};
 
 struct StreamingQuery::Execution {
   std::string root;
@@ -97,10 +135,17 @@ struct StreamingQuery::Execution {
   std::vector<std::unique_ptr<stream::FileStreamSource>> sources;
   std::vector<int64_t> committed;  // end offsets of the last committed batch; -1: none
   int64_t next_batch = 0;
+  int64_t watermark_ms = 0;         // the watermark of the next batch
   // A logged batch without a commit, to run again as logged.
   std::optional<std::vector<int64_t>> rerun_end;
   int64_t rerun_timestamp_ms = 0;
   bool complete_mode = false;
+  // withWatermark: the column and the delay.
+  int64_t watermark_attribute = -1;
+  int64_t watermark_delay_ms = 0;
+  std::optional<Aggregation> aggregation;
+  // Per committed batch: its end offsets and the watermark it ran with (for re-computation).
+  std::vector<std::pair<std::vector<int64_t>, int64_t>> history;
 
   explicit Execution(const std::string& checkpoint)
       : root(checkpoint),
@@ -126,10 +171,38 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   std::string mode = options.output_mode;
   std::transform(mode.begin(), mode.end(), mode.begin(), ::tolower);
   bool aggregates = Contains(plan, PlanKind::kAggregate);
-  if (mode == "append" && aggregates) {
-    return AnalysisError(
-        "Append output mode not supported when there are streaming aggregations on streaming "
-        "DataFrames/DataSets without watermark;");
+  const LogicalPlan* watermark = Find(plan, PlanKind::kWatermark);
+  std::optional<Aggregation> aggregation;
+  if (aggregates) {
+    Aggregation a;
+    a.node = Find(plan, PlanKind::kAggregate);
+    a.append = mode == "append";
+    // The event-time key: the watermarked column, or a window over it.
+    for (size_t i = 0; watermark && i < a.node->groupings.size(); ++i) {
+      const auto& key = *a.node->groupings[i];
+      int64_t wm_id = watermark->exprs[0]->id;
+      if (key.kind == plan::ExprKind::kAttribute && key.id == wm_id) {
+        a.key_index = static_cast<int>(i);
+        a.time_attribute = wm_id;
+      } else if (key.kind == plan::ExprKind::kCall && key.name == "window" &&
+                 key.args[0]->kind == plan::ExprKind::kAttribute && key.args[0]->id == wm_id) {
+        a.key_index = static_cast<int>(i);
+        a.key_is_window = true;
+        a.time_attribute = wm_id;
+        auto text = [&](size_t j) { return key.args[j]->value ? key.args[j]->value->ToString() : ""; };
+        ARROW_ASSIGN_OR_RAISE(a.window_size, ParseIntervalMicros(text(1)));
+        ARROW_ASSIGN_OR_RAISE(a.window_slide, ParseIntervalMicros(text(2)));
+        if (key.args.size() > 3) {
+          ARROW_ASSIGN_OR_RAISE(a.window_offset, ParseIntervalMicros(text(3)));
+        }
+      }
+    }
+    if (mode == "append" && a.key_index < 0) {
+      return AnalysisError(
+          "Append output mode not supported when there are streaming aggregations on streaming "
+          "DataFrames/DataSets without watermark;");
+    }
+    aggregation = a;
   }
   if (mode == "complete" && !aggregates) {
     return AnalysisError(
@@ -156,6 +229,11 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   auto& execution = query->execution_;
   execution = std::make_unique<Execution>(query->options_.checkpoint_location);
   execution->complete_mode = mode == "complete";
+  execution->aggregation = aggregation;
+  if (watermark) {
+    execution->watermark_attribute = watermark->exprs[0]->id;
+    execution->watermark_delay_ms = watermark->limit;
+  }
   const std::string& root = execution->root;
 
   // The query id lives in <checkpoint>/metadata; a new checkpoint gets a new id.
@@ -196,7 +274,12 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   // Recovery (Spark's populateStartOffsets).
   if (latest_offsets) {
     int64_t n = *latest_offsets;
-    auto read_offsets = [&](int64_t batch) -> Result<std::pair<std::vector<int64_t>, int64_t>> {
+    struct Logged {
+      std::vector<int64_t> ends;
+      int64_t timestamp_ms = 0;
+      int64_t watermark_ms = 0;
+    };
+    auto read_offsets = [&](int64_t batch) -> Result<Logged> {
       ARROW_ASSIGN_OR_RAISE(auto body, execution->offsets.Get(batch));
       if (!body) {
         return UserError(ErrorKind::kIllegalState, "", "batch " + std::to_string(batch) +
@@ -206,39 +289,58 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
       std::string line;
       std::getline(lines, line);
       auto meta = json::parse(line, nullptr, false);
-      int64_t timestamp = meta.is_object() ? meta.value("batchTimestampMs", int64_t{0}) : 0;
-      std::vector<int64_t> ends;
+      Logged logged;
+      if (meta.is_object()) {
+        logged.timestamp_ms = meta.value("batchTimestampMs", int64_t{0});
+        logged.watermark_ms = meta.value("batchWatermarkMs", int64_t{0});
+      }
       while (std::getline(lines, line)) {
         if (line == "-") {
-          ends.push_back(-1);
+          logged.ends.push_back(-1);
         } else {
           ARROW_ASSIGN_OR_RAISE(auto offset, stream::FileStreamSource::ParseOffsetJson(line));
-          ends.push_back(offset);
+          logged.ends.push_back(offset);
         }
       }
-      if (ends.size() != execution->sources.size()) {
+      if (logged.ends.size() != execution->sources.size()) {
         return UserError(ErrorKind::kIllegalState, "",
-                         "There are [" + std::to_string(ends.size()) +
+                         "There are [" + std::to_string(logged.ends.size()) +
                              "] sources in the checkpoint offsets and now there are [" +
                              std::to_string(execution->sources.size()) +
                              "] sources requested by the query. Cannot continue.",
                          "");
       }
-      return std::make_pair(ends, timestamp);
+      return logged;
     };
     ARROW_ASSIGN_OR_RAISE(auto latest, read_offsets(n));
     ARROW_ASSIGN_OR_RAISE(auto committed_latest, execution->commits.Latest());
-    if (committed_latest && *committed_latest >= n) {
-      execution->committed = latest.first;
+    bool finished = committed_latest && *committed_latest >= n;
+    // The batches before the one to run next, for aggregations that recompute from them.
+    for (int64_t m = 0; m < n + (finished ? 1 : 0); ++m) {
+      auto logged = read_offsets(m);
+      if (!logged.ok()) continue;  // purged: older than minBatchesToRetain
+      execution->history.emplace_back(logged->ends, logged->watermark_ms);
+    }
+    if (finished) {
+      execution->committed = latest.ends;
       execution->next_batch = n + 1;
+      execution->watermark_ms = latest.watermark_ms;
+      ARROW_ASSIGN_OR_RAISE(auto commit, execution->commits.Get(n));
+      if (commit) {
+        auto j = json::parse(*commit, nullptr, false);
+        if (j.is_object()) {
+          execution->watermark_ms = std::max(execution->watermark_ms, j.value("nextBatchWatermarkMs", int64_t{0}));
+        }
+      }
     } else {
       if (n > 0) {
         ARROW_ASSIGN_OR_RAISE(auto previous, read_offsets(n - 1));
-        execution->committed = previous.first;
+        execution->committed = previous.ends;
       }
       execution->next_batch = n;
-      execution->rerun_end = latest.first;
-      execution->rerun_timestamp_ms = latest.second;
+      execution->rerun_end = latest.ends;
+      execution->rerun_timestamp_ms = latest.timestamp_ms;
+      execution->watermark_ms = latest.watermark_ms;
     }
   }
   if (query->options_.trigger.kind == TriggerKind::kAvailableNow) {
@@ -262,6 +364,62 @@ void StreamingQuery::Run() {
   changed_.notify_all();
 }
 
+namespace {
+
+// The column of a source's output holding an attribute, or -1.
+int ColumnOf(const LogicalPlan& source, int64_t attribute) {
+  for (size_t i = 0; i < source.output.size(); ++i) {
+    if (source.output[i].id == attribute) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The largest event time of a column, in ms (floor), or nothing if all are NULL.
+Result<std::optional<int64_t>> MaxEventTimeMs(const arrow::Table& table, int column) {
+  std::optional<int64_t> best;
+  for (const auto& chunk : table.column(column)->chunks()) {
+    const auto& ts = static_cast<const arrow::TimestampArray&>(*chunk);
+    for (int64_t i = 0; i < ts.length(); ++i) {
+      if (ts.IsNull(i)) continue;
+      int64_t micros = ts.Value(i);
+      int64_t ms = micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000);
+      if (!best || ms > *best) best = ms;
+    }
+  }
+  return best;
+}
+
+// Rows whose group closed before their batch ran are late (key time <= late watermark): Spark
+// drops them. The key time is the event time, or the end of its window.
+Result<std::shared_ptr<arrow::Table>> DropLate(const std::shared_ptr<arrow::Table>& table, int column,
+                                               const Aggregation& aggregation, int64_t late_ms) {
+  arrow::BooleanBuilder keep;
+  ARROW_RETURN_NOT_OK(keep.Reserve(table->num_rows()));
+  for (const auto& chunk : table->column(column)->chunks()) {
+    const auto& ts = static_cast<const arrow::TimestampArray&>(*chunk);
+    for (int64_t i = 0; i < ts.length(); ++i) {
+      if (ts.IsNull(i)) {
+        keep.UnsafeAppend(false);
+        continue;
+      }
+      int64_t key = ts.Value(i);
+      if (aggregation.key_is_window) {
+        int64_t shifted = key - aggregation.window_offset;
+        int64_t rem = shifted % aggregation.window_size;
+        if (rem < 0) rem += aggregation.window_size;
+        key = key - rem + aggregation.window_size;
+      }
+      keep.UnsafeAppend(key > late_ms * 1000);
+    }
+  }
+  std::shared_ptr<arrow::Array> mask;
+  ARROW_RETURN_NOT_OK(keep.Finish(&mask));
+  ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(arrow::Datum(table), arrow::Datum(mask)));
+  return filtered.table();
+}
+
+}  // namespace
+
 arrow::Status StreamingQuery::RunLoop() {
   Execution& ex = *execution_;
   auto session = df_.session();
@@ -275,6 +433,10 @@ arrow::Status StreamingQuery::RunLoop() {
     std::vector<int64_t> end;
     int64_t batch_timestamp = trigger_start;
     bool has_batch = false;
+    // The watermark the previous batch evicted with; a later watermark lets an append-mode
+    // aggregation emit more groups, even without new data (Spark's no-data batch).
+    std::optional<int64_t> last_eviction;
+    if (!ex.history.empty()) last_eviction = ex.history.back().second;
     if (ex.rerun_end) {
       end = *ex.rerun_end;
       batch_timestamp = ex.rerun_timestamp_ms;
@@ -285,13 +447,17 @@ arrow::Status StreamingQuery::RunLoop() {
         ARROW_ASSIGN_OR_RAISE(int64_t latest, source->LatestOffset());
         end.push_back(latest);
       }
-      has_batch = end != ex.committed;
+      bool new_data = end != ex.committed;
+      bool no_data_batch = !new_data && ex.aggregation && ex.aggregation->append &&
+                           last_eviction && ex.watermark_ms > *last_eviction;
+      has_batch = new_data || no_data_batch;
       if (has_batch) {
         // offsets/N first: the write-ahead log of what batch N reads.
-        json meta = {{"batchWatermarkMs", 0},
+        json meta = {{"batchWatermarkMs", ex.watermark_ms},
                      {"batchTimestampMs", batch_timestamp},
                      {"conf", {{"spark.sql.shuffle.partitions",
-                                session->GetConf("spark.sql.shuffle.partitions", "2")}}}};
+                                session->GetConf("spark.sql.shuffle.partitions", "2")},
+                               {"spark.sql.streaming.multipleWatermarkPolicy", "min"}}}};
         std::string body = meta.dump();
         for (int64_t offset : end) {
           body += "\n" + (offset < 0 ? std::string("-") : stream::FileStreamSource::OffsetJson(offset));
@@ -307,34 +473,87 @@ arrow::Status StreamingQuery::RunLoop() {
     }
     int64_t num_input_rows = 0, num_output_rows = 0;
     if (has_batch) {
-      std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>> data;
       plan::EvalContext ctx = session->eval_context();
       ctx.current_timestamp_us = batch_timestamp * 1000;
+      std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>> data;
+      int64_t next_watermark = ex.watermark_ms;
+      std::optional<int64_t> max_event_ms;
       for (size_t i = 0; i < ex.sources.size(); ++i) {
-        // Complete mode recomputes the whole result from every file logged so far.
-        int64_t start = ex.complete_mode ? -1 : ex.committed[i];
-        ARROW_ASSIGN_OR_RAISE(auto table, ex.sources[i]->GetBatch(start, end[i], ctx));
-        num_input_rows += ex.complete_mode ? 0 : table->num_rows();
-        data[ex.source_nodes[i]] = table;
+        ARROW_ASSIGN_OR_RAISE(auto fresh, ex.sources[i]->GetBatch(ex.committed[i], end[i], ctx));
+        num_input_rows += fresh->num_rows();
+        int column = ColumnOf(*ex.source_nodes[i], ex.watermark_attribute);
+        if (column >= 0) {
+          ARROW_ASSIGN_OR_RAISE(auto batch_max, MaxEventTimeMs(*fresh, column));
+          if (batch_max && (!max_event_ms || *batch_max > *max_event_ms)) max_event_ms = batch_max;
+        }
+        data[ex.source_nodes[i]] = fresh;
       }
-      if (ex.complete_mode) {
+      if (max_event_ms) {
+        next_watermark = std::max(ex.watermark_ms, *max_event_ms - ex.watermark_delay_ms);
+      }
+      std::map<const LogicalPlan*, PlanPtr> replace;
+      if (ex.aggregation) {
+        const Aggregation& agg = *ex.aggregation;
+        bool drops_late = !ex.complete_mode && agg.key_index >= 0;
+        // Every batch's rows so far, each without the rows that were late when it ran.
         for (size_t i = 0; i < ex.sources.size(); ++i) {
-          ARROW_ASSIGN_OR_RAISE(auto fresh, ex.sources[i]->GetBatch(ex.committed[i], end[i], ctx));
-          num_input_rows += fresh->num_rows();
+          int column = ColumnOf(*ex.source_nodes[i], agg.time_attribute);
+          std::vector<std::shared_ptr<arrow::Table>> parts;
+          int64_t start = -1;
+          for (size_t m = 0; m <= ex.history.size(); ++m) {
+            int64_t stop = m < ex.history.size() ? ex.history[m].first[i] : end[i];
+            int64_t late_ms = m == 0 ? 0 : ex.history[m - 1].second;
+            std::shared_ptr<arrow::Table> rows;
+            if (m < ex.history.size()) {
+              ARROW_ASSIGN_OR_RAISE(rows, ex.sources[i]->GetBatch(start, stop, ctx));
+            } else {
+              rows = data[ex.source_nodes[i]];
+            }
+            if (drops_late && column >= 0) {
+              ARROW_ASSIGN_OR_RAISE(rows, DropLate(rows, column, agg, late_ms));
+            }
+            parts.push_back(rows);
+            start = stop;
+          }
+          ARROW_ASSIGN_OR_RAISE(data[ex.source_nodes[i]], arrow::ConcatenateTables(parts));
+        }
+        if (agg.append) {
+          // Emit the groups this batch's watermark closes: key time in (previous, current].
+          const auto& key = agg.node->output[agg.key_index];
+          plan::ExprPtr key_time = plan::AttributeRef(key);
+          if (agg.key_is_window) {
+            key_time = plan::Call("get_field", {key_time, plan::Literal(std::make_shared<arrow::StringScalar>("end"))});
+          }
+          plan::ExprPtr closed = plan::Call("<=", {key_time, TimestampLiteral(ex.watermark_ms * 1000)});
+          if (last_eviction) {
+            closed = plan::Call("and", {plan::Call(">", {key_time, TimestampLiteral(*last_eviction * 1000)}), closed});
+          }
+          auto analyzer = session->analyzer();
+          PlanPtr aggregate_node;
+          std::function<void(const PlanPtr&)> find = [&](const PlanPtr& p) {
+            if (p.get() == agg.node) aggregate_node = p;
+            for (const auto& c : p->children) find(c);
+          };
+          find(df_.plan());
+          ARROW_ASSIGN_OR_RAISE(auto emitted, analyzer.Filter(aggregate_node, closed));
+          replace[agg.node] = emitted;
         }
       }
       exec::ExecOptions exec_options;
       exec_options.eval = ctx;
       exec_options.max_batch_rows = exec::BatchSizeFromEnvironment();
-      ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(Bind(df_.plan(), data), exec_options));
+      ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(Bind(df_.plan(), data, replace), exec_options));
       num_output_rows = result->num_rows();
       ARROW_ASSIGN_OR_RAISE(auto batch_df, session->FromArrow(result));
       ARROW_RETURN_NOT_OK(sink_->AddBatch(ex.next_batch, batch_df));
       ARROW_ASSIGN_OR_RAISE(bool committed,
-                            ex.commits.Add(ex.next_batch, json({{"nextBatchWatermarkMs", 0}}).dump()));
+                            ex.commits.Add(ex.next_batch, json({{"nextBatchWatermarkMs", next_watermark}}).dump()));
       (void)committed;  // an existing commit means this batch was already committed
+      ex.history.emplace_back(end, ex.watermark_ms);
       ex.committed = end;
-      if (ex.next_batch > kMinBatchesToRetain) {
+      ex.watermark_ms = next_watermark;
+      // Aggregations recompute from every logged batch, so their logs are kept whole.
+      if (!ex.aggregation && ex.next_batch > kMinBatchesToRetain) {
         ARROW_RETURN_NOT_OK(ex.offsets.Purge(ex.next_batch - kMinBatchesToRetain));
         ARROW_RETURN_NOT_OK(ex.commits.Purge(ex.next_batch - kMinBatchesToRetain));
       }
@@ -348,6 +567,7 @@ arrow::Status StreamingQuery::RunLoop() {
           {"processedRowsPerSecond",
            duration > 0 ? static_cast<double>(num_input_rows) * 1000.0 / static_cast<double>(duration) : 0.0},
           {"durationMs", {{"triggerExecution", duration}}},
+          {"eventTime", {{"watermark", ex.history.back().second}}},
           {"stateOperators", json::array()},
           {"sink", {{"numOutputRows", num_output_rows}}}};
       json sources = json::array();
