@@ -31,7 +31,7 @@ constexpr size_t kBytesPerBlock = 1 << 20;
 // Deeper than any real schema; bounds the recursion a hostile file can cause.
 constexpr int kMaxDepth = 200;
 // Items that take no bytes (nulls, empty records) could otherwise make a tiny file loop forever.
-constexpr int64_t kMaxEmptyItems = 1 << 24;
+constexpr int64_t kMaxEmptyItems = 1 << 16;
 constexpr size_t kMaxInflatedBlock = size_t{1} << 30;
 
 // ---------------------------------------------------------------------------------------------

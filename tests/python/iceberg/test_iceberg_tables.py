@@ -154,7 +154,7 @@ def test_killed_at_random_instants_the_table_holds_each_row_once(tmp_path):
     (warehouse / "stream").mkdir(parents=True)
     source.mkdir()
     session(warehouse).createDataFrame([], SCHEMA).writeTo("local.stream.events").create()
-    for i in range(15):
+    for i in range(40):
         write_events(source, f"f{i:02d}.json", i * 7, 7)
         os.utime(source / f"f{i:02d}.json", (1_700_000_000 + i, 1_700_000_000 + i))
     job = tmp_path / "job.py"
@@ -164,14 +164,14 @@ def test_killed_at_random_instants_the_table_holds_each_row_once(tmp_path):
     killed = 0
     for _ in range(6):
         process = subprocess.Popen(args)
-        time.sleep(rng.uniform(0.3, 0.9))
+        time.sleep(rng.uniform(0.15, 0.6))
         killed += process.poll() is None
         process.send_signal(signal.SIGKILL)
         process.wait()
-    assert killed >= 3
+    assert killed >= 2
     subprocess.run(args, check=True, timeout=120)
     assert table_rows(warehouse) == duckdb_events(source)
     summaries = [dict(s["summary"]) for s in
                  static_table(warehouse, "stream", "events").inspect.snapshots().to_pylist()]
     batch_ids = [int(s["ember.batch-id"]) for s in summaries if "ember.batch-id" in s]
-    assert sorted(batch_ids) == list(range(15))  # each batch committed exactly once
+    assert sorted(batch_ids) == list(range(40))  # each batch committed exactly once
