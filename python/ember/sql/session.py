@@ -347,14 +347,17 @@ def _pandas_column(series: Any, wanted: Any) -> pa.Array:
         return pa.array(series.to_numpy(), from_pandas=False)
     if kind == "M":
         if getattr(series.dt, "tz", None) is None and not naive_wanted:
-            # Naive values are local time, as datetime.timestamp() reads them.
-            import numpy as np
-            from dateutil import tz as dateutil_tz
+            # Naive values are local time, as PySpark reads each datetime.
+            import time
 
-            series = series.dt.tz_localize(
-                dateutil_tz.tzlocal(), ambiguous=np.ones(len(series), dtype=bool),
-                nonexistent="shift_forward",
-            )
+            if time.timezone == 0 and not time.daylight:
+                series = series.dt.tz_localize("UTC")
+            else:
+                return pa.array(
+                    [None if v is pd_nat else v.to_pydatetime(warn=False).astimezone()
+                     for v in series.tolist() for pd_nat in [_NAT]],
+                    pa.timestamp("us", "UTC"),
+                )
         return pa.array(series, from_pandas=True)
     values = [None if _is_missing(v) else v for v in series.tolist()]
     kind_type = wanted if wanted is not None else to_arrow_type(_infer_column(values))

@@ -120,10 +120,11 @@ plan::EvalContext Session::eval_context() const {
   return ctx;
 }
 
-Result<DataFrame> Session::Sql(const std::string& query) {
-  ARROW_ASSIGN_OR_RAISE(auto unresolved, sql::ParseQuery(query));
-  ARROW_ASSIGN_OR_RAISE(auto plan, analyzer().Resolve(unresolved));
-  return DataFrame(shared_from_this(), plan);
+Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& statement);
+
+Result<DataFrame> Session::Sql(const std::string& text) {
+  ARROW_ASSIGN_OR_RAISE(auto statement, sql::ParseStatement(text));
+  return ExecuteStatement(*this, statement);
 }
 
 Result<DataFrame> Session::Range(int64_t start, int64_t end, int64_t step) {

@@ -1,0 +1,252 @@
+// SQL statements other than queries: namespaces and tables in Iceberg catalogs, INSERT, SET.
+#include <arrow/builder.h>
+#include <arrow/table.h>
+
+#include "ember/error.h"
+#include "ember/iceberg/catalog.h"
+#include "ember/iceberg/table.h"
+#include "ember/plan/analyzer.h"
+#include "ember/plan/type_names.h"
+#include "ember/session.h"
+#include "ember/sql/parser.h"
+
+namespace ember {
+
+using arrow::Result;
+using arrow::Status;
+
+namespace {
+
+std::string Joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ".") + p;
+  return out;
+}
+
+// A table of string columns, as SHOW and DESCRIBE return.
+Result<std::shared_ptr<arrow::Table>> StringTable(const std::vector<std::string>& names,
+                                                  const std::vector<std::vector<std::string>>& rows) {
+  arrow::FieldVector fields;
+  arrow::ArrayVector columns;
+  for (size_t c = 0; c < names.size(); ++c) {
+    arrow::StringBuilder builder;
+    for (const auto& row : rows) ARROW_RETURN_NOT_OK(builder.Append(row[c]));
+    std::shared_ptr<arrow::Array> column;
+    ARROW_RETURN_NOT_OK(builder.Finish(&column));
+    fields.push_back(arrow::field(names[c], arrow::utf8(), false));
+    columns.push_back(column);
+  }
+  return arrow::Table::Make(arrow::schema(fields), columns,
+                            static_cast<int64_t>(rows.size()));
+}
+
+Result<DataFrame> Empty(Session& session) {
+  return session.FromArrow(arrow::Table::Make(arrow::schema({}), arrow::ArrayVector{}, 0));
+}
+
+Status Unsupported(const std::string& what) {
+  return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                   "The feature is not supported: " + what + " in Ember yet.", "0A000");
+}
+
+// Spark's Iceberg tables have no tinyint or smallint: they are stored as int.
+std::shared_ptr<arrow::Schema> IcebergColumns(const arrow::Schema& schema) {
+  arrow::FieldVector fields;
+  for (const auto& f : schema.fields()) {
+    auto id = f->type()->id();
+    bool small = id == arrow::Type::INT8 || id == arrow::Type::INT16;
+    fields.push_back(arrow::field(f->name(), small ? arrow::int32() : f->type(), f->nullable()));
+  }
+  return arrow::schema(fields);
+}
+
+// The rows of VALUES (...), (...) as a DataFrame, one literal row at a time.
+Result<DataFrame> ValuesFrame(Session& session, const std::vector<std::vector<plan::ExprPtr>>& rows) {
+  auto analyzer = session.analyzer();
+  ARROW_ASSIGN_OR_RAISE(auto one_row, session.Sql("SELECT 1"));
+  std::shared_ptr<const plan::LogicalPlan> all;
+  for (const auto& row : rows) {
+    std::vector<plan::ExprPtr> named;
+    for (size_t i = 0; i < row.size(); ++i) named.push_back(plan::Alias(row[i], "col" + std::to_string(i + 1)));
+    ARROW_ASSIGN_OR_RAISE(auto projected, analyzer.Project(one_row.plan(), named));
+    if (all) {
+      ARROW_ASSIGN_OR_RAISE(all, analyzer.Union(all, projected, false, false));
+    } else {
+      all = projected;
+    }
+  }
+  return DataFrame(session.shared_from_this(), all);
+}
+
+}  // namespace
+
+Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
+  using sql::StatementKind;
+  switch (st.kind) {
+    case StatementKind::kQuery: {
+      ARROW_ASSIGN_OR_RAISE(auto plan, session.analyzer().Resolve(st.query));
+      return DataFrame(session.shared_from_this(), plan);
+    }
+    case StatementKind::kCreateNamespace:
+    case StatementKind::kDropNamespace: {
+      ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(st.name));
+      auto [catalog, ns] = resolved;
+      if (st.kind == StatementKind::kCreateNamespace) {
+        ARROW_RETURN_NOT_OK(catalog->CreateNamespace(ns, st.if_not_exists));
+      } else {
+        if (st.cascade) {
+          for (const auto& table : catalog->ListTables(ns)) {
+            auto ident = ns;
+            ident.push_back(table);
+            ARROW_RETURN_NOT_OK(catalog->DropTable(ident, true).status());
+          }
+        }
+        ARROW_RETURN_NOT_OK(catalog->DropNamespace(ns, st.if_exists));
+      }
+      return Empty(session);
+    }
+    case StatementKind::kCreateTable:
+    case StatementKind::kReplaceTable: {
+      std::string provider = st.provider;
+      std::transform(provider.begin(), provider.end(), provider.begin(), ::tolower);
+      if (!provider.empty() && provider != "iceberg") {
+        return Unsupported("tables USING " + st.provider + " (Ember's tables are Iceberg tables)");
+      }
+      if (!st.partitioning.empty()) return Unsupported("PARTITIONED BY");
+      ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(st.name));
+      auto [catalog, ident] = resolved;
+      std::optional<DataFrame> source;
+      std::shared_ptr<arrow::Schema> schema = st.schema;
+      if (st.query) {
+        ARROW_ASSIGN_OR_RAISE(auto plan, session.analyzer().Resolve(st.query));
+        source = DataFrame(session.shared_from_this(), plan);
+        if (!schema) schema = source->schema();
+      }
+      if (st.kind == StatementKind::kReplaceTable) {
+        if (!st.or_create && !catalog->TableExists(ident)) {
+          return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
+                           "The table or view `" + Joined(st.name) + "` cannot be found.", "42P01");
+        }
+        ARROW_RETURN_NOT_OK(catalog->DropTable(ident, false).status());
+      } else if (st.if_not_exists && catalog->TableExists(ident)) {
+        return Empty(session);
+      }
+      ARROW_RETURN_NOT_OK(catalog->CreateTable(ident, *IcebergColumns(*schema), st.properties,
+                                               st.if_not_exists));
+      if (source) ARROW_RETURN_NOT_OK(session.WriteTable(Joined(st.name), *source, "append"));
+      return Empty(session);
+    }
+    case StatementKind::kDropTable: {
+      ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(st.name));
+      ARROW_ASSIGN_OR_RAISE(bool dropped, resolved.first->DropTable(resolved.second, st.purge));
+      if (!dropped && !st.if_exists) {
+        return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
+                         "The table or view `" + Joined(st.name) + "` cannot be found.", "42P01");
+      }
+      return Empty(session);
+    }
+    case StatementKind::kShowNamespaces: {
+      std::vector<std::string> target = st.name;
+      if (target.empty()) {
+        auto current = session.GetConf("spark.sql.defaultCatalog");
+        if (current) target = {*current};
+      }
+      ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(target.empty() ? std::vector<std::string>{"?"} : target));
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& ns : resolved.first->ListNamespaces(resolved.second)) rows.push_back({ns});
+      ARROW_ASSIGN_OR_RAISE(auto table, StringTable({"namespace"}, rows));
+      return session.FromArrow(table);
+    }
+    case StatementKind::kShowTables: {
+      std::vector<std::vector<std::string>> rows;
+      if (!st.name.empty()) {
+        ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(st.name));
+        for (const auto& t : resolved.first->ListTables(resolved.second)) {
+          rows.push_back({Joined(resolved.second), t, "false"});
+        }
+      }
+      for (const auto& view : session.TempViewNames()) rows.push_back({"", view, "true"});
+      ARROW_ASSIGN_OR_RAISE(auto table, StringTable({"namespace", "tableName", "isTemporary"}, rows));
+      // isTemporary is a boolean in Spark.
+      ARROW_ASSIGN_OR_RAISE(auto df, session.FromArrow(table));
+      return df.Select({Col("namespace"), Col("tableName"),
+                        Col("isTemporary").Cast(arrow::boolean()).Alias("isTemporary")});
+    }
+    case StatementKind::kDescribeTable: {
+      ARROW_ASSIGN_OR_RAISE(auto df, session.Table(Joined(st.name)));
+      std::vector<std::vector<std::string>> rows;
+      auto schema = df.schema();
+      for (const auto& f : schema->fields()) {
+        rows.push_back({f->name(), plan::SparkTypeName(*f->type()), ""});
+      }
+      ARROW_ASSIGN_OR_RAISE(auto table, StringTable({"col_name", "data_type", "comment"}, rows));
+      return session.FromArrow(table);
+    }
+    case StatementKind::kInsert: {
+      ARROW_ASSIGN_OR_RAISE(auto target, session.Table(Joined(st.name)));
+      DataFrame source = target;
+      if (st.query) {
+        ARROW_ASSIGN_OR_RAISE(auto plan, session.analyzer().Resolve(st.query));
+        source = DataFrame(session.shared_from_this(), plan);
+      } else {
+        ARROW_ASSIGN_OR_RAISE(source, ValuesFrame(session, st.rows));
+      }
+      // Columns by position (or by the listed names), as Spark's INSERT INTO.
+      std::vector<std::string> columns = st.insert_columns;
+      auto target_schema = target.schema();
+      if (columns.empty() && !st.by_name) {
+        for (const auto& f : target_schema->fields()) columns.push_back(f->name());
+      }
+      auto source_schema = source.schema();
+      if (!st.by_name) {
+        if (columns.size() != static_cast<size_t>(source_schema->num_fields())) {
+          return UserError(ErrorKind::kAnalysis, "INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS",
+                           "Cannot write to `" + Joined(st.name) + "`, the reason is not enough data "
+                           "columns:\nTable columns: " + std::to_string(columns.size()) +
+                               ".\nData columns: " + std::to_string(source_schema->num_fields()) + ".",
+                           "21S01");
+        }
+        std::vector<Column> renamed;
+        for (int i = 0; i < source_schema->num_fields(); ++i) {
+          ARROW_ASSIGN_OR_RAISE(auto column, source[source_schema->field(i)->name()]);
+          renamed.push_back(column.Alias(columns[static_cast<size_t>(i)]));
+        }
+        ARROW_ASSIGN_OR_RAISE(source, source.Select(renamed));
+      }
+      ARROW_RETURN_NOT_OK(session.WriteTable(Joined(st.name), source, st.overwrite ? "overwrite" : "append"));
+      return Empty(session);
+    }
+    case StatementKind::kSet: {
+      if (st.value) {
+        session.SetConf(st.key, *st.value);
+        ARROW_ASSIGN_OR_RAISE(auto table, StringTable({"key", "value"}, {{st.key, *st.value}}));
+        return session.FromArrow(table);
+      }
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& [k, v] : session.AllConf()) {
+        if (st.key.empty() || k == st.key) rows.push_back({k, v});
+      }
+      if (!st.key.empty() && rows.empty()) rows.push_back({st.key, "<undefined>"});
+      ARROW_ASSIGN_OR_RAISE(auto table, StringTable({"key", "value"}, rows));
+      return session.FromArrow(table);
+    }
+    case StatementKind::kUse:
+      if (st.name.size() == 1) {
+        ARROW_ASSIGN_OR_RAISE(auto catalog, session.IcebergCatalog(st.name[0]));
+        if (catalog) {
+          session.SetConf("spark.sql.defaultCatalog", st.name[0]);
+          return Empty(session);
+        }
+      }
+      return Unsupported("USE of a namespace");
+    case StatementKind::kMerge:
+      return Unsupported("MERGE INTO");
+    case StatementKind::kUpdate:
+      return Unsupported("UPDATE");
+    case StatementKind::kDelete:
+      return Unsupported("DELETE FROM");
+  }
+  return Unsupported("this statement");
+}
+
+}  // namespace ember
