@@ -166,7 +166,7 @@ TEST(SqlStatementTest, CreateNamespace) {
 
 TEST(SqlStatementTest, CreateNamespaceErrors) {
   EXPECT_EQ(Error("CREATE NAMESPACE"), SyntaxError("end of input", 16));
-  EXPECT_EQ(Error("CREATE NAMESPACE IF NOT db"), SyntaxError("'db'", 24));
+  EXPECT_EQ(Error("CREATE NAMESPACE IF NOT db"), SyntaxError("'db'", 24, ": missing 'EXISTS'"));
   EXPECT_EQ(Error("CREATE NAMESPACE db COMMENT 1"), SyntaxError("'1'", 28));
   EXPECT_EQ(Error("CREATE DATABASE db COMMENT 'a' COMMENT 'b'"),
             "[DUPLICATE_CLAUSES] Found duplicate clauses: COMMENT. Please, remove one of them. "
@@ -187,6 +187,7 @@ TEST(SqlStatementTest, CreateNamespaceErrors) {
   EXPECT_EQ(Error("CREATE NAMESPACE db WITH DBPROPERTIES ('a' = -1)"), SyntaxError("'-'", 45));
   EXPECT_EQ(Error("CREATE NAMESPACE db WITH DBPROPERTIES ('a' = 1L)"), SyntaxError("'1L'", 45));
   EXPECT_EQ(Error("CREATE NAMESPACE db WITH DBPROPERTIES ()"), SyntaxError("')'", 39));
+  // Ember reserves the clause words of queries, which Spark takes as names here.
   EXPECT_EQ(Error("CREATE NAMESPACE select"), SyntaxError("'select'", 17));
 }
 
@@ -300,7 +301,7 @@ TEST(SqlStatementTest, CreateTableErrors) {
             "[CREATE_TABLE_COLUMN_DESCRIPTOR_DUPLICATE] CREATE TABLE column b specifies "
             "descriptor \"COMMENT\" more than once, which is invalid. SQLSTATE: 42710 "
             "(line 1, pos 23)");
-  EXPECT_EQ(Error("CREATE TABLE t (a int NOT)"), SyntaxError("')'", 25));
+  EXPECT_EQ(Error("CREATE TABLE t (a int NOT)"), SyntaxError("')'", 25, ": missing 'NULL'"));
   EXPECT_EQ(Error("CREATE TABLE t (a int) PARTITIONED BY (a) PARTITIONED BY (a)"),
             "[DUPLICATE_CLAUSES] Found duplicate clauses: PARTITIONED BY. Please, remove one of "
             "them. SQLSTATE: 42614 (line 1, pos 0)");
@@ -317,6 +318,8 @@ TEST(SqlStatementTest, CreateTableErrors) {
             "Operation not allowed: Values must be specified for key(s): [k]. (line 1, pos 0)");
   EXPECT_EQ(Error("CREATE TABLE t (a int) OPTIONS ('k')"),
             "Operation not allowed: A value must be specified for the key: k.. (line 1, pos 0)");
+  // Ember says "extra input" of any token after a whole statement; Spark only when the end
+  // follows it.
   EXPECT_EQ(Error("CREATE TABLE t (a int) OPTIONS ('x'='y') USING iceberg"),
             SyntaxError("'USING'", 41, ": extra input 'USING'"));
   EXPECT_EQ(Error("CREATE TABLE t (a int) WITH (x = 1)"), SyntaxError("'('", 28));
@@ -618,6 +621,7 @@ TEST(SqlStatementTest, MergeErrors) {
   EXPECT_EQ(Error(merge + "WHEN NOT MATCHED BY SOURCE THEN DELETE WHEN NOT MATCHED BY TARGET "
                           "THEN INSERT *"),
             SyntaxError("'TARGET'", 93));
+  // Spark adds ": missing {'!', 'NOT'}" here.
   EXPECT_EQ(Error(merge + "WHEN NOT MATCHED BY SOURCE THEN DELETE WHEN MATCHED THEN DELETE"),
             SyntaxError("'MATCHED'", 78));
   // Actions each kind of clause does not allow.
@@ -628,8 +632,11 @@ TEST(SqlStatementTest, MergeErrors) {
   EXPECT_EQ(Error(merge + "WHEN NOT MATCHED THEN INSERT VALUES (1)"), SyntaxError("'VALUES'", 63));
   EXPECT_EQ(Error(merge + "WHEN MATCHED THEN UPDATE a = 1"), SyntaxError("'a'", 59));
   EXPECT_EQ(Error(merge + "WHEN MATCHED THEN UPDATE SET a = 1,"), SyntaxError("end of input", 69));
+  // Ember names a missing ')' at the end of the input, as it does in queries; Spark does not
+  // here.
   EXPECT_EQ(Error(merge + "WHEN NOT MATCHED THEN INSERT (a) VALUES (1"),
             SyntaxError("end of input", 76, ": missing ')'"));
+  // Ember reserves WHEN, which Spark takes for an alias or a column in these two.
   EXPECT_EQ(Error("MERGE INTO t USING s WHEN MATCHED THEN DELETE"), SyntaxError("'WHEN'", 21));
   EXPECT_EQ(Error("MERGE INTO t USING s ON WHEN MATCHED THEN DELETE"), SyntaxError("'WHEN'", 24));
   EXPECT_EQ(Error("MERGE t USING s ON a WHEN MATCHED THEN DELETE"), SyntaxError("'t'", 6));
@@ -661,6 +668,7 @@ TEST(SqlStatementTest, Update) {
   EXPECT_EQ(Error("UPDATE t SET a"), SyntaxError("end of input", 14));
   EXPECT_EQ(Error("UPDATE t(a) SET a = 1"), SyntaxError("'('", 8));
   EXPECT_EQ(Error("UPDATE t SET a = 1 WHERE"), SyntaxError("end of input", 24));
+  // Spark does not add "extra input" here, see CreateTableErrors.
   EXPECT_EQ(Error("UPDATE t SET a = 1 b = 2"), SyntaxError("'b'", 19, ": extra input 'b'"));
 }
 
@@ -675,7 +683,7 @@ TEST(SqlStatementTest, Delete) {
   EXPECT_EQ(s.condition, nullptr);
   EXPECT_EQ(Parse("DELETE FROM t x").alias, "x");
 
-  EXPECT_EQ(Error("DELETE t WHERE a = 1"), SyntaxError("'t'", 7));
+  EXPECT_EQ(Error("DELETE t WHERE a = 1"), SyntaxError("'t'", 7, ": missing 'FROM'"));
   // Ember reserves WHERE, which Spark takes for an alias here.
   EXPECT_EQ(Error("DELETE FROM t WHERE"), SyntaxError("end of input", 19));
 }
@@ -742,6 +750,7 @@ TEST(SqlStatementTest, SetErrors) {
   EXPECT_EQ(Error("SET TIME ZONE"), "Invalid time zone displacement value. (line 1, pos 0)");
   EXPECT_EQ(Error("SET TIME ZONE 'UTC' x"), "Invalid time zone displacement value. (line 1, pos 0)");
   EXPECT_EQ(Error("SET TIME ZONE LOCAL"), Unsupported("SET TIME ZONE LOCAL", 14));
+  // Ember reads comments before it knows the statement; Spark takes this text as the value.
   EXPECT_EQ(Error("SET a = /* open"),
             "[UNCLOSED_BRACKETED_COMMENT] Found an unclosed bracketed comment. Please, append */ "
             "at the end of the comment. SQLSTATE: 42601 (line 1, pos 8)");

@@ -353,9 +353,11 @@ def _pandas_column(series: Any, wanted: Any) -> pa.Array:
             if time.timezone == 0 and not time.daylight:
                 series = series.dt.tz_localize("UTC")
             else:
+                import pandas as pd
+
                 return pa.array(
-                    [None if v is pd_nat else v.to_pydatetime(warn=False).astimezone()
-                     for v in series.tolist() for pd_nat in [_NAT]],
+                    [None if pd.isna(v) else v.to_pydatetime(warn=False).astimezone()
+                     for v in series.tolist()],
                     pa.timestamp("us", "UTC"),
                 )
         return pa.array(series, from_pandas=True)

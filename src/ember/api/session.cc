@@ -10,6 +10,7 @@
 #include "ember/error.h"
 #include "ember/iceberg/catalog.h"
 #include "ember/iceberg/table.h"
+#include "ember/exec/kernels.h"
 #include "ember/io/file_reader.h"
 #include "ember/plan/analyzer.h"
 #include "ember/plan/functions.h"
@@ -41,6 +42,9 @@ std::shared_ptr<plan::LogicalPlan> LocalTable(std::shared_ptr<arrow::Table> tabl
 }  // namespace
 
 std::shared_ptr<Session> Session::Make(std::map<std::string, std::string> conf) {
+  // Ember's compute kernels must be registered before any reader or query uses them.
+  auto registered = exec::RegisterKernels();
+  (void)registered;  // a failure resurfaces, with its message, from the first query
   auto session = std::shared_ptr<Session>(new Session());
   session->conf_ = std::move(conf);
   return session;

@@ -217,6 +217,13 @@ class Parser {
     if (AcceptWord(keyword)) return arrow::Status::OK();
     return SyntaxError(Peek());
   }
+  // A keyword that alone can stand here; when the token at hand could follow it, Spark's parser
+  // names the keyword as missing.
+  arrow::Status ExpectWord(const char* keyword, bool next_fits) {
+    if (AcceptWord(keyword)) return arrow::Status::OK();
+    if (next_fits) return SyntaxError(Peek(), std::string(": missing '") + keyword + "'");
+    return SyntaxError(Peek());
+  }
   arrow::Status ExpectSymbol(const char* symbol) {
     if (AcceptSymbol(symbol)) return arrow::Status::OK();
     // At the end of the input a missing token is all that is wrong; Spark names it.
@@ -439,7 +446,7 @@ class Parser {
     if (!IsWord(Peek(), "IF") || !IsWord(Peek(1), "NOT")) return false;
     Next();
     Next();
-    ARROW_RETURN_NOT_OK(ExpectWord("EXISTS"));
+    ARROW_RETURN_NOT_OK(ExpectWord("EXISTS", IsName(Peek())));
     return true;
   }
 
@@ -666,7 +673,10 @@ class Parser {
       while (true) {
         const Token& option = Peek();
         if (AcceptWord("NOT")) {
-          ARROW_RETURN_NOT_OK(ExpectWord("NULL"));
+          const Token& next = Peek();
+          ARROW_RETURN_NOT_OK(ExpectWord(
+              "NULL", IsSymbol(next, ",") || IsSymbol(next, ")") || IsWord(next, "NOT") ||
+                          IsWord(next, "COMMENT")));
           if (not_null) duplicate("NOT NULL");
           not_null = true;
         } else if (AcceptWord("COMMENT")) {
@@ -1169,7 +1179,7 @@ class Parser {
   arrow::Status Delete(Statement* statement) {
     Next();  // DELETE
     statement->kind = StatementKind::kDelete;
-    ARROW_RETURN_NOT_OK(ExpectWord("FROM"));
+    ARROW_RETURN_NOT_OK(ExpectWord("FROM", IsName(Peek())));
     ARROW_RETURN_NOT_OK(TargetTable(statement));
     if (AcceptWord("WHERE")) {
       ARROW_ASSIGN_OR_RAISE(statement->condition, Expression());
