@@ -1,8 +1,9 @@
 // Ember's Avro encoding and object container files. Expected bytes come from the Avro 1.11
 // specification's examples and from IEEE 754, never from the code under test; files are also
 // read back by avrocat (Debian avro-bin), an independent implementation, when it is installed.
-#include <gtest/gtest.h>
+#include "ember/iceberg/avro.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,8 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-
-#include "ember/iceberg/avro.h"
 
 namespace ember::iceberg::avro {
 namespace {
@@ -166,11 +165,11 @@ TEST(AvroEncodingTest, ValidationNamesTheFieldPath) {
     return st.message();
   };
   std::string ok;
-  ASSERT_TRUE(EncodeDatum(*schema,
-                          value(int64_t{1}, Datum::Binary("x"), Datum::Binary("wxyz"),
-                                int32_t{5}, "B"),
-                          &ok)
-                  .ok());
+  ASSERT_TRUE(
+      EncodeDatum(*schema,
+                  value(int64_t{1}, Datum::Binary("x"), Datum::Binary("wxyz"), int32_t{5}, "B"),
+                  &ok)
+          .ok());
   EXPECT_NE(error(value(int32_t{1}, nullptr, Datum::Binary("wxyz"), int32_t{5}, "A"))
                 .find("outer.id expects long but the value is int"),
             std::string::npos);
@@ -354,7 +353,9 @@ TEST_P(AvroContainerTest, RoundTripsEveryType) {
   std::vector<Datum> records;
   for (int i = 0; i < 250; ++i) records.push_back(AllTypesRecord(i));
   std::vector<std::pair<std::string, std::string>> metadata = {
-      {"schema", "{\"type\":\"struct\"}"}, {"format-version", "2"}, {"content", "data"},
+      {"schema", "{\"type\":\"struct\"}"},
+      {"format-version", "2"},
+      {"content", "data"},
       {"binary", std::string("\0\xff", 2)}};
   auto written = WriteContainer(kAllTypes, metadata, records, GetParam());
   ASSERT_TRUE(written.ok()) << written.status();
@@ -384,8 +385,7 @@ TEST_P(AvroContainerTest, WritesAHeaderOnlyFileForNoRecords) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Codecs, AvroContainerTest,
-                         ::testing::Values(Codec::kNull, Codec::kDeflate),
-                         [](const auto& info) {
+                         ::testing::Values(Codec::kNull, Codec::kDeflate), [](const auto& info) {
                            return info.param == Codec::kNull ? "Null" : "Deflate";
                          });
 
@@ -461,6 +461,51 @@ TEST(AvroBlockTest, RefusesReservedAndRepeatedMetadataKeys) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Iceberg-shaped files (ICEBERG.md 2.2 and 2.3)
+
+// The v2 manifest list schema as Java writes it, with its names for 504-506.
+const char* kManifestFile = R"({"type":"record","name":"manifest_file","fields":[
+{"name":"manifest_path","type":"string","doc":"Location URI with FS scheme","field-id":500},
+{"name":"manifest_length","type":"long","field-id":501},
+{"name":"partition_spec_id","type":"int","field-id":502},
+{"name":"content","type":"int","field-id":517},
+{"name":"sequence_number","type":"long","field-id":515},
+{"name":"min_sequence_number","type":"long","field-id":516},
+{"name":"added_snapshot_id","type":"long","field-id":503},
+{"name":"added_data_files_count","type":"int","field-id":504},
+{"name":"existing_data_files_count","type":"int","field-id":505},
+{"name":"deleted_data_files_count","type":"int","field-id":506},
+{"name":"added_rows_count","type":"long","field-id":512},
+{"name":"existing_rows_count","type":"long","field-id":513},
+{"name":"deleted_rows_count","type":"long","field-id":514},
+{"name":"partitions","type":["null",{"type":"array","items":{"type":"record","name":"r508",
+ "fields":[{"name":"contains_null","type":"boolean","field-id":509},
+ {"name":"contains_nan","type":["null","boolean"],"default":null,"field-id":518},
+ {"name":"lower_bound","type":["null","bytes"],"default":null,"field-id":510},
+ {"name":"upper_bound","type":["null","bytes"],"default":null,"field-id":511}]},
+ "element-id":508}],"default":null,"field-id":507},
+{"name":"key_metadata","type":["null","bytes"],"default":null,"field-id":519}]})";
+
+std::string Le32(int32_t v) {
+  std::string out(4, '\0');
+  for (int i = 0; i < 4; ++i)
+    out[i] = static_cast<char>((static_cast<uint32_t>(v) >> (8 * i)) & 0xff);
+  return out;
+}
+
+Datum ManifestFile(int i, bool partitioned) {
+  Datum partitions = nullptr;
+  if (partitioned) {
+    partitions = Array{{Record{{false, nullptr, Datum::Binary(Le32(i)), Datum::Binary(Le32(1337))}},
+                        Record{{true, false, nullptr, nullptr}}}};
+  }
+  return Record{{"/wh/db/t/metadata/m" + std::to_string(i) + ".avro", int64_t{6000 + i}, int32_t{0},
+                 int32_t{0}, int64_t{i}, int64_t{1}, int64_t{8888000000 + i}, int32_t{1},
+                 int32_t{0}, int32_t{0}, int64_t{10 * i}, int64_t{0}, int64_t{0}, partitions,
+                 nullptr}};
+}
+
+// ---------------------------------------------------------------------------------------------
 // Malformed input
 
 std::string SmallFile(Codec codec) {
@@ -494,36 +539,60 @@ std::vector<size_t> SyncEnds(const std::string& file) {
   return ends;
 }
 
-TEST(AvroMalformedTest, EveryTruncationFailsOrEndsAtABlockBoundary) {
+TEST(AvroMalformedTest, TruncatedFilesFailOrEndAtABlockBoundary) {
+  // Manifest-list rows decode quickly enough under the sanitizers to try nearly every cut.
+  std::vector<Datum> rows;
+  for (int i = 0; i < 101; ++i) rows.push_back(ManifestFile(i, i % 3 == 0));
   for (Codec codec : {Codec::kNull, Codec::kDeflate}) {
-    std::string file = SmallFile(codec);
-    auto full = ReadContainer(file).ValueOrDie();
+    std::string file = WriteContainer(kManifestFile, {}, rows, codec).ValueOrDie();
     std::vector<size_t> ends = SyncEnds(file);
     ASSERT_EQ(ends.size(), 3u);  // the header and two blocks
-    // A cut at a block end is a valid, shorter file; every other cut fails cleanly. Decoding is
-    // slow under the sanitizers, so the long middle of the file is sampled.
-    for (size_t n = 0; n < file.size(); n += (n < 800 || n + 400 > file.size()) ? 1 : 7) {
+    // A cut at a block end is a valid, shorter file; every other cut fails cleanly.
+    for (size_t n = 0; n < file.size(); n += (n < ends[0] + 100 || n + 100 > ends[1]) ? 1 : 37) {
       auto read = ReadContainer(std::string_view(file).substr(0, n));
-      bool at_end = std::find(ends.begin(), ends.end(), n) != ends.end();
-      if (!at_end) {
+      if (n == ends[0] || n == ends[1]) {
+        ASSERT_TRUE(read.ok()) << read.status();
+        size_t expected = n == ends[0] ? 0 : 100;
+        ASSERT_EQ(read->records.size(), expected);
+        for (size_t i = 0; i < expected; ++i) ASSERT_EQ(read->records[i], rows[i]);
+      } else {
         ASSERT_FALSE(read.ok()) << n;
         ASSERT_TRUE(read.status().IsInvalid()) << n << ": " << read.status();
         ASSERT_NE(read.status().message().find("byte offset"), std::string::npos)
             << read.status().message();
       }
     }
-    for (size_t n : {ends[0], ends[1]}) {
-      auto read = ReadContainer(std::string_view(file).substr(0, n));
-      ASSERT_TRUE(read.ok()) << read.status();
-      size_t expected = n == ends[0] ? 0 : 100;
-      ASSERT_EQ(read->records.size(), expected);
-      for (size_t i = 0; i < expected; ++i) ASSERT_EQ(read->records[i], full.records[i]);
-    }
   }
   std::string file = SmallFile(Codec::kNull);
   ExpectInvalid(std::string_view(file).substr(0, file.size() - 10),
                 "truncated sync marker at byte offset " + std::to_string(file.size() - 16));
   ExpectInvalid(std::string_view(file).substr(0, 10), "at byte offset");
+}
+
+TEST(AvroMalformedTest, TruncatedOrCorruptValuesFailCleanly) {
+  auto schema = Parse(kAllTypes);
+  ASSERT_NE(schema, nullptr);
+  for (int i : {1, 3, 6}) {
+    std::string bytes;
+    ASSERT_TRUE(EncodeDatum(*schema, AllTypesRecord(i), &bytes).ok());
+    ASSERT_EQ(DecodeDatum(*schema, bytes).ValueOrDie(), AllTypesRecord(i));
+    for (size_t n = 0; n < bytes.size(); ++n) {
+      auto value = DecodeDatum(*schema, std::string_view(bytes).substr(0, n));
+      ASSERT_FALSE(value.ok()) << n;
+      ASSERT_TRUE(value.status().IsInvalid());
+      ASSERT_NE(value.status().message().find("byte offset"), std::string::npos);
+    }
+    // Any single corrupt byte decodes to something or fails with Invalid; the sanitizers check
+    // that nothing reads out of bounds on the way.
+    for (size_t k = 0; k < bytes.size(); ++k) {
+      for (char mask : {'\x01', '\x80', '\xff'}) {
+        std::string bad = bytes;
+        bad[k] = static_cast<char>(bad[k] ^ mask);
+        auto value = DecodeDatum(*schema, bad);
+        ASSERT_TRUE(value.ok() || value.status().IsInvalid()) << value.status();
+      }
+    }
+  }
 }
 
 TEST(AvroMalformedTest, WrongSyncMarker) {
@@ -612,9 +681,9 @@ TEST(AvroMalformedTest, CorruptDeflateData) {
   std::string sync = header.substr(header.size() - 16);
   ExpectInvalid(header + "\x02\x06" + "\xff\xff\xff" + sync, "is not valid deflate data");
   // A deflate stream cut short: its final block never ends.
-  std::string good = WriteContainer("\"string\"", {}, {Datum(std::string(1000, 'x'))},
-                                    Codec::kDeflate)
-                         .ValueOrDie();
+  std::string good =
+      WriteContainer("\"string\"", {}, {Datum(std::string(1000, 'x'))}, Codec::kDeflate)
+          .ValueOrDie();
   auto read = ReadContainer(good).ValueOrDie();
   ASSERT_EQ(read.records.size(), 1u);
   std::string good_sync = good.substr(good.size() - 16);
@@ -626,50 +695,6 @@ TEST(AvroMalformedTest, CorruptDeflateData) {
   std::string file = good.substr(0, body_start) + "\x02" +
                      std::string(1, static_cast<char>(cut.size() * 2)) + cut + good_sync;
   ExpectInvalid(file, "ends inside its deflate stream");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Iceberg-shaped files (ICEBERG.md 2.2 and 2.3)
-
-// The v2 manifest list schema as Java writes it, with its names for 504-506.
-const char* kManifestFile = R"({"type":"record","name":"manifest_file","fields":[
-{"name":"manifest_path","type":"string","doc":"Location URI with FS scheme","field-id":500},
-{"name":"manifest_length","type":"long","field-id":501},
-{"name":"partition_spec_id","type":"int","field-id":502},
-{"name":"content","type":"int","field-id":517},
-{"name":"sequence_number","type":"long","field-id":515},
-{"name":"min_sequence_number","type":"long","field-id":516},
-{"name":"added_snapshot_id","type":"long","field-id":503},
-{"name":"added_data_files_count","type":"int","field-id":504},
-{"name":"existing_data_files_count","type":"int","field-id":505},
-{"name":"deleted_data_files_count","type":"int","field-id":506},
-{"name":"added_rows_count","type":"long","field-id":512},
-{"name":"existing_rows_count","type":"long","field-id":513},
-{"name":"deleted_rows_count","type":"long","field-id":514},
-{"name":"partitions","type":["null",{"type":"array","items":{"type":"record","name":"r508",
- "fields":[{"name":"contains_null","type":"boolean","field-id":509},
- {"name":"contains_nan","type":["null","boolean"],"default":null,"field-id":518},
- {"name":"lower_bound","type":["null","bytes"],"default":null,"field-id":510},
- {"name":"upper_bound","type":["null","bytes"],"default":null,"field-id":511}]},
- "element-id":508}],"default":null,"field-id":507},
-{"name":"key_metadata","type":["null","bytes"],"default":null,"field-id":519}]})";
-
-std::string Le32(int32_t v) {
-  std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((static_cast<uint32_t>(v) >> (8 * i)) & 0xff);
-  return out;
-}
-
-Datum ManifestFile(int i, bool partitioned) {
-  Datum partitions = nullptr;
-  if (partitioned) {
-    partitions = Array{{Record{{false, nullptr, Datum::Binary(Le32(i)), Datum::Binary(Le32(1337))}},
-                        Record{{true, false, nullptr, nullptr}}}};
-  }
-  return Record{{"/wh/db/t/metadata/m" + std::to_string(i) + ".avro", int64_t{6000 + i},
-                 int32_t{0}, int32_t{0}, int64_t{i}, int64_t{1}, int64_t{8888000000 + i},
-                 int32_t{1}, int32_t{0}, int32_t{0}, int64_t{10 * i}, int64_t{0}, int64_t{0},
-                 partitions, nullptr}};
 }
 
 TEST(AvroIcebergTest, ManifestListFieldsById) {
@@ -741,18 +766,20 @@ const char* kManifestEntry = R"({"type":"record","name":"manifest_entry","fields
  "field-id":2}]})";
 
 TEST(AvroIcebergTest, ManifestEntryMapAsArray) {
-  Datum data_file = Record{{
-      int32_t{0}, "/wh/db/t/data/00000-0.parquet", "PARQUET",
-      Record{{int32_t{3}, int32_t{19000}}}, int64_t{42}, int64_t{1234},
-      Array{{Record{{int32_t{1}, int64_t{100}}}, Record{{int32_t{2}, int64_t{200}}}}},
-      Array{{Record{{int32_t{1}, Datum::Binary(Le32(1337))}}}}, Array{{int64_t{4}}}, int32_t{0}}};
+  Datum data_file = Record{
+      {int32_t{0}, "/wh/db/t/data/00000-0.parquet", "PARQUET", Record{{int32_t{3}, int32_t{19000}}},
+       int64_t{42}, int64_t{1234},
+       Array{{Record{{int32_t{1}, int64_t{100}}}, Record{{int32_t{2}, int64_t{200}}}}},
+       Array{{Record{{int32_t{1}, Datum::Binary(Le32(1337))}}}}, Array{{int64_t{4}}}, int32_t{0}}};
   Datum entry = Record{{int32_t{1}, int64_t{77}, nullptr, nullptr, data_file}};
   auto written = WriteContainer(
       kManifestEntry,
       {{"schema", R"({"type":"struct","schema-id":0,"fields":[]})"},
        {"partition-spec", R"([{"name":"id_bucket","transform":"bucket[4]","source-id":1,)"
                           R"("field-id":1000}])"},
-       {"partition-spec-id", "0"}, {"format-version", "2"}, {"content", "data"}},
+       {"partition-spec-id", "0"},
+       {"format-version", "2"},
+       {"content", "data"}},
       {entry}, Codec::kNull);
   ASSERT_TRUE(written.ok()) << written.status();
   auto read = ReadContainer(*written);
@@ -772,7 +799,8 @@ TEST(AvroIcebergTest, ManifestEntryMapAsArray) {
   EXPECT_EQ(FieldById(partition_schema, partition, 1001)->as<int32_t>(), 19000);
   EXPECT_EQ(partition_schema.fields()[1].schema->NonNull().logical_type(), "date");
 
-  const Schema& sizes_schema = file_schema.fields()[file_schema.FieldIndexById(108)].schema->NonNull();
+  const Schema& sizes_schema =
+      file_schema.fields()[file_schema.FieldIndexById(108)].schema->NonNull();
   EXPECT_EQ(sizes_schema.type(), Schema::Type::kArray);
   EXPECT_EQ(sizes_schema.logical_type(), "map");
   const Schema& kv = sizes_schema.items();
@@ -834,15 +862,21 @@ TEST(AvroAvrocatTest, ReadsOurFiles) {
     EXPECT_EQ(std::count(list.begin(), list.end(), '\n'), 150);
 
     std::vector<Datum> all;
-    for (int i = 0; i < 130; ++i) all.push_back(AllTypesRecord(i));
+    // Not record 7: its infinite double has no JSON form, and avrocat stops there.
+    for (int i = 0; i < 130; ++i) {
+      if (i != 7) all.push_back(AllTypesRecord(i));
+    }
     std::string text = RunAvrocat(WriteContainer(kAllTypes, {}, all, codec).ValueOrDie());
-    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 130);
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 129);
     EXPECT_NE(text.find("\"l\": -9223372036854775808"), std::string::npos) << text.substr(0, 2000);
     EXPECT_NE(text.find("\"l\": 1099511627776"), std::string::npos);  // 1 << 40
     EXPECT_NE(text.find("\"i\": 2147483646"), std::string::npos);
     EXPECT_NE(text.find("\"e\": \"BLUE\""), std::string::npos);
-    EXPECT_NE(text.find("\"ns\": {\"string\": \"n7\"}"), std::string::npos);
-    EXPECT_NE(text.find("\"n\": {\"long\": 77}"), std::string::npos) << text.substr(0, 3000);
+    EXPECT_NE(text.find("\"ns\": {\"string\": \"n5\"}"), std::string::npos);
+    EXPECT_NE(text.find("\"n\": {\"long\": 55}"), std::string::npos);
+    EXPECT_NE(text.find("\"s\": \"s\\u00E9-1\""), std::string::npos);
+    EXPECT_NE(text.find("\"deeper\": {\"deepest\": {\"z\": 0.75}}"), std::string::npos);
+    EXPECT_NE(text.find("\"mm\": {\"h\": [\"\\u0001\\u0001"), std::string::npos);
     EXPECT_NE(text.find("\"m\": {\"a\": null, \"b\": {\"string\": \"x1\"}"), std::string::npos);
   }
 }

@@ -3,13 +3,13 @@
 // checked field by field in its valid forms, and by Spark's message and position when malformed.
 // The expected errors are those of Spark 4.0's parser for the same text, except where a comment
 // says otherwise.
-#include <map>
-#include <string>
-#include <vector>
-
 #include <arrow/scalar.h>
 #include <arrow/type.h>
 #include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
 
 #include "ember/error.h"
 #include "ember/plan/type_names.h"
@@ -358,10 +358,8 @@ TEST(SqlStatementTest, PartitionTransformErrors) {
   EXPECT_EQ(Error(create + "bucket(4, 'x'))"),
             "[INVALID_SQL_SYNTAX.INVALID_COLUMN_REFERENCE] Invalid SQL syntax: Expected a column "
             "reference for transform `bucket`: 'x'. SQLSTATE: 42000 (line 1, pos 42)");
-  EXPECT_EQ(Error(create + "bucket(a, 4))"),
-            "Invalid number of buckets: a. (line 1, pos 42)");
-  EXPECT_EQ(Error(create + "bucket('4', a))"),
-            "Invalid number of buckets: '4'. (line 1, pos 42)");
+  EXPECT_EQ(Error(create + "bucket(a, 4))"), "Invalid number of buckets: a. (line 1, pos 42)");
+  EXPECT_EQ(Error(create + "bucket('4', a))"), "Invalid number of buckets: '4'. (line 1, pos 42)");
   EXPECT_EQ(Condition(create + "bucket(a, 4))"), "_LEGACY_ERROR_TEMP_0031");
   EXPECT_EQ(Error(create + "bucket())"), SyntaxError("')'", 49));
   EXPECT_EQ(Error(create + "years())"), SyntaxError("')'", 48));
@@ -373,8 +371,7 @@ TEST(SqlStatementTest, PartitionTransformErrors) {
   EXPECT_EQ(Condition(create + "truncate(a))"), "INVALID_SQL_SYNTAX.TRANSFORM_WRONG_NUM_ARGS");
   EXPECT_EQ(Condition(create + "truncate(3, 'x'))"), "INVALID_SQL_SYNTAX.INVALID_COLUMN_REFERENCE");
   EXPECT_EQ(Error(create + "bucket(0, a))"), Unsupported("partition transform bucket(0, a)", 42));
-  EXPECT_EQ(Error(create + "bucket(-1, a))"),
-            Unsupported("partition transform bucket(-1, a)", 42));
+  EXPECT_EQ(Error(create + "bucket(-1, a))"), Unsupported("partition transform bucket(-1, a)", 42));
   EXPECT_EQ(Error(create + "truncate(a, b))"),
             Unsupported("partition transform truncate(a, b)", 42));
   EXPECT_EQ(Error(create + "foo(a))"), Unsupported("partition transform foo(a)", 42));
@@ -595,8 +592,9 @@ TEST(SqlStatementTest, MergeErrors) {
             "[NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION] When there are more than one MATCHED "
             "clauses in a MERGE statement, only the last MATCHED clause can omit the condition. "
             "SQLSTATE: 42613 (line 1, pos 0)");
-  EXPECT_EQ(Error("  " + merge + "WHEN NOT MATCHED THEN INSERT * WHEN NOT MATCHED AND a THEN "
-                                 "INSERT *"),
+  EXPECT_EQ(Error("  " + merge +
+                  "WHEN NOT MATCHED THEN INSERT * WHEN NOT MATCHED AND a THEN "
+                  "INSERT *"),
             "[NON_LAST_NOT_MATCHED_BY_TARGET_CLAUSE_OMIT_CONDITION] When there are more than one "
             "NOT MATCHED [BY TARGET] clauses in a MERGE statement, only the last NOT MATCHED [BY "
             "TARGET] clause can omit the condition. SQLSTATE: 42613 (line 1, pos 2)");
@@ -748,7 +746,8 @@ TEST(SqlStatementTest, SetErrors) {
             "[INVALID_PROPERTY_KEY] \"a b\" is an invalid property key, please use quotes, e.g. "
             "SET \"a b\"=\"c\". SQLSTATE: 42602 (line 1, pos 0)");
   EXPECT_EQ(Error("SET TIME ZONE"), "Invalid time zone displacement value. (line 1, pos 0)");
-  EXPECT_EQ(Error("SET TIME ZONE 'UTC' x"), "Invalid time zone displacement value. (line 1, pos 0)");
+  EXPECT_EQ(Error("SET TIME ZONE 'UTC' x"),
+            "Invalid time zone displacement value. (line 1, pos 0)");
   EXPECT_EQ(Error("SET TIME ZONE LOCAL"), Unsupported("SET TIME ZONE LOCAL", 14));
   // Ember reads comments before it knows the statement; Spark takes this text as the value.
   EXPECT_EQ(Error("SET a = /* open"),

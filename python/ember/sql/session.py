@@ -20,6 +20,7 @@ _DEFAULTS = {
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.shuffle.partitions": "2",
     "spark.app.name": "ember",
+    "spark.sql.execution.arrow.pyspark.enabled": "false",
 }
 
 
@@ -273,8 +274,10 @@ def _merge_types(a: DataType, b: DataType) -> DataType:
                        _merge_types(a.valueType, b.valueType), True)
     if isinstance(a, StructType) and isinstance(b, StructType):
         theirs = {f.name: f.dataType for f in b.fields}
-        fields = [StructField(f.name, _merge_types(f.dataType, theirs.get(f.name, NullType())), True)
-                  for f in a.fields]
+        fields = [
+            StructField(f.name, _merge_types(f.dataType, theirs.get(f.name, NullType())), True)
+            for f in a.fields
+        ]
         fields += [f for f in b.fields if f.name not in a.names]
         return StructType(fields)
     raise PySparkTypeError(
@@ -361,21 +364,16 @@ def _pandas_column(series: Any, wanted: Any) -> pa.Array:
                     pa.timestamp("us", "UTC"),
                 )
         return pa.array(series, from_pandas=True)
-    values = [None if _is_missing(v) else v for v in series.tolist()]
+    import pandas as pd
+
+    # pandas marks a missing value in an object column with None, NaN, NaT or NA.
+    values = [
+        None if v is None or v is pd.NaT or v is pd.NA or (isinstance(v, float) and v != v)
+        else v
+        for v in series.tolist()
+    ]
     kind_type = wanted if wanted is not None else to_arrow_type(_infer_column(values))
     return pa.array([_to_arrow_value(v, kind_type) for v in values], type=kind_type)
-
-
-def _is_missing(value: Any) -> bool:
-    """pandas' markers of a missing value in an object column: None, NaN, NaT, NA."""
-    if value is None:
-        return True
-    try:
-        import pandas as pd
-
-        return bool(pd.isna(value)) if not isinstance(value, (list, tuple, dict)) else False
-    except (TypeError, ValueError):
-        return False
 
 
 def _to_arrow_value(value: Any, t: Any = None) -> Any:
@@ -429,5 +427,7 @@ def _normalize_arrow(table: pa.Table, time_zone: str, target: Any = None) -> pa.
         elif pa.types.is_uint32(t) or pa.types.is_uint64(t):
             column = column.cast(pa.int64())
         columns.append(column)
-    schema = pa.schema([pa.field(f.name, c.type, f.nullable) for f, c in zip(table.schema, columns)])
+    schema = pa.schema(
+        [pa.field(f.name, c.type, f.nullable) for f, c in zip(table.schema, columns)]
+    )
     return pa.Table.from_arrays(columns, schema=schema)

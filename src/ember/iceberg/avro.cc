@@ -8,10 +8,9 @@
 #include <bit>
 #include <climits>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
-
-#include <nlohmann/json.hpp>
 
 namespace ember::iceberg::avro {
 
@@ -197,9 +196,8 @@ Status Encode(const Schema& schema, const Datum& value, const PathStep* path, st
       const auto& symbols = schema.symbols();
       auto it = std::find(symbols.begin(), symbols.end(), value.as<std::string>());
       if (it == symbols.end()) {
-        return Status::Invalid(FormatPath(path), " expects a symbol of ",
-                               Describe(schema), " but the value is '", value.as<std::string>(),
-                               "'");
+        return Status::Invalid(FormatPath(path), " expects a symbol of ", Describe(schema),
+                               " but the value is '", value.as<std::string>(), "'");
       }
       PutLong(it - symbols.begin(), out);
       return Status::OK();
@@ -207,8 +205,8 @@ Status Encode(const Schema& schema, const Datum& value, const PathStep* path, st
     case Schema::Type::kRecord: {
       const auto& fields = value.as<Record>().fields;
       if (fields.size() != schema.fields().size()) {
-        return Status::Invalid(FormatPath(path), " expects ", Describe(schema), " with ", schema.fields().size(), " fields but the value has ",
-                               fields.size());
+        return Status::Invalid(FormatPath(path), " expects ", Describe(schema), " with ",
+                               schema.fields().size(), " fields but the value has ", fields.size());
       }
       for (size_t i = 0; i < fields.size(); ++i) {
         PathStep step{path, schema.fields()[i].name};
@@ -410,8 +408,8 @@ Result<Datum> Decode(const Schema& schema, Decoder* in, const PathStep* path, in
       return Datum(Bytes{std::string(b)});
     }
     case Schema::Type::kFixed: {
-      ARROW_ASSIGN_OR_RAISE(auto b, At(in->ReadFixed(static_cast<size_t>(schema.fixed_size())),
-                                       path));
+      ARROW_ASSIGN_OR_RAISE(auto b,
+                            At(in->ReadFixed(static_cast<size_t>(schema.fixed_size())), path));
       return Datum(Bytes{std::string(b)});
     }
     case Schema::Type::kEnum: {
@@ -607,9 +605,9 @@ bool Array::operator==(const Array& other) const { return items == other.items; 
 bool Map::operator==(const Map& other) const { return entries == other.entries; }
 
 std::string_view Datum::type_name() const {
-  static constexpr std::string_view kNames[] = {"null",  "boolean", "int",    "long",
-                                                "float", "double",  "string", "bytes",
-                                                "record", "array",  "map"};
+  static constexpr std::string_view kNames[] = {"null",   "boolean", "int",    "long",
+                                                "float",  "double",  "string", "bytes",
+                                                "record", "array",   "map"};
   return kNames[value.index()];
 }
 
@@ -662,9 +660,9 @@ std::string Datum::ToString() const {
 // Schema
 
 std::string_view Schema::type_name() const {
-  static constexpr std::string_view kNames[] = {
-      "null",   "boolean", "int",   "long", "float", "double", "bytes",
-      "string", "record",  "enum",  "array", "map",  "union",  "fixed"};
+  static constexpr std::string_view kNames[] = {"null",   "boolean", "int",    "long",   "float",
+                                                "double", "bytes",   "string", "record", "enum",
+                                                "array",  "map",     "union",  "fixed"};
   return kNames[static_cast<int>(type_)];
 }
 
@@ -703,7 +701,8 @@ class SchemaParser {
     if (depth > kMaxDepth) return Fail("nested deeper than " + std::to_string(kMaxDepth));
     if (j.is_string()) return ParseName(j.get<std::string>(), ns);
     if (j.is_array()) return ParseUnion(j, ns, depth);
-    if (!j.is_object()) return Fail("a type must be a name, an object or an array, not " + j.dump());
+    if (!j.is_object())
+      return Fail("a type must be a name, an object or an array, not " + j.dump());
     auto type_it = j.find("type");
     if (type_it == j.end()) return Fail("object without \"type\": " + Truncated(j));
     // Lenient: {"type": {...}} and {"type": [...]} wrap a type, as some writers emit.
@@ -745,10 +744,10 @@ class SchemaParser {
 
   static std::optional<Schema::Type> PrimitiveType(const std::string& name) {
     static const std::map<std::string, Schema::Type, std::less<>> kPrimitives = {
-        {"null", Schema::Type::kNull},     {"boolean", Schema::Type::kBoolean},
-        {"int", Schema::Type::kInt},       {"long", Schema::Type::kLong},
-        {"float", Schema::Type::kFloat},   {"double", Schema::Type::kDouble},
-        {"bytes", Schema::Type::kBytes},   {"string", Schema::Type::kString}};
+        {"null", Schema::Type::kNull},   {"boolean", Schema::Type::kBoolean},
+        {"int", Schema::Type::kInt},     {"long", Schema::Type::kLong},
+        {"float", Schema::Type::kFloat}, {"double", Schema::Type::kDouble},
+        {"bytes", Schema::Type::kBytes}, {"string", Schema::Type::kString}};
     auto it = kPrimitives.find(name);
     if (it == kPrimitives.end()) return std::nullopt;
     return it->second;
@@ -939,7 +938,8 @@ Result<Datum> DecodeDatum(const Schema& schema, std::string_view bytes) {
   Decoder in(bytes, 0);
   PathStep root{nullptr, RootName(schema)};
   ARROW_ASSIGN_OR_RAISE(Datum value, Decode(schema, &in, &root, 0));
-  if (!in.AtEnd()) return in.Fail(std::to_string(in.remaining()) + " bytes after the value", in.pos());
+  if (!in.AtEnd())
+    return in.Fail(std::to_string(in.remaining()) + " bytes after the value", in.pos());
   return value;
 }
 

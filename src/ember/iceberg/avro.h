@@ -7,6 +7,9 @@
 // Readers of Iceberg files look fields up by Iceberg field id (FieldById), never by name.
 #pragma once
 
+#include <arrow/result.h>
+#include <arrow/status.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,9 +19,6 @@
 #include <utility>
 #include <variant>
 #include <vector>
-
-#include <arrow/result.h>
-#include <arrow/status.h>
 
 namespace ember::iceberg::avro {
 
@@ -126,8 +126,8 @@ class Schema {
   struct Field {
     std::string name;
     const Schema* schema = nullptr;
-    std::optional<int> field_id;              // Iceberg's "field-id"
-    std::optional<std::string> default_json;  // "default", as JSON text
+    std::optional<int> field_id;                    // Iceberg's "field-id"
+    std::optional<std::string> default_json;        // "default", as JSON text
     std::map<std::string, std::string> attributes;  // other properties, values as JSON text
   };
 
@@ -197,7 +197,8 @@ enum class Codec {
 /// byte for byte, avro.codec, then `metadata` in the given order), a random sync marker, and blocks
 /// of at most 100 records or about 1 MiB. Keys starting with "avro." are reserved and refused.
 arrow::Result<std::string> WriteContainer(
-    const std::string& schema_json, const std::vector<std::pair<std::string, std::string>>& metadata,
+    const std::string& schema_json,
+    const std::vector<std::pair<std::string, std::string>>& metadata,
     const std::vector<Datum>& records, Codec codec);
 
 struct Container {

@@ -359,16 +359,16 @@ class Parser {
                         "Operation not allowed: " + message + "."));
   }
   void DeferDuplicateClause(const std::string& clause) {
-    Defer(tokens_.front(),
-          UserError(ErrorKind::kParse, "DUPLICATE_CLAUSES",
-                    "Found duplicate clauses: " + clause + ". Please, remove one of them.",
-                    "42614"));
+    Defer(
+        tokens_.front(),
+        UserError(ErrorKind::kParse, "DUPLICATE_CLAUSES",
+                  "Found duplicate clauses: " + clause + ". Please, remove one of them.", "42614"));
   }
 
   // Words that start statements Spark has and Ember does not run.
   static bool IsUnsupportedStatement(const Token& token) {
-    static const char* kWords[] = {"ALTER",   "ANALYZE", "CACHE",    "CALL",     "CLEAR",
-                                   "COMMENT", "EXPLAIN", "LOAD",     "MSCK",     "REFRESH",
+    static const char* kWords[] = {"ALTER",   "ANALYZE", "CACHE",    "CALL",   "CLEAR",
+                                   "COMMENT", "EXPLAIN", "LOAD",     "MSCK",   "REFRESH",
                                    "RESET",   "REPAIR",  "TRUNCATE", "UNCACHE"};
     for (const char* word : kWords) {
       if (IsWord(token, word)) return true;
@@ -664,19 +664,18 @@ class Parser {
       bool not_null = false;
       std::optional<std::string> comment;
       auto duplicate = [&](const char* descriptor) {
-        Defer(name_token,
-              UserError(ErrorKind::kParse, "CREATE_TABLE_COLUMN_DESCRIPTOR_DUPLICATE",
-                        "CREATE TABLE column " + name + " specifies descriptor \"" + descriptor +
-                            "\" more than once, which is invalid.",
-                        "42710"));
+        Defer(name_token, UserError(ErrorKind::kParse, "CREATE_TABLE_COLUMN_DESCRIPTOR_DUPLICATE",
+                                    "CREATE TABLE column " + name + " specifies descriptor \"" +
+                                        descriptor + "\" more than once, which is invalid.",
+                                    "42710"));
       };
       while (true) {
         const Token& option = Peek();
         if (AcceptWord("NOT")) {
           const Token& next = Peek();
-          ARROW_RETURN_NOT_OK(ExpectWord(
-              "NULL", IsSymbol(next, ",") || IsSymbol(next, ")") || IsWord(next, "NOT") ||
-                          IsWord(next, "COMMENT")));
+          ARROW_RETURN_NOT_OK(ExpectWord("NULL", IsSymbol(next, ",") || IsSymbol(next, ")") ||
+                                                     IsWord(next, "NOT") ||
+                                                     IsWord(next, "COMMENT")));
           if (not_null) duplicate("NOT NULL");
           not_null = true;
         } else if (AcceptWord("COMMENT")) {
@@ -698,8 +697,8 @@ class Parser {
 
   // One argument of a partition transform: a column or a literal.
   struct TransformArgument {
-    std::string column;  // parts joined with dots; empty for a literal
-    std::string text;    // as Spark describes it in messages
+    std::string column;                    // parts joined with dots; empty for a literal
+    std::string text;                      // as Spark describes it in messages
     std::shared_ptr<arrow::Scalar> value;  // a numeric literal's value
   };
 
@@ -814,10 +813,9 @@ class Parser {
     };
 
     static const std::map<std::string, const char*> kSingleColumn = {
-        {"identity", "identity"}, {"year", "years"},   {"years", "years"},
-        {"month", "months"},      {"months", "months"}, {"day", "days"},
-        {"days", "days"},         {"date", "days"},     {"hour", "hours"},
-        {"hours", "hours"},       {"date_hour", "hours"}};
+        {"identity", "identity"}, {"year", "years"},  {"years", "years"},    {"month", "months"},
+        {"months", "months"},     {"day", "days"},    {"days", "days"},      {"date", "days"},
+        {"hour", "hours"},        {"hours", "hours"}, {"date_hour", "hours"}};
     auto single = kSingleColumn.find(name);
     if (single != kSingleColumn.end()) {
       if (args.size() != 1) return wrong_count(1);
@@ -826,8 +824,7 @@ class Parser {
     }
     if (name == "bucket") {
       // Spark takes a smallint, int or bigint literal as the count.
-      arrow::Type::type count_type =
-          args[0].value ? args[0].value->type->id() : arrow::Type::NA;
+      arrow::Type::type count_type = args[0].value ? args[0].value->type->id() : arrow::Type::NA;
       if (count_type != arrow::Type::INT16 && count_type != arrow::Type::INT32 &&
           count_type != arrow::Type::INT64) {
         Defer(start, UserError(ErrorKind::kParse, "_LEGACY_ERROR_TEMP_0031",
@@ -989,12 +986,12 @@ class Parser {
     for (size_t i = 1; i < rows->size(); ++i) {
       size_t width = (*rows)[i].size(), expected = rows->front().size();
       if (width != expected) {
-        Defer(values, UserError(ErrorKind::kParse, "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH",
-                                "Invalid inline table. Inline table expected " +
-                                    std::to_string(expected) + " columns but found " +
-                                    std::to_string(width) + " columns in row " +
-                                    std::to_string(i) + ".",
-                                "42000"));
+        Defer(values,
+              UserError(ErrorKind::kParse, "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH",
+                        "Invalid inline table. Inline table expected " + std::to_string(expected) +
+                            " columns but found " + std::to_string(width) + " columns in row " +
+                            std::to_string(i) + ".",
+                        "42000"));
         break;
       }
     }
@@ -1129,9 +1126,9 @@ class Parser {
   void CheckMergeClauses(const std::vector<MergeClause>& clauses) {
     const Token& start = tokens_.front();
     if (clauses.empty()) {
-      Defer(start, UserError(ErrorKind::kParse, "MERGE_WITHOUT_WHEN",
-                             "There must be at least one WHEN clause in a MERGE statement.",
-                             "42601"));
+      Defer(start,
+            UserError(ErrorKind::kParse, "MERGE_WITHOUT_WHEN",
+                      "There must be at least one WHEN clause in a MERGE statement.", "42601"));
       return;
     }
     struct Kind {
@@ -1153,8 +1150,8 @@ class Parser {
             !clauses[i].condition) {
           Defer(start, UserError(ErrorKind::kParse, kind.condition,
                                  std::string("When there are more than one ") + kind.words +
-                                     " clauses in a MERGE statement, only the last " +
-                                     kind.words + " clause can omit the condition.",
+                                     " clauses in a MERGE statement, only the last " + kind.words +
+                                     " clause can omit the condition.",
                                  "42613"));
           return;
         }

@@ -17,8 +17,14 @@
 //   references kSubqueryAlias, joins kJoin (several FROM relations: cross joins), UNION ALL
 //   kUnion, UNION [DISTINCT] kDeduplicate (empty groupings: all columns) over kUnion. ORDER BY or
 //   LIMIT after a set operation or a parenthesised query wraps it in kSelect(SELECT *).
+// Statements other than queries (DDL, writes, SET, USE) become a Statement, see below. Their
+// expressions and queries follow the conventions above; VALUES rows stay lists of unevaluated
+// expressions for the analyzer. Table time travel (VERSION AS OF, TIMESTAMP AS OF) is not
+// supported yet: the plan has no place for it.
 // Every error is a ParseException (ErrorKind::kParse) whose message ends, like Spark's, with
 // " (line L, pos P)", except INVALID_LIMIT_LIKE_EXPRESSION, an AnalysisException as in Spark.
+// Errors Spark raises for a statement that is well formed (duplicate clauses, a MERGE without
+// WHEN, ...) come only when the whole text parses, as in Spark, at the position Spark gives.
 #pragma once
 
 #include <cstdint>
@@ -112,9 +118,10 @@ struct Statement {
   bool purge = false;             // DROP TABLE ... PURGE
   bool extended = false;          // DESCRIBE EXTENDED or FORMATTED
   bool or_create = false;         // kReplaceTable: CREATE OR REPLACE creates a missing table
-  std::optional<std::string> comment;            // COMMENT '...'
-  std::optional<std::string> location;           // LOCATION '...'
-  std::map<std::string, std::string> properties;  // DBPROPERTIES or TBLPROPERTIES, as written;
+
+  std::optional<std::string> comment;             // COMMENT '...'
+  std::optional<std::string> location;            // LOCATION '...'
+  std::map<std::string, std::string> properties;  // DBPROPERTIES or TBLPROPERTIES as written,
                                                   // TRUE and FALSE lower-cased
   std::optional<std::string> pattern;             // SHOW ... [LIKE] 'pattern'
 
@@ -133,11 +140,12 @@ struct Statement {
   std::vector<std::vector<plan::ExprPtr>> rows;  // VALUES rows, all of one width
 
   // MERGE, UPDATE, DELETE.
-  plan::PlanPtr source;  // kMerge: a table (kUnresolvedRelation) or a query, under a
-                         // kSubqueryAlias when it has an alias
-  plan::ExprPtr condition;               // MERGE ... ON, UPDATE or DELETE ... WHERE
-  std::vector<MergeClause> clauses;      // kMerge: the WHEN clauses in order
-  std::vector<Assignment> assignments;   // kUpdate
+  // kMerge: the source, a table (kUnresolvedRelation) or a query, under a kSubqueryAlias when
+  // it has an alias.
+  plan::PlanPtr source;
+  plan::ExprPtr condition;              // MERGE ... ON, UPDATE or DELETE ... WHERE
+  std::vector<MergeClause> clauses;     // kMerge: the WHEN clauses in order
+  std::vector<Assignment> assignments;  // kUpdate
 
   // SET: `SET` alone lists the configuration (key empty); `SET key` shows one value (no value);
   // `SET key = value` sets one. The value is the raw text up to the end, as in Spark; SET TIME
@@ -146,7 +154,7 @@ struct Statement {
   std::optional<std::string> value;
 };
 
-/// Parses one statement; a trailing semicolon is allowed.
+/// Parses one statement; trailing semicolons are allowed.
 arrow::Result<Statement> ParseStatement(const std::string& sql);
 
 /// Parses a query (SELECT ..., WITH ..., q1 UNION q2); fails for any other statement.

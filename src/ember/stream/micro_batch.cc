@@ -3,6 +3,7 @@
 // (idempotently); write commits/N. A restart re-runs a batch that has offsets but no commit, with
 // exactly the logged offsets and timestamp.
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <random>
 #include <sstream>
@@ -99,6 +100,19 @@ PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared
   copy->is_streaming = false;
   for (auto& child : copy->children) child = Bind(child, data, replace);
   return copy;
+}
+
+// Spark's progress form of an instant: "2024-05-01T10:50:00.000Z".
+std::string IsoInstant(int64_t ms) {
+  time_t seconds = static_cast<time_t>(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
+  int64_t millis = ms - static_cast<int64_t>(seconds) * 1000;
+  struct tm utc;
+  gmtime_r(&seconds, &utc);
+  char text[96];
+  std::snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<int>(millis));
+  return text;
 }
 
 plan::ExprPtr TimestampLiteral(int64_t micros) {
@@ -471,7 +485,7 @@ arrow::Status StreamingQuery::RunLoop() {
         }
       }
     }
-    int64_t num_input_rows = 0, num_output_rows = 0;
+    int64_t num_input_rows = 0, num_output_rows = 0, dropped_by_watermark = 0;
     if (has_batch) {
       plan::EvalContext ctx = session->eval_context();
       ctx.current_timestamp_us = batch_timestamp * 1000;
@@ -510,7 +524,9 @@ arrow::Status StreamingQuery::RunLoop() {
               rows = data[ex.source_nodes[i]];
             }
             if (drops_late && column >= 0) {
+              int64_t before = rows->num_rows();
               ARROW_ASSIGN_OR_RAISE(rows, DropLate(rows, column, agg, late_ms));
+              if (m == ex.history.size()) dropped_by_watermark += before - rows->num_rows();
             }
             parts.push_back(rows);
             start = stop;
@@ -567,8 +583,11 @@ arrow::Status StreamingQuery::RunLoop() {
           {"processedRowsPerSecond",
            duration > 0 ? static_cast<double>(num_input_rows) * 1000.0 / static_cast<double>(duration) : 0.0},
           {"durationMs", {{"triggerExecution", duration}}},
-          {"eventTime", {{"watermark", ex.history.back().second}}},
-          {"stateOperators", json::array()},
+          {"eventTime", {{"watermark", IsoInstant(ex.history.back().second)}}},
+          {"stateOperators", ex.aggregation
+                                 ? json::array({{{"operatorName", "stateStoreSave"},
+                                                 {"numRowsDroppedByWatermark", dropped_by_watermark}}})
+                                 : json::array()},
           {"sink", {{"numOutputRows", num_output_rows}}}};
       json sources = json::array();
       for (size_t i = 0; i < ex.sources.size(); ++i) {

@@ -40,7 +40,7 @@ ARROW_ENABLED = "spark.sql.execution.arrow.pyspark.enabled"
 TIME_ZONE = "spark.sql.session.timeZone"
 
 
-# --- helpers ---------------------------------------------------------------------------------
+# --- helpers -------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
@@ -189,7 +189,9 @@ def test_create_inference_errors(engine, data, names, condition):
 
 def test_create_from_dicts(engine):
     spark = engine.spark
-    df = spark.createDataFrame([{"name": "a", "age": 1, "z": 1.0}, {"name": "b", "age": 2, "z": None}])
+    df = spark.createDataFrame(
+        [{"name": "a", "age": 1, "z": 1.0}, {"name": "b", "age": 2, "z": None}]
+    )
     # Inferred from dicts, the fields come in sorted key order.
     assert df.dtypes == [("age", "bigint"), ("name", "string"), ("z", "double")]
     assert dicts(df.collect()) == [
@@ -778,7 +780,7 @@ def test_schema_columns_dtypes_repr(engine):
     )
 
 
-# --- actions ---------------------------------------------------------------------------------------
+# --- actions -------------------------------------------------------------------------------------
 
 
 def test_collect_row_access(engine):
@@ -830,10 +832,6 @@ def test_first_head_take_count_isempty(engine):
     assert spark.range(0).first() is None
 
 
-def _assert_frames_equal(ember_frame, spark_frame):
-    pdt.assert_frame_equal(ember_frame, spark_frame)
-
-
 @pytest.mark.parametrize("case", ["people", "nested", "empty", "ints"])
 def test_to_pandas(engine, spark_answers, case):
     spark = engine.spark
@@ -858,7 +856,7 @@ def test_to_pandas(engine, spark_answers, case):
         "ints": ["float64", "int16", "int8", "float32", "object", "float64"],
     }[case]
     assert [str(t) for t in frame.dtypes] == expected_dtypes
-    same_as_spark(engine, spark_answers, f"toPandas:{case}", frame, _assert_frames_equal)
+    same_as_spark(engine, spark_answers, f"toPandas:{case}", frame, pdt.assert_frame_equal)
 
 
 def test_to_pandas_values(engine):
@@ -874,7 +872,7 @@ def test_to_pandas_values(engine):
     assert nested["bin"][0] == bytearray(b"\x00") and isinstance(nested["bin"][0], bytearray)
 
 
-# --- columns ---------------------------------------------------------------------------------------
+# --- columns -------------------------------------------------------------------------------------
 
 
 def test_column_access(engine):
@@ -897,7 +895,17 @@ def test_column_access(engine):
     assert caught.value.getCondition() == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
 
 
-# --- session ---------------------------------------------------------------------------------------
+def test_unknown_column_by_key_lists_all_columns(request, engine):
+    ember_xfail(request, engine, "df['x'] on Ember suggests the 5 nearest names (the analyzer's "
+                                 "ranking); Spark's Dataset.col lists every column in order. "
+                                 "The message is built by the C++ analyzer")
+    with pytest.raises(Exception) as caught:
+        people(engine.spark)["nme"]
+    assert "Did you mean one of the following? [`id`, `name`, `flag`, `score`, `ts`, `d`, " \
+           "`amount`]." in str(caught.value)
+
+
+# --- session -------------------------------------------------------------------------------------
 
 
 def test_range(engine):
@@ -930,6 +938,8 @@ def test_conf(engine):
     finally:
         spark.conf.set(TIME_ZONE, "UTC")
     assert spark.conf.get(TIME_ZONE) == "UTC"
+    assert spark.conf.get("spark.sql.shuffle.partitions") == "2"  # the builder's
+    assert spark.conf.get(ARROW_ENABLED) == "false"  # a default never set
     assert spark.conf.get("spark.sql.no.such.key", "fallback") == "fallback"
     with pytest.raises(Exception) as caught:
         spark.conf.get("spark.sql.no.such.key")
