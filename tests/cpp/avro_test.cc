@@ -1,9 +1,8 @@
 // Ember's Avro encoding and object container files. Expected bytes come from the Avro 1.11
 // specification's examples and from IEEE 754, never from the code under test; files are also
 // read back by avrocat (Debian avro-bin), an independent implementation, when it is installed.
-#include "ember/iceberg/avro.h"
-
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+
+#include "ember/iceberg/avro.h"
 
 namespace ember::iceberg::avro {
 namespace {

@@ -1,16 +1,17 @@
 // Avro 1.11 specification: binary encoding, schema JSON, object container files.
 #include "ember/iceberg/avro.h"
 
-#define ZLIB_CONST
-#include <zlib.h>
-
 #include <algorithm>
 #include <bit>
 #include <climits>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+
+#include <nlohmann/json.hpp>
+// Declares next_in as const, so input need not be cast to a mutable pointer.
+#define ZLIB_CONST
+#include <zlib.h>
 
 namespace ember::iceberg::avro {
 

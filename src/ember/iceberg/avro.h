@@ -7,9 +7,6 @@
 // Readers of Iceberg files look fields up by Iceberg field id (FieldById), never by name.
 #pragma once
 
-#include <arrow/result.h>
-#include <arrow/status.h>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,6 +16,9 @@
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include <arrow/result.h>
+#include <arrow/status.h>
 
 namespace ember::iceberg::avro {
 
