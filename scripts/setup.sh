@@ -28,6 +28,15 @@ if ! cmp -s requirements.txt "$stamp" 2>/dev/null; then
   cp requirements.txt "$stamp"
 fi
 
+# The Iceberg runtime for the real Spark that the tests use as the reference engine.
+iceberg_jar="$HOME/.m2/repository/org/apache/iceberg/iceberg-spark-runtime-4.0_2.13/1.10.0/iceberg-spark-runtime-4.0_2.13-1.10.0.jar"
+if [ ! -f "$iceberg_jar" ]; then
+  command -v mvn >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >/dev/null
+  echo "setup: fetching the Iceberg runtime for Spark"
+  mvn -q dependency:get -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.10.0 \
+    -Dtransitive=false
+fi
+
 # Build and install Ember into .venv (incremental: persistent build dir, ninja, ccache).
 export CCACHE_DIR="$root/.cache/ccache"
 if ! .venv/bin/pip install -q --no-build-isolation --no-deps \

@@ -385,7 +385,7 @@ TEST_P(AvroContainerTest, WritesAHeaderOnlyFileForNoRecords) {
   EXPECT_EQ(read->schema->type(), Schema::Type::kLong);
 }
 
-INSTANTIATE_TEST_SUITE_P(Codecs, AvroContainerTest,
+INSTANTIATE_TEST_SUITE_P(AvroCodecs, AvroContainerTest,
                          ::testing::Values(Codec::kNull, Codec::kDeflate), [](const auto& info) {
                            return info.param == Codec::kNull ? "Null" : "Deflate";
                          });
@@ -722,7 +722,10 @@ TEST(AvroIcebergTest, ManifestListFieldsById) {
   EXPECT_EQ(FieldById(schema, first, 9999), nullptr);
   EXPECT_EQ(FieldById(schema, Datum(int64_t{1}), 500), nullptr);
 
-  const Schema& partitions_schema = *schema.fields()[schema.FieldIndexById(507)].schema;
+  ASSERT_NE(schema.FieldWithId(507), nullptr);
+  EXPECT_EQ(schema.FieldWithId(507)->name, "partitions");
+  EXPECT_EQ(schema.FieldWithId(9999), nullptr);
+  const Schema& partitions_schema = *schema.FieldWithId(507)->schema;
   EXPECT_EQ(partitions_schema.NonNull().element_id(), 508);
   const Schema& summary = partitions_schema.NonNull().items();
   EXPECT_EQ(summary.name(), "r508");
@@ -792,16 +795,15 @@ TEST(AvroIcebergTest, ManifestEntryMapAsArray) {
   EXPECT_EQ(FieldById(schema, e, 0)->as<int32_t>(), 1);
   EXPECT_EQ(FieldById(schema, e, 1)->as<int64_t>(), 77);
   EXPECT_TRUE(FieldById(schema, e, 3)->is_null());
-  const Schema& file_schema = *schema.fields()[schema.FieldIndexById(2)].schema;
+  const Schema& file_schema = *schema.FieldWithId(2)->schema;
   const Datum& file = *FieldById(schema, e, 2);
   EXPECT_EQ(FieldById(file_schema, file, 100)->as<std::string>(), "/wh/db/t/data/00000-0.parquet");
-  const Schema& partition_schema = *file_schema.fields()[file_schema.FieldIndexById(102)].schema;
+  const Schema& partition_schema = *file_schema.FieldWithId(102)->schema;
   const Datum& partition = *FieldById(file_schema, file, 102);
   EXPECT_EQ(FieldById(partition_schema, partition, 1001)->as<int32_t>(), 19000);
   EXPECT_EQ(partition_schema.fields()[1].schema->NonNull().logical_type(), "date");
 
-  const Schema& sizes_schema =
-      file_schema.fields()[file_schema.FieldIndexById(108)].schema->NonNull();
+  const Schema& sizes_schema = file_schema.FieldWithId(108)->schema->NonNull();
   EXPECT_EQ(sizes_schema.type(), Schema::Type::kArray);
   EXPECT_EQ(sizes_schema.logical_type(), "map");
   const Schema& kv = sizes_schema.items();
@@ -810,12 +812,10 @@ TEST(AvroIcebergTest, ManifestEntryMapAsArray) {
     sizes[FieldById(kv, pair, 117)->as<int32_t>()] = FieldById(kv, pair, 118)->as<int64_t>();
   }
   EXPECT_EQ(sizes, (std::map<int32_t, int64_t>{{1, 100}, {2, 200}}));
-  const Schema& lower_kv =
-      file_schema.fields()[file_schema.FieldIndexById(125)].schema->NonNull().items();
+  const Schema& lower_kv = file_schema.FieldWithId(125)->schema->NonNull().items();
   const Datum& lower = FieldById(file_schema, file, 125)->as<Array>().items[0];
   EXPECT_EQ(FieldById(lower_kv, lower, 127)->as<Bytes>().data, Le32(1337));
-  EXPECT_EQ(file_schema.fields()[file_schema.FieldIndexById(132)].schema->NonNull().element_id(),
-            133);
+  EXPECT_EQ(file_schema.FieldWithId(132)->schema->NonNull().element_id(), 133);
   EXPECT_EQ(e, entry);
 }
 

@@ -687,6 +687,11 @@ int Schema::FieldIndexById(int field_id) const {
   return -1;
 }
 
+const Schema::Field* Schema::FieldWithId(int field_id) const {
+  int index = FieldIndexById(field_id);
+  return index < 0 ? nullptr : &fields_[static_cast<size_t>(index)];
+}
+
 int Schema::FieldIndex(std::string_view name) const {
   for (size_t i = 0; i < fields_.size(); ++i) {
     if (fields_[i].name == name) return static_cast<int>(i);

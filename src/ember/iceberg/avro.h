@@ -159,6 +159,8 @@ class Schema {
   /// Index of the record field with this Iceberg field id or name, or -1.
   int FieldIndexById(int field_id) const;
   int FieldIndex(std::string_view name) const;
+  /// The record field with this Iceberg field id, or null.
+  const Field* FieldWithId(int field_id) const;
 
  private:
   friend class SchemaParser;

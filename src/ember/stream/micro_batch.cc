@@ -212,9 +212,11 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
       }
     }
     if (mode == "append" && a.key_index < 0) {
-      return AnalysisError(
-          "Append output mode not supported when there are streaming aggregations on streaming "
-          "DataFrames/DataSets without watermark;");
+      return UserError(ErrorKind::kAnalysis, "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+                       "Invalid streaming output mode: append. This output mode is not supported "
+                       "for streaming aggregations without watermark on streaming "
+                       "DataFrames/DataSets.",
+                       "42KDE");
     }
     aggregation = a;
   }

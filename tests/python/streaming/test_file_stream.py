@@ -205,7 +205,7 @@ def test_complete_mode_counts_in_the_memory_sink(spark, tmp_path):
 
 def test_append_mode_aggregation_is_rejected(spark, tmp_path):
     counts = spark.readStream.schema(SCHEMA).json(str(tmp_path)).groupBy("company_id").count()
-    with pytest.raises(AnalysisException, match="Append output mode not supported"):
+    with pytest.raises(AnalysisException, match="STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION"):
         counts.writeStream.format("memory").queryName("bad").outputMode("append").start()
 
 
