@@ -3,8 +3,6 @@ streaming sink that commits each micro-batch exactly once, even when killed at r
 
 import json
 import os
-import random
-import signal
 import subprocess
 import sys
 import textwrap
@@ -14,6 +12,7 @@ import duckdb
 import pytest
 from pyiceberg.table import StaticTable
 
+from crash import kill_at_random_instants
 from ember.sql import SparkSession
 
 SCHEMA = "event_id INT, company_id STRING, amount DOUBLE, event_ts STRING"
@@ -160,15 +159,7 @@ def test_killed_at_random_instants_the_table_holds_each_row_once(tmp_path):
     job = tmp_path / "job.py"
     job.write_text(JOB)
     args = [sys.executable, str(job), str(source), str(warehouse), str(checkpoint)]
-    rng = random.Random(5)
-    killed = 0
-    for _ in range(6):
-        process = subprocess.Popen(args)
-        time.sleep(rng.uniform(0.15, 0.6))
-        killed += process.poll() is None
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-    assert killed >= 2
+    assert kill_at_random_instants(args, seed=5) == 3, "the job ended before 3 kills"
     subprocess.run(args, check=True, timeout=120)
     assert table_rows(warehouse) == duckdb_events(source)
     summaries = [dict(s["summary"]) for s in

@@ -3,8 +3,6 @@ protocol. Oracles: DuckDB over the same JSON files, and Spark's checkpoint forma
 
 import json
 import os
-import random
-import signal
 import subprocess
 import sys
 import textwrap
@@ -15,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ember.errors import AnalysisException, IllegalArgumentException, PySparkValueError
+from crash import kill_at_random_instants
 from ember.sql import SparkSession
 
 SCHEMA = "event_id INT, company_id STRING, amount DOUBLE, event_ts STRING"
@@ -169,15 +168,7 @@ def test_killed_at_random_instants_restarts_exactly_once(tmp_path):
     job = tmp_path / "job.py"
     job.write_text(CRASHING_JOB)
     args = [sys.executable, str(job), str(source), str(checkpoint), str(out)]
-    rng = random.Random(11)
-    killed = 0
-    for _ in range(5):
-        process = subprocess.Popen(args)
-        time.sleep(rng.uniform(0.15, 0.6))
-        killed += process.poll() is None
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-    assert killed >= 2, "the job should still be running when killed"
+    assert kill_at_random_instants(args, seed=11) == 3, "the job ended before 3 kills"
     subprocess.run(args, check=True, timeout=120)
     assert sink_rows(out) == duckdb_events(source)
     commits = sorted(int(n) for n in os.listdir(checkpoint / "commits"))
