@@ -92,23 +92,18 @@ const std::string& ManifestFileSchema() {
   return schema;
 }
 
-Datum MapOrNullBytes(const std::map<int, std::string>& values) {
-  if (values.empty()) return nullptr;
-  Array items;
-  for (const auto& [k, v] : values) {
-    Record entry;
-    entry.fields = {Datum(int32_t{k}), Datum(Bytes{v})};
-    items.items.push_back(Datum(std::move(entry)));
-  }
-  return Datum(std::move(items));
-}
+Datum MetricDatum(int64_t value) { return Datum(value); }
+Datum MetricDatum(const std::string& bound) { return Datum(Bytes{bound}); }
 
-Datum MapOrNullLongs(const std::map<int, int64_t>& values) {
+// A metrics map keyed by field id, written as Iceberg writes int-keyed maps (an array of key/value
+// records), or null when empty.
+template <typename V>
+Datum IdMap(const std::map<int, V>& values) {
   if (values.empty()) return nullptr;
   Array items;
   for (const auto& [k, v] : values) {
     Record entry;
-    entry.fields = {Datum(int32_t{k}), Datum(int64_t{v})};
+    entry.fields = {Datum(int32_t{k}), MetricDatum(v)};
     items.items.push_back(Datum(std::move(entry)));
   }
   return Datum(std::move(items));
@@ -148,9 +143,9 @@ Result<Datum> WriteManifest(const TableMetadata& metadata, int64_t snapshot_id, 
     data_file.fields = {
         Datum(int32_t{0}), Datum(f.path), Datum("PARQUET"), Datum(Record{}),
         Datum(int64_t{f.record_count}), Datum(int64_t{f.file_size_in_bytes}),
-        MapOrNullLongs(f.column_sizes), MapOrNullLongs(f.value_counts),
-        MapOrNullLongs(f.null_value_counts), Datum(nullptr), MapOrNullBytes(f.lower_bounds),
-        MapOrNullBytes(f.upper_bounds), Datum(nullptr),
+        IdMap(f.column_sizes), IdMap(f.value_counts),
+        IdMap(f.null_value_counts), Datum(nullptr), IdMap(f.lower_bounds),
+        IdMap(f.upper_bounds), Datum(nullptr),
         f.split_offsets.empty() ? Datum(nullptr) : [&] {
           Array offsets;
           for (int64_t o : f.split_offsets) offsets.items.push_back(Datum(int64_t{o}));
