@@ -61,6 +61,11 @@ arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> sess
                                                    const std::string& table_name,
                                                    std::string output_mode);
 
+/// The parquet, json and csv sinks: part files under `path`, committed in its _spark_metadata log.
+arrow::Result<std::shared_ptr<Sink>> MakeFileSink(std::shared_ptr<Session> session,
+                                                  const std::string& format,
+                                                  const std::string& path);
+
 struct StreamingQueryOptions {
   std::string name;                // queryName, or empty
   std::string checkpoint_location;

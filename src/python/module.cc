@@ -234,6 +234,9 @@ NB_MODULE(_core, m) {
   m.def("table_sink", [](std::shared_ptr<Session> session, const std::string& name, std::string mode) {
     return Unwrap(ember::MakeTableSink(std::move(session), name, std::move(mode)));
   });
+  m.def("file_sink", [](std::shared_ptr<Session> session, const std::string& format, const std::string& path) {
+    return Unwrap(ember::MakeFileSink(std::move(session), format, path));
+  });
   m.def("memory_sink", [](std::shared_ptr<Session> session, std::string name, std::string mode) {
     return ember::MakeMemorySink(std::move(session), std::move(name), std::move(mode));
   });

@@ -213,6 +213,11 @@ class DataStreamWriter:
             return _core.foreach_batch_sink(lambda core, batch_id: show(DataFrame(core, session), batch_id))
         if fmt == "noop":
             return _core.foreach_batch_sink(lambda core, batch_id: None)
+        if fmt in ("parquet", "json", "csv"):
+            path = self._options.get("path")
+            if not path:
+                raise IllegalArgumentException("'path' is not specified")
+            return _core.file_sink(session._core, fmt, path)
         raise AnalysisException(
             f"The streaming sink '{fmt}' is not supported by Ember yet.",
             errorClass="UNSUPPORTED_FEATURE", sqlState="0A000",

@@ -289,6 +289,60 @@ Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+std::string PathFromUri(const std::string& uri) {
+  std::string path = uri.rfind("file://", 0) == 0 ? uri.substr(7) : uri;
+  if (path.rfind("file:", 0) == 0) path = path.substr(5);
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '%' && i + 2 < path.size()) {
+      out += static_cast<char>(std::stoi(path.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
+// The files a streaming file sink committed, from its _spark_metadata log: the latest compaction
+// file holds every earlier entry, later entries follow it.
+Result<std::vector<FileEntry>> SinkLogFiles(const fs::path& log) {
+  int64_t latest = -1, latest_compact = -1;
+  std::error_code ec;
+  for (const auto& item : fs::directory_iterator(log, ec)) {
+    std::string name = item.path().filename().string();
+    std::string number = name.substr(0, name.find('.'));
+    if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) continue;
+    int64_t id = std::stoll(number);
+    if (name == number) latest = std::max(latest, id);
+    if (name == number + ".compact") {
+      latest = std::max(latest, id);
+      latest_compact = std::max(latest_compact, id);
+    }
+  }
+  std::vector<FileEntry> files;
+  for (int64_t id = std::max<int64_t>(latest_compact, 0); id <= latest; ++id) {
+    fs::path file = log / std::to_string(id);
+    if (id == latest_compact) file = log / (std::to_string(id) + ".compact");
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);  // version
+    while (std::getline(in, line)) {
+      auto path_at = line.find("\"path\":\"");
+      if (path_at == std::string::npos || line.find("\"action\":\"add\"") == std::string::npos) continue;
+      size_t start = path_at + 8;
+      std::string uri = line.substr(start, line.find('"', start) - start);
+      ARROW_ASSIGN_OR_RAISE(auto entry, Stat(PathFromUri(uri)));
+      files.push_back(entry);
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
 Result<std::vector<FileEntry>> ListDataFiles(const std::string& path_in, bool recursive) {
   std::string path = path_in.rfind("file://", 0) == 0 ? path_in.substr(7) : path_in;
   if (path.rfind("file:", 0) == 0) path = path.substr(5);
@@ -312,6 +366,13 @@ Result<std::vector<FileEntry>> ListDataFiles(const std::string& path_in, bool re
     if (!fs::is_directory(root, ec)) {
       ARROW_ASSIGN_OR_RAISE(auto entry, Stat(root));
       files.push_back(entry);
+      continue;
+    }
+    // The output of a streaming file sink: only the files its log committed (Spark's
+    // MetadataLogFileIndex), so a batch that crashed halfway leaves nothing visible.
+    if (fs::is_directory(fs::path(root) / "_spark_metadata", ec)) {
+      ARROW_ASSIGN_OR_RAISE(auto committed, SinkLogFiles(fs::path(root) / "_spark_metadata"));
+      files.insert(files.end(), committed.begin(), committed.end());
       continue;
     }
     std::vector<std::string> pending{root};

@@ -4,7 +4,14 @@
 
 #include "ember/error.h"
 
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
 #include "ember/iceberg/catalog.h"
+#include "ember/io/file_writer.h"
+#include "ember/stream/metadata_log.h"
 #include "ember/iceberg/table.h"
 #include "ember/plan/expr.h"
 #include "ember/session.h"
@@ -90,7 +97,100 @@ class TableSink : public Sink {
   std::string query_id_;
 };
 
+// Parquet, JSON or CSV files under a directory, committed through Spark's _spark_metadata log:
+// entry N lists batch N's files, every tenth entry is a compaction holding all earlier ones, and
+// a batch already in the log is skipped (the sink's idempotence).
+class FileSink : public Sink {
+ public:
+  FileSink(std::shared_ptr<Session> session, std::string format, std::string path)
+      : session_(std::move(session)), format_(std::move(format)), path_(std::move(path)) {}
+
+  arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
+    std::filesystem::path log = std::filesystem::path(path_) / "_spark_metadata";
+    if (batch_id <= LatestLogged(log)) return arrow::Status::OK();
+    ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToTable());
+    std::vector<std::string> entries;
+    if (rows->num_rows() > 0) {
+      std::string file = (std::filesystem::path(path_) /
+                          ("part-00000-" + iceberg::NewUuid() + "-c000" +
+                           io::PartFileExtension(format_)))
+                             .string();
+      ARROW_RETURN_NOT_OK(io::WriteFile(format_, rows, file, session_->eval_context()));
+      std::error_code ec;
+      auto size = std::filesystem::file_size(file, ec);
+      nlohmann::json entry = {{"path", "file://" + file},
+                              {"size", static_cast<int64_t>(size)},
+                              {"isDir", false},
+                              {"modificationTime", iceberg::CurrentTimeMs()},
+                              {"blockReplication", 1},
+                              {"blockSize", 33554432},
+                              {"action", "add"}};
+      entries.push_back(entry.dump());
+    }
+    std::string name = std::to_string(batch_id);
+    if ((batch_id + 1) % 10 == 0) {
+      // A compaction repeats every earlier entry, so readers can start from it.
+      std::vector<std::string> earlier;
+      auto read = [&](const std::string& file) {
+        std::ifstream in(log / file);
+        std::string line;
+        std::getline(in, line);  // version
+        while (std::getline(in, line)) {
+          if (!line.empty()) earlier.push_back(line);
+        }
+      };
+      int64_t start = 0;
+      if (batch_id >= 10) {  // the previous compaction holds everything before it
+        read(std::to_string(batch_id - 10) + ".compact");
+        start = batch_id - 9;
+      }
+      for (int64_t k = start; k < batch_id; ++k) read(std::to_string(k));
+      entries.insert(entries.begin(), earlier.begin(), earlier.end());
+      name += ".compact";
+    }
+    std::string body = "v1";
+    for (const auto& e : entries) body += "\n" + e;
+    ARROW_ASSIGN_OR_RAISE(bool added, stream::WriteFileAtomically((log / name).string(), body));
+    (void)added;  // another attempt at this batch committed it first: same rows
+    return arrow::Status::OK();
+  }
+
+ private:
+  static int64_t LatestLogged(const std::filesystem::path& log) {
+    int64_t latest = -1;
+    std::error_code ec;
+    for (const auto& item : std::filesystem::directory_iterator(log, ec)) {
+      std::string name = item.path().filename().string();
+      std::string number = name.substr(0, name.find('.'));
+      if (!number.empty() && number.find_first_not_of("0123456789") == std::string::npos &&
+          (name == number || name == number + ".compact")) {
+        latest = std::max<int64_t>(latest, std::stoll(number));
+      }
+    }
+    return latest;
+  }
+
+  std::shared_ptr<Session> session_;
+  std::string format_;
+  std::string path_;
+};
+
 }  // namespace
+
+arrow::Result<std::shared_ptr<Sink>> MakeFileSink(std::shared_ptr<Session> session,
+                                                  const std::string& format,
+                                                  const std::string& path) {
+  std::string lower = format;
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  if (lower != "parquet" && lower != "json" && lower != "csv") {
+    return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                     "The streaming sink '" + format + "' is not supported by Ember yet.", "0A000");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path) / "_spark_metadata", ec);
+  std::shared_ptr<Sink> sink = std::make_shared<FileSink>(std::move(session), lower, path);
+  return sink;
+}
 
 arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> session,
                                                    const std::string& table_name,
