@@ -115,6 +115,15 @@ std::string IsoInstant(int64_t ms) {
   return text;
 }
 
+// The shared pointer of a node of `plan`.
+PlanPtr FindShared(const PlanPtr& plan, const LogicalPlan* node) {
+  if (plan.get() == node) return plan;
+  for (const auto& child : plan->children) {
+    if (auto found = FindShared(child, node)) return found;
+  }
+  return nullptr;
+}
+
 plan::ExprPtr TimestampLiteral(int64_t micros) {
   return plan::Literal(std::make_shared<arrow::TimestampScalar>(micros, plan::TimestampType()));
 }
@@ -133,6 +142,7 @@ arrow::Status AnalysisError(const std::string& message) {
 struct Aggregation {
   const LogicalPlan* node = nullptr;  // the kAggregate
   bool append = false;
+  bool update = false;
   // The event-time key: the watermarked column itself, or a window over it (then key time is
   // the window's end).
   int key_index = -1;
@@ -191,6 +201,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     Aggregation a;
     a.node = Find(plan, PlanKind::kAggregate);
     a.append = mode == "append";
+    a.update = mode == "update";
     // The event-time key: the watermarked column, or a window over it.
     for (size_t i = 0; watermark && i < a.node->groupings.size(); ++i) {
       const auto& key = *a.node->groupings[i];
@@ -224,12 +235,6 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     return AnalysisError(
         "Complete output mode not supported when there are no streaming aggregations on "
         "streaming DataFrames/Datasets;");
-  }
-  if (mode == "update" && aggregates) {
-    return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
-                     "Update output mode with aggregations is not supported by Ember yet; use "
-                     "complete.",
-                     "0A000");
   }
   if (!aggregates && (Contains(plan, PlanKind::kSort) || Contains(plan, PlanKind::kLimit))) {
     return AnalysisError(
@@ -508,6 +513,7 @@ arrow::Status StreamingQuery::RunLoop() {
         next_watermark = std::max(ex.watermark_ms, *max_event_ms - ex.watermark_delay_ms);
       }
       std::map<const LogicalPlan*, PlanPtr> replace;
+      std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>> current;  // this batch, late rows dropped
       if (ex.aggregation) {
         const Aggregation& agg = *ex.aggregation;
         bool drops_late = !ex.complete_mode && agg.key_index >= 0;
@@ -531,9 +537,41 @@ arrow::Status StreamingQuery::RunLoop() {
               if (m == ex.history.size()) dropped_by_watermark += before - rows->num_rows();
             }
             parts.push_back(rows);
+            if (m == ex.history.size()) current[ex.source_nodes[i]] = rows;
             start = stop;
           }
           ARROW_ASSIGN_OR_RAISE(data[ex.source_nodes[i]], arrow::ConcatenateTables(parts));
+        }
+        if (agg.update) {
+          // Update mode emits the groups this batch's rows touched, with their new values: the
+          // groups of the whole result whose keys occur in the aggregation of this batch alone.
+          PlanPtr aggregate_node = FindShared(df_.plan(), agg.node);
+          auto analyzer = session->analyzer();
+          PlanPtr full = Bind(aggregate_node, data);
+          PlanPtr delta = Bind(aggregate_node, current);
+          std::vector<plan::ExprPtr> keys;
+          for (size_t k = 0; k < agg.node->groupings.size(); ++k) {
+            keys.push_back(plan::Alias(plan::AttributeRef(agg.node->output[k]), "__key" + std::to_string(k)));
+          }
+          ARROW_ASSIGN_OR_RAISE(auto delta_keys, analyzer.Project(delta, keys));
+          plan::ExprPtr matches;
+          for (size_t k = 0; k < keys.size(); ++k) {
+            auto same = plan::Call("<=>", {plan::AttributeRef(agg.node->output[k]),
+                                           plan::AttributeRef(delta_keys->output[k])});
+            matches = matches ? plan::Call("and", {matches, same}) : same;
+          }
+          PlanPtr touched = full;
+          if (matches) {
+            ARROW_ASSIGN_OR_RAISE(touched, analyzer.Join(full, delta_keys, plan::JoinType::kLeftSemi, matches, {}));
+          } else {
+            // A global aggregation: its one group changes whenever rows arrive.
+            int64_t fresh = 0;
+            for (const auto& [node, rows] : current) fresh += rows->num_rows();
+            if (fresh == 0) {
+              ARROW_ASSIGN_OR_RAISE(touched, analyzer.Limit(full, 0));
+            }
+          }
+          replace[agg.node] = touched;
         }
         if (agg.append) {
           // Emit the groups this batch's watermark closes: key time in (previous, current].
@@ -547,13 +585,7 @@ arrow::Status StreamingQuery::RunLoop() {
             closed = plan::Call("and", {plan::Call(">", {key_time, TimestampLiteral(*last_eviction * 1000)}), closed});
           }
           auto analyzer = session->analyzer();
-          PlanPtr aggregate_node;
-          std::function<void(const PlanPtr&)> find = [&](const PlanPtr& p) {
-            if (p.get() == agg.node) aggregate_node = p;
-            for (const auto& c : p->children) find(c);
-          };
-          find(df_.plan());
-          ARROW_ASSIGN_OR_RAISE(auto emitted, analyzer.Filter(aggregate_node, closed));
+          ARROW_ASSIGN_OR_RAISE(auto emitted, analyzer.Filter(FindShared(df_.plan(), agg.node), closed));
           replace[agg.node] = emitted;
         }
       }

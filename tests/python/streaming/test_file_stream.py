@@ -253,3 +253,25 @@ def test_file_sink_commits_each_batch_once(spark, tmp_path, fmt):
         rows = duckdb.sql(f"SELECT event_id, company_id, amount FROM read_parquet({listed!r}) "
                           "ORDER BY event_id").fetchall()
         assert [tuple(r) for r in rows] == duckdb_events(source)
+
+
+def test_update_mode_emits_the_groups_each_batch_touched(spark, tmp_path):
+    source = tmp_path / "in"
+    source.mkdir()
+    write_events(source, "a.json", 0, 12)       # companies c0, c1, c2
+    emitted = []
+    counts = spark.readStream.schema(SCHEMA).json(str(source)).groupBy("company_id").count()
+    query = (counts.writeStream.outputMode("update")
+             .foreachBatch(lambda df, batch_id: emitted.append(sorted(tuple(r) for r in df.collect())))
+             .start())
+    query.processAllAvailable()
+    with open(source / "b.json", "w") as out:   # only c1 this time
+        out.write(json.dumps({"event_id": 100, "company_id": "c1", "amount": 1.0,
+                              "event_ts": "2024-01-01 01:00:00"}) + "\n")
+    query.processAllAvailable()
+    query.stop()
+    totals = dict(duckdb.sql(f"SELECT company_id, count(*) FROM read_json('{source}/*.json') "
+                             "GROUP BY 1").fetchall())
+    first = dict(duckdb.sql(f"SELECT company_id, count(*) FROM read_json('{source}/a.json') "
+                            "GROUP BY 1").fetchall())
+    assert emitted == [sorted(first.items()), [("c1", totals["c1"])]]
