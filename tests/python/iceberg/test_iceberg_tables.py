@@ -188,13 +188,37 @@ ICEBERG_JAR = os.path.expanduser(
     "iceberg-spark-runtime-4.0_2.13-1.10.0.jar")
 
 
+SPARK_READER = textwrap.dedent("""
+    import datetime, decimal, sys
+    from pyspark.sql import SparkSession
+    jar, warehouse = sys.argv[1:3]
+    spark = (SparkSession.builder.master("local[2]").config("spark.jars", jar)
+             .config("spark.sql.extensions",
+                     "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+             .config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
+             .config("spark.sql.catalog.local.type", "hadoop")
+             .config("spark.sql.catalog.local.warehouse", warehouse)
+             .config("spark.sql.session.timeZone", "UTC").config("spark.ui.enabled", "false")
+             .getOrCreate())
+    rows = [tuple(r) for r in spark.sql("SELECT * FROM local.db.t ORDER BY id").collect()]
+    assert rows == [
+        (1, "a", datetime.datetime(2024, 5, 1, 10, 0), datetime.date(2024, 5, 1),
+         decimal.Decimal("12.50"), True),
+        (2, None, None, None, None, None),
+        (3, "c", datetime.datetime(1969, 12, 31, 23, 59, 59), datetime.date(1960, 1, 1),
+         decimal.Decimal("-1.25"), False),
+    ], rows
+    # Spark answers these from the manifests' metrics: wrong bounds or counts would show.
+    stats = tuple(spark.sql("SELECT count(*), min(id), max(id), min(d) FROM local.db.t").collect()[0])
+    assert stats == (3, 1, 3, datetime.date(1960, 1, 1)), stats
+    assert spark.sql("SELECT * FROM local.db.t.snapshots").count() == 2
+    spark.sql("INSERT INTO local.db.t VALUES (4, 'spark', NULL, NULL, NULL, NULL)")
+    spark.stop()
+""")
+
+
 @pytest.mark.skipif(not spark_available(), reason="Spark is off")
 def test_spark_reads_and_extends_tables_ember_wrote(tmp_path):
-    import datetime
-    import decimal
-
-    from pyspark.sql import SparkSession as RealSparkSession
-
     warehouse = tmp_path / "wh"
     ember = session(warehouse)
     ember.sql("CREATE NAMESPACE local.db")
@@ -204,29 +228,12 @@ def test_spark_reads_and_extends_tables_ember_wrote(tmp_path):
               "DATE '2024-05-01', 12.50, true), (2, NULL, NULL, NULL, NULL, NULL)")
     ember.sql("INSERT INTO local.db.t VALUES (3, 'c', TIMESTAMP '1969-12-31 23:59:59', "
               "DATE '1960-01-01', -1.25, false)")
-    spark = (RealSparkSession.builder.master("local[2]").config("spark.jars", ICEBERG_JAR)
-             .config("spark.sql.extensions",
-                     "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-             .config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
-             .config("spark.sql.catalog.local.type", "hadoop")
-             .config("spark.sql.catalog.local.warehouse", str(warehouse))
-             .config("spark.sql.session.timeZone", "UTC").config("spark.ui.enabled", "false")
-             .getOrCreate())
-    try:
-        rows = [tuple(r) for r in spark.sql("SELECT * FROM local.db.t ORDER BY id").collect()]
-        assert rows == [
-            (1, "a", datetime.datetime(2024, 5, 1, 10, 0), datetime.date(2024, 5, 1),
-             decimal.Decimal("12.50"), True),
-            (2, None, None, None, None, None),
-            (3, "c", datetime.datetime(1969, 12, 31, 23, 59, 59), datetime.date(1960, 1, 1),
-             decimal.Decimal("-1.25"), False),
-        ]
-        # Spark answers these from the manifests' metrics: wrong bounds or counts would show.
-        assert tuple(spark.sql("SELECT count(*), min(id), max(id), min(d) FROM local.db.t")
-                     .collect()[0]) == (3, 1, 3, datetime.date(1960, 1, 1))
-        assert spark.sql("SELECT * FROM local.db.t.snapshots").count() == 2
-        spark.sql("INSERT INTO local.db.t VALUES (4, 'spark', NULL, NULL, NULL, NULL)")
-    finally:
-        spark.stop()
+    # The real Spark in a JVM of its own, with Iceberg's runtime.
+    script = tmp_path / "spark_reader.py"
+    script.write_text(SPARK_READER)
+    result = subprocess.run([sys.executable, str(script), ICEBERG_JAR, str(warehouse)],
+                            capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "TZ": "UTC"})
+    assert result.returncode == 0, result.stderr[-4000:]
     # Ember reads the table Spark extended.
     assert sorted(r.id for r in ember.table("local.db.t").collect()) == [1, 2, 3, 4]
