@@ -308,7 +308,6 @@ class StreamingQuery:
 
     def stop(self) -> None:
         self._q.stop()
-        self._session.streams._forget(self)
 
     def exception(self) -> Optional[Exception]:
         message = self._q.exception()
@@ -371,9 +370,6 @@ class StreamingQueryManager:
                         "checkpoint that is already active."
                     )
             self._queries[query.id] = query
-
-    def _forget(self, query: StreamingQuery) -> None:
-        pass
 
     def awaitAnyTermination(self, timeout: Optional[int] = None) -> Optional[bool]:
         import time
