@@ -358,11 +358,33 @@ Result<PlanPtr> Analyzer::Project(const PlanPtr& child, const std::vector<ExprPt
     if (ContainsAggregate(*e)) return Aggregate(child, {}, expanded, false);
   }
   std::vector<ExprPtr> named;
+  PlanPtr input = child;
   for (const auto& e : expanded) {
     ARROW_ASSIGN_OR_RAISE(auto r, Resolve(e, scope));
+    ARROW_ASSIGN_OR_RAISE(input, WithEventTime(input, r, scope));
     named.push_back(Named(r, e));
   }
-  return MakeProject(child, std::move(named));
+  return MakeProject(input, std::move(named));
+}
+
+// A row without an event time belongs to no window: Spark's TimeWindowing filters such rows out
+// below any projection or aggregation that computes window().
+Result<PlanPtr> Analyzer::WithEventTime(const PlanPtr& child, const ExprPtr& resolved,
+                                        const Scope& scope) const {
+  PlanPtr out = child;
+  std::function<Status(const ExprPtr&)> visit = [&](const ExprPtr& e) -> Status {
+    if (e->kind == ExprKind::kCall && e->name == "window") {
+      ARROW_ASSIGN_OR_RAISE(auto has_time, Resolve(Call("isnotnull", {e->args[0]}), scope));
+      auto filter = NewNode(PlanKind::kFilter, {out});
+      filter->exprs = {has_time};
+      filter->output = out->output;
+      out = filter;
+    }
+    for (const auto& arg : e->args) ARROW_RETURN_NOT_OK(visit(arg));
+    return Status::OK();
+  };
+  ARROW_RETURN_NOT_OK(visit(resolved));
+  return out;
 }
 
 Result<PlanPtr> Analyzer::Filter(const PlanPtr& child, const ExprPtr& condition) const {
@@ -409,14 +431,7 @@ Result<PlanPtr> Analyzer::Aggregate(const PlanPtr& child, const std::vector<Expr
     } else {
       attr = OutputAttribute(Named(r, g));
     }
-    if (key->kind == ExprKind::kCall && key->name == "window") {
-      // A row without an event time belongs to no window: Spark filters it out.
-      ARROW_ASSIGN_OR_RAISE(auto has_time, Resolve(Call("isnotnull", {key->args[0]}), scope));
-      auto filter = NewNode(PlanKind::kFilter, {node->children[0]});
-      filter->exprs = {has_time};
-      filter->output = node->children[0]->output;
-      node->children[0] = filter;
-    }
+    ARROW_ASSIGN_OR_RAISE(node->children[0], WithEventTime(node->children[0], key, scope));
     node->groupings.push_back(key);
     node->output.push_back(attr);
     key_prints.push_back(Fingerprint(*key));

@@ -1039,7 +1039,8 @@ Catalog BuildCatalog() {
                }
                auto type = arrow::struct_({arrow::field("start", TimestampType()),
                                            arrow::field("end", TimestampType())});
-               return TypedCall{std::move(args), type, true};
+               // Never NULL: rows without a time are filtered out below (the analyzer).
+               return TypedCall{std::move(args), type, false};
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {

@@ -587,16 +587,12 @@ def test_show_window(engine):
 
 
 def test_window_drops_null_times(request, engine):
-    ember_xfail(request, engine, "F.window keeps rows whose time is NULL (Spark filters them "
-                                 "out, TimeWindowing); needs the analyzer in C++")
     F = engine.F
     windowed = people(engine.spark).select("id", F.window("ts", "10 minutes").alias("w"))
     assert [r.id for r in windowed.collect()] == [1, 2, 4]
 
 
 def test_window_struct_not_nullable(request, engine):
-    ember_xfail(request, engine, "F.window's struct is nullable on Ember, not on Spark; the "
-                                 "type comes from the C++ analyzer")
     F = engine.F
     windowed = people(engine.spark).select(F.window("ts", "10 minutes"))
     assert windowed.schema.fields[0].nullable is False
