@@ -15,6 +15,7 @@
 #include "ember/iceberg/avro.h"
 #include "ember/iceberg/data_file.h"
 #include "ember/iceberg/schema.h"
+#include "ember/io/file_reader.h"
 #include "ember/stream/metadata_log.h"
 
 namespace ember::iceberg {
@@ -120,17 +121,10 @@ Status WriteBytes(const std::string& path, const std::string& bytes) {
 }
 
 Result<std::string> ReadBytes(const std::string& uri) {
-  std::string path = uri.rfind("file://", 0) == 0 ? uri.substr(7) : uri;
-  if (path.rfind("file:", 0) == 0) path = path.substr(5);
+  std::string path = io::PathFromUri(uri);
   ARROW_ASSIGN_OR_RAISE(auto text, stream::ReadFileIfExists(path));
   if (!text) return Status::IOError("missing Iceberg file ", path);
   return *text;
-}
-
-std::string LocalPath(const std::string& uri) {
-  std::string path = uri.rfind("file://", 0) == 0 ? uri.substr(7) : uri;
-  if (path.rfind("file:", 0) == 0) path = path.substr(5);
-  return path;
 }
 
 // One manifest of ADDED data files for a new snapshot.
@@ -395,7 +389,7 @@ Result<std::shared_ptr<arrow::Table>> ScanTable(const LoadedTable& table,
   ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(*snapshot));
   std::vector<std::shared_ptr<arrow::Table>> parts;
   for (const auto& f : files) {
-    ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(LocalPath(f.path)));
+    ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(io::PathFromUri(f.path)));
     ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
     std::shared_ptr<arrow::Table> data;
     ARROW_RETURN_NOT_OK(reader->ReadTable(&data));

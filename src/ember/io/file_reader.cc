@@ -289,14 +289,13 @@ Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path) {
 
 }  // namespace
 
-namespace {
-
 std::string PathFromUri(const std::string& uri) {
-  std::string path = uri.rfind("file://", 0) == 0 ? uri.substr(7) : uri;
-  if (path.rfind("file:", 0) == 0) path = path.substr(5);
+  if (uri.rfind("file:", 0) != 0) return uri;  // a plain path: nothing is escaped
+  std::string path = uri.rfind("file://", 0) == 0 ? uri.substr(7) : uri.substr(5);
   std::string out;
   for (size_t i = 0; i < path.size(); ++i) {
-    if (path[i] == '%' && i + 2 < path.size()) {
+    if (path[i] == '%' && i + 2 < path.size() && std::isxdigit(static_cast<unsigned char>(path[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(path[i + 2]))) {
       out += static_cast<char>(std::stoi(path.substr(i + 1, 2), nullptr, 16));
       i += 2;
     } else {
@@ -305,6 +304,8 @@ std::string PathFromUri(const std::string& uri) {
   }
   return out;
 }
+
+namespace {
 
 // The files a streaming file sink committed, from its _spark_metadata log: the latest compaction
 // file holds every earlier entry, later entries follow it.

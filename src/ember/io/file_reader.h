@@ -21,6 +21,9 @@ struct FileEntry {
   int64_t modification_time_ms = 0;
 };
 
+/// The local path of a file URI ("file:///a/b%20c" -> "/a/b c"); a plain path is returned as is.
+std::string PathFromUri(const std::string& uri);
+
 /// Data files under a path: the file itself, or the files below a directory (recursively when
 /// asked), skipping names that start with '_' or '.'; glob patterns are expanded.
 arrow::Result<std::vector<FileEntry>> ListDataFiles(const std::string& path, bool recursive);

@@ -36,21 +36,6 @@ std::string ToUri(const std::string& path) {
   return out;
 }
 
-std::string FromUri(const std::string& uri) {
-  std::string path = uri.rfind("file://", 0) == 0 ? uri.substr(7) : uri;
-  if (path.rfind("file:", 0) == 0) path = path.substr(5);
-  std::string out;
-  for (size_t i = 0; i < path.size(); ++i) {
-    if (path[i] == '%' && i + 2 < path.size()) {
-      out += static_cast<char>(std::stoi(path.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += path[i];
-    }
-  }
-  return out;
-}
-
 Result<int64_t> PositiveOption(const plan::FileSource& source, const std::string& key) {
   auto it = source.options.find(key);
   if (it == source.options.end()) return 0;
@@ -105,7 +90,7 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
   self->latest_batch_ = latest;
   for (int64_t k = 0; k <= latest; ++k) {
     ARROW_ASSIGN_OR_RAISE(auto entries, self->ReadEntries(k));
-    for (const auto& e : entries) self->seen_.insert(self->SeenKey(FromUri(e.path)));
+    for (const auto& e : entries) self->seen_.insert(self->SeenKey(io::PathFromUri(e.path)));
   }
   return self;
 }
@@ -229,7 +214,7 @@ Result<std::shared_ptr<arrow::Table>> FileStreamSource::GetBatch(int64_t start, 
   std::vector<std::string> files;
   for (int64_t k = start + 1; k <= end; ++k) {
     ARROW_ASSIGN_OR_RAISE(auto entries, ReadEntries(k));
-    for (const auto& e : entries) files.push_back(FromUri(e.path));
+    for (const auto& e : entries) files.push_back(io::PathFromUri(e.path));
   }
   return io::ReadFiles(*source_, files, ctx);
 }
