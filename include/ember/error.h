@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <arrow/status.h>
 
@@ -49,6 +50,9 @@ class ErrorDetail : public arrow::StatusDetail {
 /// "[CONDITION] message SQLSTATE: xxxxx".
 arrow::Status UserError(ErrorKind kind, const std::string& condition, const std::string& message,
                         const std::string& sql_state = "");
+
+/// Spark's TABLE_OR_VIEW_NOT_FOUND for a name given in parts ({"local", "db", "t"}).
+arrow::Status TableOrViewNotFound(const std::vector<std::string>& name_parts);
 
 /// The ErrorDetail of a status, or null for an internal error.
 const ErrorDetail* GetErrorDetail(const arrow::Status& status);

@@ -101,16 +101,7 @@ plan::Analyzer Session::analyzer() {
         return LocalTable(rows);
       }
     }
-    std::string shown;
-    for (const auto& p : parts) shown += (shown.empty() ? "`" : ".`") + p + "`";
-    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
-                     "The table or view " + shown +
-                         " cannot be found. Verify the spelling and correctness of the schema and "
-                         "catalog.\nIf you did not qualify the name with a schema, verify the "
-                         "current_schema() output, or qualify the name with the correct schema "
-                         "and catalog.\nTo tolerate the error on drop use DROP VIEW IF EXISTS or "
-                         "DROP TABLE IF EXISTS.",
-                     "42P01");
+    return TableOrViewNotFound(parts);
   };
   return plan::Analyzer(std::move(options));
 }
@@ -271,14 +262,7 @@ Result<std::pair<iceberg::HadoopCatalog*, std::vector<std::string>>> Session::Re
     ARROW_ASSIGN_OR_RAISE(auto catalog, IcebergCatalog(*default_catalog));
     if (catalog) return std::make_pair(catalog, parts);
   }
-  std::string shown;
-  for (const auto& p : parts) shown += (shown.empty() ? "`" : ".`") + p + "`";
-  return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
-                   "The table or view " + shown +
-                       " cannot be found. Verify the spelling and correctness of the schema and "
-                       "catalog. Ember's tables live in Iceberg catalogs configured with "
-                       "spark.sql.catalog.<name>.type and .warehouse.",
-                   "42P01");
+  return TableOrViewNotFound(parts);
 }
 
 arrow::Status Session::WriteTable(const std::string& name, const DataFrame& df,
@@ -292,9 +276,7 @@ arrow::Status Session::WriteTable(const std::string& name, const DataFrame& df,
     if (mode == "replace") ARROW_RETURN_NOT_OK(catalog->DropTable(ident, false).status());
     ARROW_RETURN_NOT_OK(catalog->CreateTable(ident, *df.schema(), {}, /*if_not_exists=*/false));
   } else if (!catalog->TableExists(ident)) {
-    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
-                     "The table or view `" + catalog->QualifiedName(ident) + "` cannot be found.",
-                     "42P01");
+    return TableOrViewNotFound(parts);
   }
   iceberg::AppendOptions options;
   options.overwrite = mode == "overwrite";

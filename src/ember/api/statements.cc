@@ -124,8 +124,7 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
       }
       if (st.kind == StatementKind::kReplaceTable) {
         if (!st.or_create && !catalog->TableExists(ident)) {
-          return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
-                           "The table or view `" + Joined(st.name) + "` cannot be found.", "42P01");
+          return TableOrViewNotFound(st.name);
         }
         ARROW_RETURN_NOT_OK(catalog->DropTable(ident, false).status());
       } else if (st.if_not_exists && catalog->TableExists(ident)) {
@@ -140,8 +139,7 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
       ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(st.name));
       ARROW_ASSIGN_OR_RAISE(bool dropped, resolved.first->DropTable(resolved.second, st.purge));
       if (!dropped && !st.if_exists) {
-        return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
-                         "The table or view `" + Joined(st.name) + "` cannot be found.", "42P01");
+        return TableOrViewNotFound(st.name);
       }
       return Empty(session);
     }

@@ -30,6 +30,19 @@ arrow::Status UserError(ErrorKind kind, const std::string& condition, const std:
                        std::make_shared<ErrorDetail>(kind, condition, sql_state));
 }
 
+arrow::Status TableOrViewNotFound(const std::vector<std::string>& name_parts) {
+  std::string shown;
+  for (const auto& p : name_parts) shown += (shown.empty() ? "`" : ".`") + p + "`";
+  return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
+                   "The table or view " + shown +
+                       " cannot be found. Verify the spelling and correctness of the schema and "
+                       "catalog.\nIf you did not qualify the name with a schema, verify the "
+                       "current_schema() output, or qualify the name with the correct schema and "
+                       "catalog.\nTo tolerate the error on drop use DROP VIEW IF EXISTS or DROP "
+                       "TABLE IF EXISTS.",
+                   "42P01");
+}
+
 const ErrorDetail* GetErrorDetail(const arrow::Status& status) {
   const auto& detail = status.detail();
   if (detail && std::string(detail->type_id()) == "ember::ErrorDetail") {

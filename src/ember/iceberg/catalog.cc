@@ -183,11 +183,7 @@ Result<LoadedTable> HadoopCatalog::LoadTable(const std::vector<std::string>& ide
   std::string path = (metadata_dir / ("v" + std::to_string(version) + ".metadata.json")).string();
   ARROW_ASSIGN_OR_RAISE(auto text, stream::ReadFileIfExists(path));
   if (version == 0 || !text) {
-    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
-                     "The table or view " + Backquoted(ident) +
-                         " cannot be found. Verify the spelling and correctness of the schema and "
-                         "catalog.",
-                     "42P01");
+    return TableOrViewNotFound(ident);
   }
   ARROW_ASSIGN_OR_RAISE(auto metadata, TableMetadata::FromJson(*text));
   return LoadedTable{std::move(metadata), version, path};

@@ -198,8 +198,7 @@ arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> sess
   auto parts = plan::ColumnFromString(table_name)->name_parts;
   ARROW_ASSIGN_OR_RAISE(auto resolved, session->ResolveTableName(parts));
   if (!resolved.first->TableExists(resolved.second)) {
-    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_NOT_FOUND",
-                     "The table or view `" + table_name + "` cannot be found.", "42P01");
+    return TableOrViewNotFound(parts);
   }
   std::transform(output_mode.begin(), output_mode.end(), output_mode.begin(), ::tolower);
   std::shared_ptr<Sink> sink =
