@@ -51,6 +51,11 @@ class DataFrame {
   arrow::Result<DataFrame> Limit(int64_t n) const;
   /// dropDuplicates(columns), or distinct() when empty.
   arrow::Result<DataFrame> DropDuplicates(const std::vector<std::string>& columns) const;
+  /// dropDuplicatesWithinWatermark(columns): on a stream, a key's duplicates are dropped until
+  /// the watermark passes its first event time plus the delay.
+  arrow::Result<DataFrame> DropDuplicatesWithinWatermark(const std::vector<std::string>& columns) const;
+  /// distinct(): on a stream an aggregation over every column, as in Spark.
+  arrow::Result<DataFrame> Distinct() const;
   arrow::Result<DataFrame> Union(const DataFrame& other, bool by_name = false,
                                  bool allow_missing_columns = false) const;
   /// how: inner, left, right, full (and Spark's synonyms), left_semi, left_anti, cross.

@@ -162,6 +162,11 @@ NB_MODULE(_core, m) {
       .def("limit", [](const DataFrame& df, int64_t n) { return Unwrap(df.Limit(n)); })
       .def("drop_duplicates",
            [](const DataFrame& df, const std::vector<std::string>& c) { return Unwrap(df.DropDuplicates(c)); })
+      .def("drop_duplicates_within_watermark",
+           [](const DataFrame& df, const std::vector<std::string>& c) {
+             return Unwrap(df.DropDuplicatesWithinWatermark(c));
+           })
+      .def("distinct", [](const DataFrame& df) { return Unwrap(df.Distinct()); })
       .def("union",
            [](const DataFrame& df, const DataFrame& other, bool by_name, bool allow_missing) {
              return Unwrap(df.Union(other, by_name, allow_missing));

@@ -391,7 +391,7 @@ class DataFrame:
         return self._wrap(self._df.limit(num))
 
     def distinct(self) -> "DataFrame":
-        return self._wrap(self._df.drop_duplicates([]))
+        return self._wrap(self._df.distinct())
 
     def dropDuplicates(self, subset: Optional[List[str]] = None) -> "DataFrame":
         if subset is not None and not isinstance(subset, (list, tuple)):
@@ -402,6 +402,16 @@ class DataFrame:
         return self._wrap(self._df.drop_duplicates(list(subset or [])))
 
     drop_duplicates = dropDuplicates
+
+    def dropDuplicatesWithinWatermark(self, subset: Optional[List[str]] = None) -> "DataFrame":
+        if subset is not None and not isinstance(subset, (list, tuple)):
+            raise PySparkTypeError(
+                errorClass="NOT_LIST_OR_TUPLE",
+                messageParameters={"arg_name": "subset", "arg_type": type(subset).__name__},
+            )
+        return self._wrap(self._df.drop_duplicates_within_watermark(list(subset or [])))
+
+    drop_duplicates_within_watermark = dropDuplicatesWithinWatermark
 
     def union(self, other: "DataFrame") -> "DataFrame":
         return self._wrap(self._df.union(other._df, False, False))

@@ -128,6 +128,18 @@ Result<DataFrame> DataFrame::DropDuplicates(const std::vector<std::string>& colu
   return With(session_->analyzer().Deduplicate(plan_, columns));
 }
 
+Result<DataFrame> DataFrame::DropDuplicatesWithinWatermark(
+    const std::vector<std::string>& columns) const {
+  return With(session_->analyzer().Deduplicate(plan_, columns, /*within_watermark=*/true));
+}
+
+Result<DataFrame> DataFrame::Distinct() const {
+  if (!plan_->is_streaming) return DropDuplicates({});
+  std::vector<plan::ExprPtr> keys;
+  for (const auto& a : plan_->output) keys.push_back(plan::AttributeRef(a));
+  return With(session_->analyzer().Aggregate(plan_, keys, {}, /*include_groupings=*/true));
+}
+
 Result<DataFrame> DataFrame::Union(const DataFrame& other, bool by_name,
                                    bool allow_missing_columns) const {
   return With(session_->analyzer().Union(plan_, other.plan_, by_name, allow_missing_columns));

@@ -234,6 +234,12 @@ class PlanBuilder {
   // One row per key, the first one seen: group the row numbers by key, keep each group's
   // smallest, and take those rows in input order. Works for columns of any type.
   Result<ac::Declaration> Deduplicate(const LogicalPlan& p) {
+    if (p.within_watermark) {
+      return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102",
+                       "dropDuplicatesWithinWatermark is not supported with batch "
+                       "DataFrames/DataSets",
+                       "");
+    }
     ARROW_ASSIGN_OR_RAISE(auto table, Materialize(*p.children[0]));
     ARROW_ASSIGN_OR_RAISE(table, table->CombineChunks());
     arrow::Int64Builder numbers;

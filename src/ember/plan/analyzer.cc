@@ -750,9 +750,10 @@ Result<PlanPtr> Analyzer::Union(const PlanPtr& left, const PlanPtr& right_in, bo
   return node;
 }
 
-Result<PlanPtr> Analyzer::Deduplicate(const PlanPtr& child,
-                                      const std::vector<std::string>& columns) const {
+Result<PlanPtr> Analyzer::Deduplicate(const PlanPtr& child, const std::vector<std::string>& columns,
+                                      bool within_watermark) const {
   auto node = NewNode(PlanKind::kDeduplicate, {child});
+  node->within_watermark = within_watermark;
   if (columns.empty()) {
     for (const auto& a : child->output) node->groupings.push_back(AttributeRef(a));
   }

@@ -42,8 +42,8 @@ class Analyzer {
   arrow::Result<PlanPtr> Union(const PlanPtr& left, const PlanPtr& right, bool by_name,
                                bool allow_missing_columns) const;
   /// dropDuplicates(columns); all columns when empty (distinct()).
-  arrow::Result<PlanPtr> Deduplicate(const PlanPtr& child,
-                                     const std::vector<std::string>& columns) const;
+  arrow::Result<PlanPtr> Deduplicate(const PlanPtr& child, const std::vector<std::string>& columns,
+                                     bool within_watermark = false) const;
   arrow::Result<PlanPtr> SubqueryAlias(const PlanPtr& child, const std::string& alias) const;
   /// withWatermark(column, delay): a timestamp column and Spark's interval text.
   arrow::Result<PlanPtr> Watermark(const PlanPtr& child, const std::string& column,

@@ -74,6 +74,7 @@ struct LogicalPlan {
   std::shared_ptr<FileSource> file;        // kFileScan
   std::shared_ptr<SelectBlock> select;     // kSelect
   bool is_streaming = false;               // a streaming source somewhere below
+  bool within_watermark = false;           // kDeduplicate: dropDuplicatesWithinWatermark
 };
 
 /// An indented tree for explain() and error messages.

@@ -15,14 +15,10 @@
 
 #include "ember/error.h"
 #include "ember/exec/executor.h"
-#include "ember/plan/analyzer.h"
-#include "ember/plan/type_names.h"
-#include "ember/common/interval.h"
-#include <arrow/compute/api.h>
-#include <arrow/scalar.h>
 #include "ember/session.h"
 #include "ember/stream/file_source.h"
 #include "ember/stream/metadata_log.h"
+#include "ember/stream/stateful.h"
 #include "ember/streaming.h"
 
 namespace ember {
@@ -74,6 +70,22 @@ bool Contains(const LogicalPlan& plan, PlanKind kind) {
   return false;
 }
 
+// The streaming aggregations and deduplications of a plan, children first.
+void CollectStateful(const LogicalPlan& plan, std::vector<const LogicalPlan*>* out) {
+  for (const auto& child : plan.children) CollectStateful(*child, out);
+  bool stateful = plan.kind == PlanKind::kAggregate || plan.kind == PlanKind::kDeduplicate;
+  if (stateful && plan.is_streaming &&
+      std::find(out->begin(), out->end(), &plan) == out->end()) {
+    out->push_back(&plan);
+  }
+}
+
+// State partitions when the session does not set spark.sql.shuffle.partitions: one per core,
+// since Ember runs on one machine (Spark's 200 is sized for a cluster).
+int DefaultPartitions() {
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 const LogicalPlan* Find(const LogicalPlan& plan, PlanKind kind) {
   if (plan.kind == kind) return &plan;
   for (const auto& child : plan.children) {
@@ -83,7 +95,7 @@ const LogicalPlan* Find(const LogicalPlan& plan, PlanKind kind) {
 }
 
 // The plan with each streaming source replaced by the rows of this batch, and other nodes
-// replaced as `replace` says (the aggregation's emission filter).
+// replaced as `replace` says (a stateful operator's output).
 PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>>& data,
              const std::map<const LogicalPlan*, PlanPtr>& replace = {}) {
   auto replaced = replace.find(plan.get());
@@ -115,41 +127,11 @@ std::string IsoInstant(int64_t ms) {
   return text;
 }
 
-// The shared pointer of a node of `plan`.
-PlanPtr FindShared(const PlanPtr& plan, const LogicalPlan* node) {
-  if (plan.get() == node) return plan;
-  for (const auto& child : plan->children) {
-    if (auto found = FindShared(child, node)) return found;
-  }
-  return nullptr;
-}
-
-plan::ExprPtr TimestampLiteral(int64_t micros) {
-  return plan::Literal(std::make_shared<arrow::TimestampScalar>(micros, plan::TimestampType()));
-}
-
 arrow::Status AnalysisError(const std::string& message) {
   return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102", message, "");
 }
 
 }  // namespace
-
-// What a streaming aggregation needs. Ember computes it again from every input row logged so far
-// (a batch's rows are the files of its source-log range), dropping the rows that were late when
-// their batch ran and emitting, in append mode, the groups closed by this batch's watermark. The
-// result equals Spark's state-store execution; its cost grows with the input (the state store
-// issue makes it incremental).
-struct Aggregation {
-  const LogicalPlan* node = nullptr;  // the kAggregate
-  bool append = false;
-  bool update = false;
-  // The event-time key: the watermarked column itself, or a window over it (then key time is
-  // the window's end).
-  int key_index = -1;
-  bool key_is_window = false;
-  int64_t window_size = 0, window_slide = 0, window_offset = 0;  // micros
-  int64_t time_attribute = -1;  // the watermarked column, in the source's output
-};
 
 struct StreamingQuery::Execution {
   std::string root;
@@ -159,17 +141,18 @@ struct StreamingQuery::Execution {
   std::vector<std::unique_ptr<stream::FileStreamSource>> sources;
   std::vector<int64_t> committed;  // end offsets of the last committed batch; -1: none
   int64_t next_batch = 0;
+  int num_partitions = 0;  // of the state; recorded in the offset log
   int64_t watermark_ms = 0;         // the watermark of the next batch
   // A logged batch without a commit, to run again as logged.
   std::optional<std::vector<int64_t>> rerun_end;
   int64_t rerun_timestamp_ms = 0;
-  bool complete_mode = false;
   // withWatermark: the column and the delay.
   int64_t watermark_attribute = -1;
   int64_t watermark_delay_ms = 0;
-  std::optional<Aggregation> aggregation;
-  // Per committed batch: its end offsets and the watermark it ran with (for re-computation).
-  std::vector<std::pair<std::vector<int64_t>, int64_t>> history;
+  // The watermark the last batch ran with (its late rows are judged by it); none before batch 0.
+  std::optional<int64_t> last_batch_watermark_ms;
+  // Aggregations and deduplications, children before parents.
+  std::vector<std::unique_ptr<stream::StatefulOperator>> operators;
 
   explicit Execution(const std::string& checkpoint)
       : root(checkpoint),
@@ -196,41 +179,6 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   std::transform(mode.begin(), mode.end(), mode.begin(), ::tolower);
   bool aggregates = Contains(plan, PlanKind::kAggregate);
   const LogicalPlan* watermark = Find(plan, PlanKind::kWatermark);
-  std::optional<Aggregation> aggregation;
-  if (aggregates) {
-    Aggregation a;
-    a.node = Find(plan, PlanKind::kAggregate);
-    a.append = mode == "append";
-    a.update = mode == "update";
-    // The event-time key: the watermarked column, or a window over it.
-    for (size_t i = 0; watermark && i < a.node->groupings.size(); ++i) {
-      const auto& key = *a.node->groupings[i];
-      int64_t wm_id = watermark->exprs[0]->id;
-      if (key.kind == plan::ExprKind::kAttribute && key.id == wm_id) {
-        a.key_index = static_cast<int>(i);
-        a.time_attribute = wm_id;
-      } else if (key.kind == plan::ExprKind::kCall && key.name == "window" &&
-                 key.args[0]->kind == plan::ExprKind::kAttribute && key.args[0]->id == wm_id) {
-        a.key_index = static_cast<int>(i);
-        a.key_is_window = true;
-        a.time_attribute = wm_id;
-        auto text = [&](size_t j) { return key.args[j]->value ? key.args[j]->value->ToString() : ""; };
-        ARROW_ASSIGN_OR_RAISE(a.window_size, ParseIntervalMicros(text(1)));
-        ARROW_ASSIGN_OR_RAISE(a.window_slide, ParseIntervalMicros(text(2)));
-        if (key.args.size() > 3) {
-          ARROW_ASSIGN_OR_RAISE(a.window_offset, ParseIntervalMicros(text(3)));
-        }
-      }
-    }
-    if (mode == "append" && a.key_index < 0) {
-      return UserError(ErrorKind::kAnalysis, "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
-                       "Invalid streaming output mode: append. This output mode is not supported "
-                       "for streaming aggregations without watermark on streaming "
-                       "DataFrames/DataSets.",
-                       "42KDE");
-    }
-    aggregation = a;
-  }
   if (mode == "complete" && !aggregates) {
     return AnalysisError(
         "Complete output mode not supported when there are no streaming aggregations on "
@@ -241,21 +189,45 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
         "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated "
         "DataFrame/Dataset in Complete output mode;");
   }
-  if (Contains(plan, PlanKind::kDeduplicate)) {
-    return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
-                     "dropDuplicates on a stream is not supported by Ember yet.", "0A000");
-  }
 
   auto query = std::shared_ptr<StreamingQuery>(new StreamingQuery(df, std::move(options), std::move(sink)));
   auto& execution = query->execution_;
   execution = std::make_unique<Execution>(query->options_.checkpoint_location);
-  execution->complete_mode = mode == "complete";
-  execution->aggregation = aggregation;
   if (watermark) {
     execution->watermark_attribute = watermark->exprs[0]->id;
     execution->watermark_delay_ms = watermark->limit;
   }
   const std::string& root = execution->root;
+  ARROW_ASSIGN_OR_RAISE(auto latest_offsets, execution->offsets.Latest());
+
+  // Stateful operators, numbered bottom-up. The number of state partitions is the one the
+  // checkpoint was started with.
+  std::vector<const LogicalPlan*> stateful;
+  CollectStateful(plan, &stateful);
+  if (!stateful.empty()) {
+    stream::StatefulOptions state;
+    state.checkpoint = root;
+    state.output_mode = mode;
+    state.event_time_id = execution->watermark_attribute;
+    state.delay_ms = execution->watermark_delay_ms;
+    state.retain = kMinBatchesToRetain;
+    std::string partitions = df.session()->GetConf("spark.sql.shuffle.partitions", "");
+    if (latest_offsets) {
+      ARROW_ASSIGN_OR_RAISE(auto logged, execution->offsets.Get(*latest_offsets));
+      auto meta = json::parse(logged ? logged->substr(0, logged->find('\n')) : "", nullptr, false);
+      if (meta.is_object() && meta.contains("conf") &&
+          meta["conf"].contains("spark.sql.shuffle.partitions")) {
+        partitions = meta["conf"]["spark.sql.shuffle.partitions"].get<std::string>();
+      }
+    }
+    state.num_partitions = partitions.empty() ? DefaultPartitions() : std::stoi(partitions);
+    execution->num_partitions = state.num_partitions;
+    for (const LogicalPlan* node : stateful) {
+      ARROW_ASSIGN_OR_RAISE(auto op, stream::MakeStatefulOperator(*node, state));
+      execution->operators.push_back(std::move(op));
+      ++state.operator_id;
+    }
+  }
 
   // The query id lives in <checkpoint>/metadata; a new checkpoint gets a new id.
   std::string metadata_path = (fs::path(root) / "metadata").string();
@@ -273,7 +245,6 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   }
   query->run_id_ = RandomUuid();
   query->sink_->SetQueryId(query->id_);
-  ARROW_ASSIGN_OR_RAISE(auto latest_offsets, execution->offsets.Latest());
   if (latest_offsets && !query->sink_->SupportsRecovery()) {
     return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1299",
                      "This query does not support recovering from checkpoint location. Delete " +
@@ -336,16 +307,11 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     ARROW_ASSIGN_OR_RAISE(auto latest, read_offsets(n));
     ARROW_ASSIGN_OR_RAISE(auto committed_latest, execution->commits.Latest());
     bool finished = committed_latest && *committed_latest >= n;
-    // The batches before the one to run next, for aggregations that recompute from them.
-    for (int64_t m = 0; m < n + (finished ? 1 : 0); ++m) {
-      auto logged = read_offsets(m);
-      if (!logged.ok()) continue;  // purged: older than minBatchesToRetain
-      execution->history.emplace_back(logged->ends, logged->watermark_ms);
-    }
     if (finished) {
       execution->committed = latest.ends;
       execution->next_batch = n + 1;
       execution->watermark_ms = latest.watermark_ms;
+      execution->last_batch_watermark_ms = latest.watermark_ms;
       ARROW_ASSIGN_OR_RAISE(auto commit, execution->commits.Get(n));
       if (commit) {
         auto j = json::parse(*commit, nullptr, false);
@@ -357,6 +323,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
       if (n > 0) {
         ARROW_ASSIGN_OR_RAISE(auto previous, read_offsets(n - 1));
         execution->committed = previous.ends;
+        execution->last_batch_watermark_ms = previous.watermark_ms;
       }
       execution->next_batch = n;
       execution->rerun_end = latest.ends;
@@ -395,48 +362,59 @@ int ColumnOf(const LogicalPlan& source, int64_t attribute) {
   return -1;
 }
 
-// The largest event time of a column, in ms (floor), or nothing if all are NULL.
-Result<std::optional<int64_t>> MaxEventTimeMs(const arrow::Table& table, int column) {
-  std::optional<int64_t> best;
-  for (const auto& chunk : table.column(column)->chunks()) {
-    const auto& ts = static_cast<const arrow::TimestampArray&>(*chunk);
-    for (int64_t i = 0; i < ts.length(); ++i) {
-      if (ts.IsNull(i)) continue;
-      int64_t micros = ts.Value(i);
-      int64_t ms = micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000);
-      if (!best || ms > *best) best = ms;
-    }
-  }
-  return best;
-}
+// What the watermark node saw in a batch (Spark's EventTimeStats). As Spark reads the column
+// with getLong, a NULL event time counts as 0.
+struct EventTimeStats {
+  int64_t max_ms = 0, min_ms = 0, count = 0;
+  double avg_ms = 0;
 
-// Rows whose group closed before their batch ran are late (key time <= late watermark): Spark
-// drops them. The key time is the event time, or the end of its window.
-Result<std::shared_ptr<arrow::Table>> DropLate(const std::shared_ptr<arrow::Table>& table, int column,
-                                               const Aggregation& aggregation, int64_t late_ms) {
-  arrow::BooleanBuilder keep;
-  ARROW_RETURN_NOT_OK(keep.Reserve(table->num_rows()));
-  for (const auto& chunk : table->column(column)->chunks()) {
-    const auto& ts = static_cast<const arrow::TimestampArray&>(*chunk);
-    for (int64_t i = 0; i < ts.length(); ++i) {
-      if (ts.IsNull(i)) {
-        keep.UnsafeAppend(false);
-        continue;
+  void Add(const arrow::Table& table, int column) {
+    for (const auto& chunk : table.column(column)->chunks()) {
+      const auto& ts = static_cast<const arrow::TimestampArray&>(*chunk);
+      for (int64_t i = 0; i < ts.length(); ++i) {
+        int64_t micros = ts.IsNull(i) ? 0 : ts.Value(i);
+        int64_t ms = micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000);
+        max_ms = count == 0 ? ms : std::max(max_ms, ms);
+        min_ms = count == 0 ? ms : std::min(min_ms, ms);
+        ++count;
+        avg_ms += (static_cast<double>(ms) - avg_ms) / static_cast<double>(count);
       }
-      int64_t key = ts.Value(i);
-      if (aggregation.key_is_window) {
-        int64_t shifted = key - aggregation.window_offset;
-        int64_t rem = shifted % aggregation.window_size;
-        if (rem < 0) rem += aggregation.window_size;
-        key = key - rem + aggregation.window_size;
-      }
-      keep.UnsafeAppend(key > late_ms * 1000);
     }
   }
-  std::shared_ptr<arrow::Array> mask;
-  ARROW_RETURN_NOT_OK(keep.Finish(&mask));
-  ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(arrow::Datum(table), arrow::Datum(mask)));
-  return filtered.table();
+
+  json Progress(int64_t watermark_ms) const {
+    json j = json::object();
+    if (count > 0) {
+      j["avg"] = IsoInstant(static_cast<int64_t>(avg_ms));
+      j["max"] = IsoInstant(max_ms);
+      j["min"] = IsoInstant(min_ms);
+    }
+    j["watermark"] = IsoInstant(watermark_ms);
+    return j;
+  }
+};
+
+json StateOperatorsProgress(const std::vector<std::unique_ptr<stream::StatefulOperator>>& operators) {
+  json all = json::array();
+  for (const auto& op : operators) {
+    const auto& m = op->metrics();
+    json custom = json::object();
+    if (m.dropped_duplicates >= 0) custom["numDroppedDuplicateRows"] = m.dropped_duplicates;
+    json entry = {{"operatorName", m.operator_name},
+                  {"numRowsTotal", m.rows_total},
+                  {"numRowsUpdated", m.rows_updated},
+                  {"allUpdatesTimeMs", m.update_ms},
+                  {"numRowsRemoved", m.rows_removed},
+                  {"allRemovalsTimeMs", m.removal_ms},
+                  {"commitTimeMs", m.commit_ms},
+                  {"memoryUsedBytes", m.memory_bytes},
+                  {"numRowsDroppedByWatermark", m.rows_dropped_by_watermark},
+                  {"numShufflePartitions", m.num_partitions},
+                  {"numStateStoreInstances", m.num_partitions}};
+    if (!custom.empty()) entry["customMetrics"] = custom;
+    all.push_back(entry);
+  }
+  return all;
 }
 
 }  // namespace
@@ -454,10 +432,6 @@ arrow::Status StreamingQuery::RunLoop() {
     std::vector<int64_t> end;
     int64_t batch_timestamp = trigger_start;
     bool has_batch = false;
-    // The watermark the previous batch evicted with; a later watermark lets an append-mode
-    // aggregation emit more groups, even without new data (Spark's no-data batch).
-    std::optional<int64_t> last_eviction;
-    if (!ex.history.empty()) last_eviction = ex.history.back().second;
     if (ex.rerun_end) {
       end = *ex.rerun_end;
       batch_timestamp = ex.rerun_timestamp_ms;
@@ -469,15 +443,20 @@ arrow::Status StreamingQuery::RunLoop() {
         end.push_back(latest);
       }
       bool new_data = end != ex.committed;
-      bool no_data_batch = !new_data && ex.aggregation && ex.aggregation->append &&
-                           last_eviction && ex.watermark_ms > *last_eviction;
+      // Spark's no-data batch: the watermark moved, and a stateful operator can use it to emit
+      // or evict.
+      bool uses_watermark = false;
+      for (const auto& op : ex.operators) uses_watermark = uses_watermark || op->UsesWatermark();
+      bool no_data_batch = !new_data && uses_watermark && ex.last_batch_watermark_ms &&
+                           ex.watermark_ms > *ex.last_batch_watermark_ms;
       has_batch = new_data || no_data_batch;
       if (has_batch) {
         // offsets/N first: the write-ahead log of what batch N reads.
         json meta = {{"batchWatermarkMs", ex.watermark_ms},
                      {"batchTimestampMs", batch_timestamp},
                      {"conf", {{"spark.sql.shuffle.partitions",
-                                session->GetConf("spark.sql.shuffle.partitions", "2")},
+                                std::to_string(ex.num_partitions > 0 ? ex.num_partitions
+                                                                     : DefaultPartitions())},
                                {"spark.sql.streaming.multipleWatermarkPolicy", "min"}}}};
         std::string body = meta.dump();
         for (int64_t offset : end) {
@@ -492,106 +471,43 @@ arrow::Status StreamingQuery::RunLoop() {
         }
       }
     }
-    int64_t num_input_rows = 0, num_output_rows = 0, dropped_by_watermark = 0;
+    int64_t num_input_rows = 0, num_output_rows = 0;
     if (has_batch) {
       plan::EvalContext ctx = session->eval_context();
       ctx.current_timestamp_us = batch_timestamp * 1000;
       std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>> data;
       int64_t next_watermark = ex.watermark_ms;
-      std::optional<int64_t> max_event_ms;
+      EventTimeStats event_times;
       for (size_t i = 0; i < ex.sources.size(); ++i) {
         ARROW_ASSIGN_OR_RAISE(auto fresh, ex.sources[i]->GetBatch(ex.committed[i], end[i], ctx));
         num_input_rows += fresh->num_rows();
         int column = ColumnOf(*ex.source_nodes[i], ex.watermark_attribute);
-        if (column >= 0) {
-          ARROW_ASSIGN_OR_RAISE(auto batch_max, MaxEventTimeMs(*fresh, column));
-          if (batch_max && (!max_event_ms || *batch_max > *max_event_ms)) max_event_ms = batch_max;
-        }
+        if (column >= 0) event_times.Add(*fresh, column);
         data[ex.source_nodes[i]] = fresh;
       }
-      if (max_event_ms) {
-        next_watermark = std::max(ex.watermark_ms, *max_event_ms - ex.watermark_delay_ms);
-      }
-      std::map<const LogicalPlan*, PlanPtr> replace;
-      std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>> current;  // this batch, late rows dropped
-      if (ex.aggregation) {
-        const Aggregation& agg = *ex.aggregation;
-        bool drops_late = !ex.complete_mode && agg.key_index >= 0;
-        // Every batch's rows so far, each without the rows that were late when it ran.
-        for (size_t i = 0; i < ex.sources.size(); ++i) {
-          int column = ColumnOf(*ex.source_nodes[i], agg.time_attribute);
-          std::vector<std::shared_ptr<arrow::Table>> parts;
-          int64_t start = -1;
-          for (size_t m = 0; m <= ex.history.size(); ++m) {
-            int64_t stop = m < ex.history.size() ? ex.history[m].first[i] : end[i];
-            int64_t late_ms = m == 0 ? 0 : ex.history[m - 1].second;
-            std::shared_ptr<arrow::Table> rows;
-            if (m < ex.history.size()) {
-              ARROW_ASSIGN_OR_RAISE(rows, ex.sources[i]->GetBatch(start, stop, ctx));
-            } else {
-              rows = data[ex.source_nodes[i]];
-            }
-            if (drops_late && column >= 0) {
-              int64_t before = rows->num_rows();
-              ARROW_ASSIGN_OR_RAISE(rows, DropLate(rows, column, agg, late_ms));
-              if (m == ex.history.size()) dropped_by_watermark += before - rows->num_rows();
-            }
-            parts.push_back(rows);
-            if (m == ex.history.size()) current[ex.source_nodes[i]] = rows;
-            start = stop;
-          }
-          ARROW_ASSIGN_OR_RAISE(data[ex.source_nodes[i]], arrow::ConcatenateTables(parts));
-        }
-        if (agg.update) {
-          // Update mode emits the groups this batch's rows touched, with their new values: the
-          // groups of the whole result whose keys occur in the aggregation of this batch alone.
-          PlanPtr aggregate_node = FindShared(df_.plan(), agg.node);
-          auto analyzer = session->analyzer();
-          PlanPtr full = Bind(aggregate_node, data);
-          PlanPtr delta = Bind(aggregate_node, current);
-          std::vector<plan::ExprPtr> keys;
-          for (size_t k = 0; k < agg.node->groupings.size(); ++k) {
-            keys.push_back(plan::Alias(plan::AttributeRef(agg.node->output[k]), "__key" + std::to_string(k)));
-          }
-          ARROW_ASSIGN_OR_RAISE(auto delta_keys, analyzer.Project(delta, keys));
-          plan::ExprPtr matches;
-          for (size_t k = 0; k < keys.size(); ++k) {
-            auto same = plan::Call("<=>", {plan::AttributeRef(agg.node->output[k]),
-                                           plan::AttributeRef(delta_keys->output[k])});
-            matches = matches ? plan::Call("and", {matches, same}) : same;
-          }
-          PlanPtr touched = full;
-          if (matches) {
-            ARROW_ASSIGN_OR_RAISE(touched, analyzer.Join(full, delta_keys, plan::JoinType::kLeftSemi, matches, {}));
-          } else {
-            // A global aggregation: its one group changes whenever rows arrive.
-            int64_t fresh = 0;
-            for (const auto& [node, rows] : current) fresh += rows->num_rows();
-            if (fresh == 0) {
-              ARROW_ASSIGN_OR_RAISE(touched, analyzer.Limit(full, 0));
-            }
-          }
-          replace[agg.node] = touched;
-        }
-        if (agg.append) {
-          // Emit the groups this batch's watermark closes: key time in (previous, current].
-          const auto& key = agg.node->output[agg.key_index];
-          plan::ExprPtr key_time = plan::AttributeRef(key);
-          if (agg.key_is_window) {
-            key_time = plan::Call("get_field", {key_time, plan::Literal(std::make_shared<arrow::StringScalar>("end"))});
-          }
-          plan::ExprPtr closed = plan::Call("<=", {key_time, TimestampLiteral(ex.watermark_ms * 1000)});
-          if (last_eviction) {
-            closed = plan::Call("and", {plan::Call(">", {key_time, TimestampLiteral(*last_eviction * 1000)}), closed});
-          }
-          auto analyzer = session->analyzer();
-          ARROW_ASSIGN_OR_RAISE(auto emitted, analyzer.Filter(FindShared(df_.plan(), agg.node), closed));
-          replace[agg.node] = emitted;
-        }
+      if (event_times.count > 0) {
+        next_watermark = std::max(ex.watermark_ms, event_times.max_ms - ex.watermark_delay_ms);
       }
       exec::ExecOptions exec_options;
       exec_options.eval = ctx;
       exec_options.max_batch_rows = exec::BatchSizeFromEnvironment();
+      // Stateful operators run bottom-up; each one's output replaces its node for the rest.
+      stream::BatchContext batch;
+      batch.batch_id = ex.next_batch;
+      batch.late_ms = ex.last_batch_watermark_ms.value_or(0);
+      batch.eviction_ms = ex.watermark_ms;
+      batch.eval = ctx;
+      std::map<const LogicalPlan*, PlanPtr> replace;
+      for (const auto& op : ex.operators) {
+        const LogicalPlan& node = *op->node();
+        ARROW_ASSIGN_OR_RAISE(auto input, exec::Execute(Bind(node.children[0], data, replace), exec_options));
+        ARROW_ASSIGN_OR_RAISE(auto output, op->Process(input, batch));
+        auto local = std::make_shared<LogicalPlan>();
+        local->kind = PlanKind::kLocalTable;
+        local->output = node.output;
+        local->table = output;
+        replace[&node] = local;
+      }
       ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(Bind(df_.plan(), data, replace), exec_options));
       num_output_rows = result->num_rows();
       ARROW_ASSIGN_OR_RAISE(auto batch_df, session->FromArrow(result));
@@ -599,11 +515,11 @@ arrow::Status StreamingQuery::RunLoop() {
       ARROW_ASSIGN_OR_RAISE(bool committed,
                             ex.commits.Add(ex.next_batch, json({{"nextBatchWatermarkMs", next_watermark}}).dump()));
       (void)committed;  // an existing commit means this batch was already committed
-      ex.history.emplace_back(end, ex.watermark_ms);
+      int64_t batch_watermark = ex.watermark_ms;
+      ex.last_batch_watermark_ms = ex.watermark_ms;
       ex.committed = end;
       ex.watermark_ms = next_watermark;
-      // Aggregations recompute from every logged batch, so their logs are kept whole.
-      if (!ex.aggregation && ex.next_batch > kMinBatchesToRetain) {
+      if (ex.next_batch > kMinBatchesToRetain) {
         ARROW_RETURN_NOT_OK(ex.offsets.Purge(ex.next_batch - kMinBatchesToRetain));
         ARROW_RETURN_NOT_OK(ex.commits.Purge(ex.next_batch - kMinBatchesToRetain));
       }
@@ -617,12 +533,9 @@ arrow::Status StreamingQuery::RunLoop() {
           {"processedRowsPerSecond",
            duration > 0 ? static_cast<double>(num_input_rows) * 1000.0 / static_cast<double>(duration) : 0.0},
           {"durationMs", {{"triggerExecution", duration}}},
-          {"eventTime", {{"watermark", IsoInstant(ex.history.back().second)}}},
-          {"stateOperators", ex.aggregation
-                                 ? json::array({{{"operatorName", "stateStoreSave"},
-                                                 {"numRowsDroppedByWatermark", dropped_by_watermark}}})
-                                 : json::array()},
+          {"stateOperators", StateOperatorsProgress(ex.operators)},
           {"sink", {{"numOutputRows", num_output_rows}}}};
+      if (ex.watermark_attribute >= 0) progress["eventTime"] = event_times.Progress(batch_watermark);
       json sources = json::array();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
         sources.push_back({{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},

@@ -1,0 +1,225 @@
+#include "ember/exec/incremental_aggregate.h"
+
+#include <arrow/acero/exec_plan.h>
+#include <arrow/acero/options.h>
+#include <arrow/compute/api.h>
+#include <arrow/table.h>
+
+#include "ember/error.h"
+#include "ember/exec/executor.h"
+
+namespace ember::exec {
+
+namespace ac = arrow::acero;
+namespace cp = arrow::compute;
+using arrow::Result;
+
+namespace {
+
+ac::Declaration Source(std::shared_ptr<arrow::Table> table) {
+  return ac::Declaration("table_source", ac::TableSourceNodeOptions(std::move(table)));
+}
+
+ac::Declaration Project(ac::Declaration input, std::vector<cp::Expression> exprs,
+                        std::vector<std::string> names) {
+  return ac::Declaration::Sequence(
+      {std::move(input), {"project", ac::ProjectNodeOptions(std::move(exprs), std::move(names))}});
+}
+
+cp::Expression CastTo(cp::Expression value, const std::shared_ptr<arrow::DataType>& type) {
+  return cp::call("cast", {std::move(value)}, cp::CastOptions::Safe(type));
+}
+
+std::shared_ptr<cp::FunctionOptions> SumOptions(uint32_t min_count) {
+  return std::make_shared<cp::ScalarAggregateOptions>(/*skip_nulls=*/true, min_count);
+}
+
+}  // namespace
+
+Result<IncrementalAggregate> IncrementalAggregate::Make(const plan::LogicalPlan& aggregate) {
+  IncrementalAggregate a;
+  a.node_ = &aggregate;
+  int column = 0;
+  for (size_t i = 0; i < aggregate.groupings.size(); ++i) {
+    const auto& type = aggregate.groupings[i]->type;
+    std::vector<int> columns;
+    std::string name = "k" + std::to_string(i);
+    int fields = type->id() == arrow::Type::STRUCT ? type->num_fields() : 0;
+    if (fields == 0) {
+      a.key_names_.push_back(name);
+      columns.push_back(column++);
+    }
+    for (int f = 0; f < fields; ++f) {
+      a.key_names_.push_back(name + "_" + std::to_string(f));
+      columns.push_back(column++);
+    }
+    a.grouping_columns_.push_back(std::move(columns));
+  }
+  for (size_t i = 0; i < aggregate.exprs.size(); ++i) {
+    const plan::Expr& call = *aggregate.exprs[i];
+    const plan::FunctionDef* def = plan::FindFunction(call.name);
+    std::string b = "b" + std::to_string(i);
+    if (call.distinct) {
+      return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102",
+                       "Distinct aggregations are not supported on streaming DataFrames/Datasets. "
+                       "Consider using approx_count_distinct() instead.",
+                       "");
+    }
+    std::vector<Buffer> buffers;
+    const std::string& f = def->name;
+    if (f == "count") {
+      buffers.push_back({b, "hash_count", def->options, "hash_sum", SumOptions(0)});
+    } else if (f == "avg" || f == "mean") {
+      buffers.push_back({b + "_sum", "hash_sum", SumOptions(1), "hash_sum", SumOptions(1)});
+      buffers.push_back({b + "_count", "hash_count",
+                         std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID),
+                         "hash_sum", SumOptions(0)});
+    } else if (f == "sum" || f == "min" || f == "max" || f == "first" || f == "first_value" ||
+               f == "any_value" || f == "last" || f == "last_value") {
+      // Merging keeps the kernel: a sum of sums, the first of firsts (state rows come first).
+      buffers.push_back({b, def->hash_aggregate, def->options, def->hash_aggregate, def->options});
+    } else {
+      return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                       "The feature is not supported: " + call.name +
+                           "() in a streaming aggregation is not supported by Ember yet.",
+                       "0A000");
+    }
+    a.buffers_.push_back(std::move(buffers));
+  }
+  // The buffer schema is what a partial aggregation of no rows produces.
+  arrow::FieldVector fields;
+  for (const auto& attribute : aggregate.children[0]->output) {
+    fields.push_back(arrow::field(attribute.name, attribute.type));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(arrow::schema(fields)));
+  ARROW_ASSIGN_OR_RAISE(auto buffers, a.Partial(empty, plan::EvalContext{}));
+  a.buffer_schema_ = buffers->schema();
+  return a;
+}
+
+int IncrementalAggregate::EventTimeColumn(int grouping) const {
+  const auto& type = node_->groupings[static_cast<size_t>(grouping)]->type;
+  const auto& columns = grouping_columns_[static_cast<size_t>(grouping)];
+  if (type->id() != arrow::Type::STRUCT) return columns[0];
+  return columns[static_cast<size_t>(static_cast<const arrow::StructType&>(*type).GetFieldIndex("end"))];
+}
+
+Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Aggregate(const ac::Declaration& input,
+                                                                      bool partial) const {
+  const bool global = key_names_.empty();
+  std::vector<cp::Aggregate> aggregates;
+  std::vector<cp::Expression> layout;
+  std::vector<std::string> names;
+  for (const auto& key : key_names_) {
+    layout.push_back(cp::field_ref(key));
+    names.push_back(key);
+  }
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    for (const auto& buffer : buffers_[i]) {
+      std::string function = partial ? buffer.partial : buffer.merge;
+      if (global) function = function.substr(5);  // "hash_sum" -> "sum"
+      // A partial aggregate reads the call's argument; a merge reads the buffer itself.
+      std::string target = partial ? "a" + std::to_string(i) : buffer.name;
+      aggregates.emplace_back(function, partial ? buffer.partial_options : buffer.merge_options,
+                              arrow::FieldRef(target), buffer.name + "_out");
+      layout.push_back(cp::field_ref(buffer.name + "_out"));
+      names.push_back(buffer.name);
+    }
+  }
+  std::vector<arrow::FieldRef> keys(key_names_.begin(), key_names_.end());
+  ac::Declaration aggregate = ac::Declaration::Sequence(
+      {input, {"aggregate", ac::AggregateNodeOptions(std::move(aggregates), std::move(keys))}});
+  ARROW_ASSIGN_OR_RAISE(
+      auto result,
+      ac::DeclarationToTable(Project(std::move(aggregate), std::move(layout), std::move(names)),
+                             /*use_threads=*/false));
+  if (!buffer_schema_) return result;  // Make() is learning the schema
+  // Every buffer table has one schema, so state and batch buffers concatenate.
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+  for (int i = 0; i < result->num_columns(); ++i) {
+    auto column = result->column(i);
+    const auto& type = buffer_schema_->field(i)->type();
+    if (!column->type()->Equals(*type)) {
+      ARROW_ASSIGN_OR_RAISE(auto cast, cp::Cast(arrow::Datum(column), type));
+      column = cast.chunked_array();
+    }
+    columns.push_back(std::move(column));
+  }
+  return arrow::Table::Make(buffer_schema_, std::move(columns), result->num_rows());
+}
+
+Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Partial(
+    std::shared_ptr<arrow::Table> input, const plan::EvalContext& ctx) const {
+  const auto& child = *node_->children[0];
+  std::vector<std::string> column_names;
+  for (const auto& attribute : child.output) column_names.push_back(ColumnName(attribute.id));
+  ARROW_ASSIGN_OR_RAISE(input, input->RenameColumns(column_names));
+  std::vector<cp::Expression> exprs;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < node_->groupings.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto key, LowerExpr(*node_->groupings[i], ctx));
+    const auto& type = node_->groupings[i]->type;
+    if (type->id() != arrow::Type::STRUCT) {
+      exprs.push_back(std::move(key));
+      continue;
+    }
+    for (int f = 0; f < type->num_fields(); ++f) {
+      exprs.push_back(cp::call("struct_field", {key}, cp::StructFieldOptions({f})));
+    }
+  }
+  names = key_names_;
+  for (size_t i = 0; i < node_->exprs.size(); ++i) {
+    const plan::Expr& call = *node_->exprs[i];
+    ARROW_ASSIGN_OR_RAISE(auto arg, LowerExpr(*call.args[0], ctx));
+    // avg sums in double, as Spark's Average does for non-decimal input.
+    if (buffers_[i].size() == 2 && call.args[0]->type->id() != arrow::Type::DECIMAL128) {
+      arg = CastTo(std::move(arg), arrow::float64());
+    }
+    exprs.push_back(std::move(arg));
+    names.push_back("a" + std::to_string(i));
+  }
+  return Aggregate(Project(Source(std::move(input)), std::move(exprs), std::move(names)),
+                   /*partial=*/true);
+}
+
+Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Merge(
+    std::shared_ptr<arrow::Table> buffers) const {
+  return Aggregate(Source(std::move(buffers)), /*partial=*/false);
+}
+
+Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Finalize(
+    std::shared_ptr<arrow::Table> buffers) const {
+  std::vector<cp::Expression> exprs;
+  std::vector<std::string> names;
+  const auto& output = node_->output;
+  for (size_t i = 0; i < node_->groupings.size(); ++i) {
+    const auto& type = node_->groupings[i]->type;
+    std::vector<cp::Expression> fields;
+    for (int c : grouping_columns_[i]) {
+      fields.push_back(cp::field_ref(key_names_[static_cast<size_t>(c)]));
+    }
+    cp::Expression key = fields[0];
+    if (type->id() == arrow::Type::STRUCT) {
+      std::vector<std::string> field_names;
+      for (const auto& field : type->fields()) field_names.push_back(field->name());
+      key = cp::call("make_struct", fields, cp::MakeStructOptions(field_names));
+    }
+    exprs.push_back(CastTo(std::move(key), output[i].type));
+    names.push_back(output[i].name);
+  }
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    const auto& parts = buffers_[i];
+    cp::Expression value = cp::field_ref(parts[0].name);
+    if (parts.size() == 2) {  // avg: sum / count
+      value = cp::call("divide", {CastTo(value, arrow::float64()),
+                                  CastTo(cp::field_ref(parts[1].name), arrow::float64())});
+    }
+    const auto& attribute = output[node_->groupings.size() + i];
+    exprs.push_back(CastTo(std::move(value), attribute.type));
+    names.push_back(attribute.name);
+  }
+  return ac::DeclarationToTable(Project(Source(std::move(buffers)), std::move(exprs), std::move(names)),
+                                /*use_threads=*/false);
+}
+
+}  // namespace ember::exec

@@ -1,0 +1,63 @@
+// A streaming aggregation computed batch by batch, as Spark's partial/merge/final aggregation
+// around the state store. Each step works on "buffer" tables: the grouping keys first (a struct
+// key such as a window split into its fields, since Acero cannot group by structs), then each
+// aggregate's partial values (avg keeps a sum and a count).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+#include "ember/plan/functions.h"
+#include "ember/plan/logical_plan.h"
+
+namespace arrow::acero {
+struct Declaration;
+}
+namespace arrow::compute {
+class FunctionOptions;
+}
+
+namespace ember::exec {
+
+class IncrementalAggregate {
+ public:
+  /// Fails with Spark's error for aggregates a stream cannot keep (DISTINCT).
+  static arrow::Result<IncrementalAggregate> Make(const plan::LogicalPlan& aggregate);
+
+  /// Buffers of one batch: `input` holds the aggregate's child output, column by column.
+  arrow::Result<std::shared_ptr<arrow::Table>> Partial(std::shared_ptr<arrow::Table> input,
+                                                       const plan::EvalContext& ctx) const;
+  /// Combines rows with equal keys; for first/last, earlier rows come first.
+  arrow::Result<std::shared_ptr<arrow::Table>> Merge(std::shared_ptr<arrow::Table> buffers) const;
+  /// The aggregate's output rows from buffers.
+  arrow::Result<std::shared_ptr<arrow::Table>> Finalize(std::shared_ptr<arrow::Table> buffers) const;
+
+  const std::shared_ptr<arrow::Schema>& buffer_schema() const { return buffer_schema_; }
+  int num_keys() const { return static_cast<int>(key_names_.size()); }
+  /// The buffer column holding grouping `i`'s event time: the key itself, or its window's end.
+  int EventTimeColumn(int grouping) const;
+
+ private:
+  struct Buffer {
+    std::string name;
+    // Arrow's hash kernels (the ungrouped kernel drops "hash_") and their options.
+    std::string partial;
+    std::shared_ptr<arrow::compute::FunctionOptions> partial_options;
+    std::string merge;
+    std::shared_ptr<arrow::compute::FunctionOptions> merge_options;
+  };
+  IncrementalAggregate() = default;
+  arrow::Result<std::shared_ptr<arrow::Table>> Aggregate(const arrow::acero::Declaration& input,
+                                                         bool partial) const;
+
+  const plan::LogicalPlan* node_ = nullptr;
+  std::vector<std::string> key_names_;
+  std::vector<std::vector<int>> grouping_columns_;  // per grouping: its key columns
+  std::vector<std::vector<Buffer>> buffers_;        // per aggregate call
+  std::shared_ptr<arrow::Schema> buffer_schema_;
+};
+
+}  // namespace ember::exec

@@ -1,0 +1,444 @@
+#include "ember/stream/state_store.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <thread>
+#include <unordered_set>
+
+#include <arrow/api.h>
+#include <arrow/compute/api.h>
+#include <arrow/io/file.h>
+#include <arrow/io/memory.h>
+#include <arrow/ipc/api.h>
+#include <arrow/util/compression.h>
+#include <nlohmann/json.hpp>
+
+#include "ember/error.h"
+#include "ember/stream/metadata_log.h"
+
+namespace ember::stream {
+
+namespace fs = std::filesystem;
+using arrow::Result;
+using arrow::Status;
+
+namespace {
+
+constexpr int64_t kSnapshotInterval = 10;  // spark.sql.streaming.stateStore.minDeltasForSnapshot
+constexpr const char* kRemoved = "__removed";
+
+// Appends each row's value of `array` to keys[row]: a presence byte, then the value's bytes.
+Status AppendColumn(const arrow::Array& array, std::string* keys) {
+  const int64_t n = array.length();
+  for (int64_t i = 0; i < n; ++i) keys[i].push_back(array.IsNull(i) ? '\0' : '\1');
+  const arrow::DataType& type = *array.type();
+  switch (type.id()) {
+    case arrow::Type::BOOL: {
+      const auto& values = static_cast<const arrow::BooleanArray&>(array);
+      for (int64_t i = 0; i < n; ++i) {
+        if (values.IsValid(i)) keys[i].push_back(values.Value(i) ? '\1' : '\0');
+      }
+      return Status::OK();
+    }
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY: {
+      const auto& values = static_cast<const arrow::BinaryArray&>(array);
+      for (int64_t i = 0; i < n; ++i) {
+        if (!values.IsValid(i)) continue;
+        std::string_view v = values.GetView(i);
+        uint32_t size = static_cast<uint32_t>(v.size());
+        keys[i].append(reinterpret_cast<const char*>(&size), sizeof(size));
+        keys[i].append(v);
+      }
+      return Status::OK();
+    }
+    case arrow::Type::STRUCT: {
+      // Fields of a NULL struct are undefined: encode them aside and keep them for valid rows.
+      const auto& values = static_cast<const arrow::StructArray&>(array);
+      std::vector<std::string> fields(static_cast<size_t>(n));
+      for (int f = 0; f < values.num_fields(); ++f) {
+        ARROW_RETURN_NOT_OK(AppendColumn(*values.field(f), fields.data()));
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (values.IsValid(i)) keys[i] += fields[static_cast<size_t>(i)];
+      }
+      return Status::OK();
+    }
+    default:
+      break;
+  }
+  if (!arrow::is_fixed_width(type.id()) || type.id() == arrow::Type::NA) {
+    return Status::NotImplemented("state keys of type ", type.ToString());
+  }
+  const int width = type.byte_width();
+  const auto* data = array.data()->GetValues<char>(1, 0) + array.offset() * width;
+  for (int64_t i = 0; i < n; ++i) {
+    if (array.IsValid(i)) keys[i].append(data + i * width, static_cast<size_t>(width));
+  }
+  return Status::OK();
+}
+
+std::shared_ptr<arrow::Schema> WithRemovedFlag(const std::shared_ptr<arrow::Schema>& schema) {
+  auto fields = schema->fields();
+  fields.push_back(arrow::field(kRemoved, arrow::boolean(), false));
+  return arrow::schema(fields);
+}
+
+Result<std::shared_ptr<arrow::Table>> AddFlag(const std::shared_ptr<arrow::Table>& table, bool removed) {
+  ARROW_ASSIGN_OR_RAISE(auto flag, arrow::MakeArrayFromScalar(arrow::BooleanScalar(removed),
+                                                              table->num_rows()));
+  return table->AddColumn(table->num_columns(), arrow::field(kRemoved, arrow::boolean(), false),
+                          std::make_shared<arrow::ChunkedArray>(flag));
+}
+
+// Writes a whole file under a temporary name, then renames it over `path`: a reader sees the old
+// file or the new one. A re-run batch rewrites its version this way.
+Status ReplaceFile(const std::string& path, const std::shared_ptr<arrow::Buffer>& content) {
+  std::string temp = path + ".tmp";
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return Status::IOError("cannot create ", temp, ": ", std::strerror(errno));
+  int64_t written = 0;
+  while (written < content->size()) {
+    ssize_t n = ::write(fd, content->data() + written, static_cast<size_t>(content->size() - written));
+    if (n < 0) {
+      ::close(fd);
+      return Status::IOError("cannot write ", temp, ": ", std::strerror(errno));
+    }
+    written += n;
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    return Status::IOError("cannot rename ", temp, ": ", std::strerror(errno));
+  }
+  return Status::OK();
+}
+
+Status WriteTable(const std::string& path, const std::shared_ptr<arrow::Table>& table) {
+  ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create());
+  auto options = arrow::ipc::IpcWriteOptions::Defaults();
+  ARROW_ASSIGN_OR_RAISE(options.codec, arrow::util::Codec::Create(arrow::Compression::LZ4_FRAME));
+  ARROW_ASSIGN_OR_RAISE(auto writer, arrow::ipc::MakeFileWriter(sink, table->schema(), options));
+  ARROW_RETURN_NOT_OK(writer->WriteTable(*table));
+  ARROW_RETURN_NOT_OK(writer->Close());
+  ARROW_ASSIGN_OR_RAISE(auto content, sink->Finish());
+  return ReplaceFile(path, content);
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadTable(const std::string& path,
+                                                const std::shared_ptr<arrow::Schema>& expected) {
+  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path));
+  ARROW_ASSIGN_OR_RAISE(auto reader, arrow::ipc::RecordBatchFileReader::Open(file));
+  if (!reader->schema()->Equals(*expected, /*check_metadata=*/false)) {
+    return UserError(ErrorKind::kRuntime, "STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE",
+                     "Provided key schema does not match existing state key schema. Existing "
+                     "schema=" + reader->schema()->ToString() + " and new schema=" +
+                         expected->ToString() + " in " + path +
+                         ". The query's stateful operators changed since the checkpoint was written.",
+                     "XXKST");
+  }
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  for (int i = 0; i < reader->num_record_batches(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadRecordBatch(i));
+    batches.push_back(std::move(batch));
+  }
+  return arrow::Table::FromRecordBatches(reader->schema(), batches);
+}
+
+// Versions of a partition's files: name -> (version, is_snapshot).
+std::map<int64_t, std::pair<bool, bool>> ListVersions(const std::string& directory) {
+  std::map<int64_t, std::pair<bool, bool>> versions;  // version -> (has delta, has snapshot)
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(directory, ec)) {
+    std::string name = entry.path().filename().string();
+    auto dot = name.find('.');
+    if (dot == std::string::npos || dot == 0) continue;
+    std::string stem = name.substr(0, dot), kind = name.substr(dot + 1);
+    if (stem.find_first_not_of("0123456789") != std::string::npos) continue;
+    int64_t v = std::stoll(stem);
+    if (kind == "delta") versions[v].first = true;
+    if (kind == "snapshot") versions[v].second = true;
+  }
+  return versions;
+}
+
+std::string VersionFile(const std::string& directory, int64_t version, const char* kind) {
+  return (fs::path(directory) / (std::to_string(version) + "." + kind)).string();
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> EncodeKeys(const arrow::Table& table, int num_keys) {
+  std::vector<std::string> keys(static_cast<size_t>(table.num_rows()));
+  for (int c = 0; c < num_keys; ++c) {
+    int64_t row = 0;
+    for (const auto& chunk : table.column(c)->chunks()) {
+      ARROW_RETURN_NOT_OK(AppendColumn(*chunk, keys.data() + row));
+      row += chunk->length();
+    }
+  }
+  return keys;
+}
+
+int PartitionOf(std::string_view key, int num_partitions) {
+  uint64_t hash = 14695981039346656037ULL;  // FNV-1a
+  for (unsigned char c : key) {
+    hash ^= c;
+    hash *= 1099511628211ULL;
+  }
+  return static_cast<int>(hash % static_cast<uint64_t>(num_partitions));
+}
+
+Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
+    const std::shared_ptr<arrow::Table>& table, int num_keys, int num_partitions) {
+  if (num_partitions == 1) return std::vector<std::shared_ptr<arrow::Table>>{table};
+  ARROW_ASSIGN_OR_RAISE(auto keys, EncodeKeys(*table, num_keys));
+  std::vector<arrow::Int64Builder> rows(static_cast<size_t>(num_partitions));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ARROW_RETURN_NOT_OK(rows[static_cast<size_t>(PartitionOf(keys[i], num_partitions))].Append(
+        static_cast<int64_t>(i)));
+  }
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  for (auto& builder : rows) {
+    ARROW_ASSIGN_OR_RAISE(auto indices, builder.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto part, arrow::compute::Take(arrow::Datum(table), arrow::Datum(indices)));
+    parts.push_back(part.table());
+  }
+  return parts;
+}
+
+void ParallelFor(int n, const std::function<void(int)>& fn) {
+  int workers = std::min<int>(n, std::max(1u, std::thread::hardware_concurrency()));
+  if (workers <= 1) {
+    for (int i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<int> next{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      for (int i = next++; i < n; i = next++) fn(i);
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+StateStore::StateStore(std::string directory, std::shared_ptr<arrow::Schema> schema, int num_keys,
+                       int num_partitions)
+    : directory_(std::move(directory)),
+      schema_(std::move(schema)),
+      num_keys_(num_keys),
+      rows_(static_cast<size_t>(num_partitions)),
+      staged_rows_(static_cast<size_t>(num_partitions)),
+      staged_(static_cast<size_t>(num_partitions)) {}
+
+Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoint, int operator_id,
+                                                     const std::string& operator_name,
+                                                     int num_partitions,
+                                                     std::shared_ptr<arrow::Schema> schema,
+                                                     int num_keys) {
+  std::string directory = (fs::path(checkpoint) / "state" / std::to_string(operator_id)).string();
+  std::string metadata_path = (fs::path(directory) / "_metadata" / "metadata").string();
+  ARROW_ASSIGN_OR_RAISE(auto metadata, ReadFileIfExists(metadata_path));
+  if (metadata) {
+    auto body = nlohmann::json::parse(metadata->substr(std::min(metadata->size(), metadata->find('\n') + 1)),
+                                      nullptr, false);
+    std::string stored = body.is_object() && body.contains("operatorInfo")
+                             ? body["operatorInfo"].value("operatorName", "")
+                             : "";
+    if (stored != operator_name) {
+      return UserError(ErrorKind::kRuntime, "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA",
+                       "Streaming stateful operator name does not match with the operator in state "
+                       "metadata. This likely to happen when user adds/removes/changes stateful "
+                       "operator of existing streaming query.\nStateful operators in the metadata: "
+                       "[(OperatorId: " + std::to_string(operator_id) + " -> OperatorName: " + stored +
+                           ")].\nStateful operators in current batch: [(OperatorId: " +
+                           std::to_string(operator_id) + " -> OperatorName: " + operator_name + ")].",
+                       "42K03");
+    }
+  } else {
+    nlohmann::json body = {
+        {"operatorInfo", {{"operatorId", operator_id}, {"operatorName", operator_name}}},
+        {"stateStoreInfo",
+         nlohmann::json::array({{{"storeName", "default"},
+                                 {"numColsPrefixKey", 0},
+                                 {"numPartitions", num_partitions}}})}};
+    ARROW_RETURN_NOT_OK(WriteFileAtomically(metadata_path, "v1\n" + body.dump()).status());
+  }
+  auto store = std::unique_ptr<StateStore>(
+      new StateStore(std::move(directory), std::move(schema), num_keys, num_partitions));
+  return store;
+}
+
+std::string StateStore::PartitionDirectory(int p) const {
+  return (fs::path(directory_) / std::to_string(p)).string();
+}
+
+Result<std::shared_ptr<arrow::Table>> StateStore::LoadPartition(int p, int64_t version) const {
+  std::string directory = PartitionDirectory(p);
+  auto versions = ListVersions(directory);
+  // The newest snapshot at or below `version`, then the deltas after it.
+  int64_t base = 0;
+  for (const auto& [v, kinds] : versions) {
+    if (v <= version && kinds.second) base = v;
+  }
+  std::shared_ptr<arrow::Table> rows;
+  if (base > 0) {
+    ARROW_ASSIGN_OR_RAISE(rows, ReadTable(VersionFile(directory, base, "snapshot"), schema_));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(rows, arrow::Table::MakeEmpty(schema_));
+  }
+  std::vector<std::shared_ptr<arrow::Table>> layers;
+  auto flagged = WithRemovedFlag(schema_);
+  for (const auto& [v, kinds] : versions) {
+    if (v <= base || v > version || !kinds.first) continue;
+    ARROW_ASSIGN_OR_RAISE(auto delta, ReadTable(VersionFile(directory, v, "delta"), flagged));
+    layers.push_back(std::move(delta));
+  }
+  if (layers.empty()) return rows;
+  ARROW_ASSIGN_OR_RAISE(auto base_layer, AddFlag(rows, false));
+  layers.insert(layers.begin(), base_layer);
+  ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(layers));
+  ARROW_ASSIGN_OR_RAISE(all, all->CombineChunks());
+  // The last entry of each key wins; a removal leaves nothing.
+  ARROW_ASSIGN_OR_RAISE(auto keys, EncodeKeys(*all, num_keys_));
+  const auto& removed = static_cast<const arrow::BooleanArray&>(*all->column(all->num_columns() - 1)->chunk(0));
+  std::unordered_set<std::string_view> seen;
+  std::vector<int64_t> kept;
+  for (int64_t i = all->num_rows() - 1; i >= 0; --i) {
+    if (!seen.insert(keys[static_cast<size_t>(i)]).second) continue;
+    if (!removed.Value(i)) kept.push_back(i);
+  }
+  std::reverse(kept.begin(), kept.end());
+  arrow::Int64Builder indices;
+  ARROW_RETURN_NOT_OK(indices.AppendValues(kept));
+  ARROW_ASSIGN_OR_RAISE(auto index_array, indices.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto result, arrow::compute::Take(arrow::Datum(all), arrow::Datum(index_array)));
+  return result.table()->RemoveColumn(all->num_columns() - 1);
+}
+
+Status StateStore::Load(int64_t version) {
+  if (version == version_) return Status::OK();
+  std::vector<Status> statuses(rows_.size());
+  std::vector<std::shared_ptr<arrow::Table>> loaded(rows_.size());
+  ParallelFor(num_partitions(), [&](int p) {
+    auto result = LoadPartition(p, version);
+    if (result.ok()) {
+      loaded[static_cast<size_t>(p)] = *result;
+    } else {
+      statuses[static_cast<size_t>(p)] = result.status();
+    }
+  });
+  for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
+  rows_ = std::move(loaded);
+  version_ = version;
+  for (auto& staged : staged_rows_) staged.reset();
+  return Status::OK();
+}
+
+void StateStore::Stage(int p, std::shared_ptr<arrow::Table> rows, std::shared_ptr<arrow::Table> puts,
+                       std::shared_ptr<arrow::Table> removed) {
+  staged_rows_[static_cast<size_t>(p)] = std::move(rows);
+  staged_[static_cast<size_t>(p)] = Change{std::move(puts), std::move(removed)};
+}
+
+Status StateStore::Commit(int64_t version, int64_t retain) {
+  const bool snapshot = version % kSnapshotInterval == 0;
+  std::vector<Status> statuses(rows_.size());
+  ParallelFor(num_partitions(), [&](int p) {
+    auto& status = statuses[static_cast<size_t>(p)];
+    const auto& change = staged_[static_cast<size_t>(p)];
+    std::string directory = PartitionDirectory(p);
+    std::error_code ec;
+    fs::create_directories(directory, ec);
+    auto write_delta = [&]() -> Status {
+      bool has_puts = change.puts && change.puts->num_rows() > 0;
+      bool has_removals = change.removed && change.removed->num_rows() > 0;
+      if (!has_puts && !has_removals) return Status::OK();
+      std::vector<std::shared_ptr<arrow::Table>> parts;
+      if (has_puts) {
+        ARROW_ASSIGN_OR_RAISE(auto puts, change.puts->SelectColumns([&] {
+          std::vector<int> all(static_cast<size_t>(schema_->num_fields()));
+          for (int i = 0; i < schema_->num_fields(); ++i) all[static_cast<size_t>(i)] = i;
+          return all;
+        }()));
+        ARROW_ASSIGN_OR_RAISE(auto flagged, AddFlag(puts, false));
+        parts.push_back(flagged);
+      }
+      if (has_removals) {
+        // Removed keys with NULL values.
+        std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+        int64_t n = change.removed->num_rows();
+        for (int i = 0; i < schema_->num_fields(); ++i) {
+          if (i < num_keys_) {
+            columns.push_back(change.removed->column(i));
+          } else {
+            ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(schema_->field(i)->type(), n));
+            columns.push_back(std::make_shared<arrow::ChunkedArray>(nulls));
+          }
+        }
+        ARROW_ASSIGN_OR_RAISE(auto flagged, AddFlag(arrow::Table::Make(schema_, columns, n), true));
+        parts.push_back(flagged);
+      }
+      ARROW_ASSIGN_OR_RAISE(auto delta, arrow::ConcatenateTables(parts));
+      return WriteTable(VersionFile(directory, version, "delta"), delta);
+    };
+    status = write_delta();
+    if (status.ok() && snapshot) {
+      const auto& rows = staged_rows_[static_cast<size_t>(p)] ? staged_rows_[static_cast<size_t>(p)]
+                                                             : rows_[static_cast<size_t>(p)];
+      auto empty = arrow::Table::MakeEmpty(schema_);
+      status = WriteTable(VersionFile(directory, version, "snapshot"), rows ? rows : *empty);
+      // Files older than the newest snapshot every retained version can start from.
+      int64_t oldest_kept = version - retain + 1;
+      int64_t base = -1;
+      auto versions = ListVersions(directory);
+      for (const auto& [v, kinds] : versions) {
+        if (kinds.second && v <= oldest_kept) base = v;
+      }
+      for (const auto& [v, kinds] : versions) {
+        if (v >= base) break;
+        fs::remove(VersionFile(directory, v, "delta"), ec);
+        fs::remove(VersionFile(directory, v, "snapshot"), ec);
+      }
+    }
+  });
+  for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
+  for (size_t p = 0; p < rows_.size(); ++p) {
+    if (staged_rows_[p]) rows_[p] = std::move(staged_rows_[p]);
+    if (!rows_[p]) {
+      ARROW_ASSIGN_OR_RAISE(rows_[p], arrow::Table::MakeEmpty(schema_));
+    }
+    staged_rows_[p].reset();
+    staged_[p] = Change{};
+  }
+  version_ = version;
+  return Status::OK();
+}
+
+int64_t StateStore::num_rows() const {
+  int64_t n = 0;
+  for (const auto& rows : rows_) n += rows ? rows->num_rows() : 0;
+  return n;
+}
+
+int64_t StateStore::memory_bytes() const {
+  int64_t bytes = 0;
+  for (const auto& rows : rows_) {
+    if (!rows) continue;
+    for (const auto& column : rows->columns()) {
+      for (const auto& chunk : column->chunks()) {
+        for (const auto& buffer : chunk->data()->buffers) bytes += buffer ? buffer->size() : 0;
+      }
+    }
+  }
+  return bytes;
+}
+
+}  // namespace ember::stream

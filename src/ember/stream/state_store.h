@@ -1,0 +1,86 @@
+// The versioned state of one stateful operator, Spark's contract for HDFSBackedStateStoreProvider:
+// per partition a key -> value map; batch N reads version N and commits version N+1; any retained
+// version can be loaded again, so a re-run batch starts from exactly the state it first saw.
+//
+// A partition's map is an Arrow table (key columns first, then value columns) kept in memory.
+// On disk, in <checkpoint>/state/<operator>/<partition>/, version v is "<v>.delta" (the rows put
+// and the keys removed by the batch, in Arrow's IPC file format) or "<v>.snapshot" (the whole
+// table). A partition that a batch left unchanged gets no delta file.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+namespace ember::stream {
+
+/// One canonical byte string per row for the first `num_keys` columns: equal keys, equal bytes
+/// (NULL included).
+arrow::Result<std::vector<std::string>> EncodeKeys(const arrow::Table& table, int num_keys);
+
+/// The partition an encoded key belongs to; stable across processes and versions.
+int PartitionOf(std::string_view key, int num_partitions);
+
+/// Splits rows by the partition of their keys.
+arrow::Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
+    const std::shared_ptr<arrow::Table>& table, int num_keys, int num_partitions);
+
+/// Runs fn(0..n-1) on the machine's cores.
+void ParallelFor(int n, const std::function<void(int)>& fn);
+
+class StateStore {
+ public:
+  /// Opens the store of operator `operator_id` under <checkpoint>/state. Writes the operator's
+  /// metadata file once; on restart, fails if the checkpoint holds another operator there.
+  static arrow::Result<std::unique_ptr<StateStore>> Open(const std::string& checkpoint,
+                                                         int operator_id,
+                                                         const std::string& operator_name,
+                                                         int num_partitions,
+                                                         std::shared_ptr<arrow::Schema> schema,
+                                                         int num_keys);
+
+  /// Makes `version` current: from memory when it is the version last committed here, else
+  /// from its files.
+  arrow::Status Load(int64_t version);
+  /// The rows of partition p at the current version.
+  const std::shared_ptr<arrow::Table>& rows(int p) const { return rows_[p]; }
+  /// Sets partition p's next rows, with what changed: the rows put and the keys removed
+  /// (tables of the store's schema; only key columns of `removed` matter).
+  void Stage(int p, std::shared_ptr<arrow::Table> rows, std::shared_ptr<arrow::Table> puts,
+             std::shared_ptr<arrow::Table> removed);
+  /// Writes `version` (the staged partitions' deltas, and every tenth version a snapshot of each
+  /// partition), deletes files no longer needed for the last `retain` versions, and makes it
+  /// current.
+  arrow::Status Commit(int64_t version, int64_t retain);
+
+  int num_partitions() const { return static_cast<int>(rows_.size()); }
+  int num_keys() const { return num_keys_; }
+  const std::shared_ptr<arrow::Schema>& schema() const { return schema_; }
+  int64_t num_rows() const;
+  int64_t memory_bytes() const;
+
+ private:
+  StateStore(std::string directory, std::shared_ptr<arrow::Schema> schema, int num_keys,
+             int num_partitions);
+  arrow::Result<std::shared_ptr<arrow::Table>> LoadPartition(int p, int64_t version) const;
+  std::string PartitionDirectory(int p) const;
+
+  std::string directory_;  // <checkpoint>/state/<operator>
+  std::shared_ptr<arrow::Schema> schema_;
+  int num_keys_;
+  int64_t version_ = -1;  // the version rows_ holds; -1: none loaded
+  std::vector<std::shared_ptr<arrow::Table>> rows_;
+  struct Change {
+    std::shared_ptr<arrow::Table> puts, removed;
+  };
+  std::vector<std::shared_ptr<arrow::Table>> staged_rows_;  // per partition; null: unchanged
+  std::vector<Change> staged_;
+};
+
+}  // namespace ember::stream

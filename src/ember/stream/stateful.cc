@@ -1,0 +1,355 @@
+#include "ember/stream/stateful.h"
+
+#include <chrono>
+#include <unordered_set>
+
+#include <arrow/api.h>
+#include <arrow/compute/api.h>
+
+#include "ember/error.h"
+#include "ember/exec/incremental_aggregate.h"
+#include "ember/stream/state_store.h"
+
+namespace ember::stream {
+
+namespace cp = arrow::compute;
+using arrow::Result;
+using plan::ExprKind;
+using plan::LogicalPlan;
+using TablePtr = std::shared_ptr<arrow::Table>;
+
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Per row: is column `column` (a time or a number of micros) at or below `micros`? NULL is never.
+Result<std::shared_ptr<arrow::Array>> AtOrBelow(const TablePtr& table, int column, int64_t micros) {
+  if (table->num_rows() == 0) return arrow::MakeEmptyArray(arrow::boolean());
+  ARROW_ASSIGN_OR_RAISE(auto values, cp::Cast(arrow::Datum(table->column(column)), arrow::int64()));
+  ARROW_ASSIGN_OR_RAISE(auto compared, cp::CallFunction("less_equal", {values, arrow::Datum(micros)}));
+  ARROW_ASSIGN_OR_RAISE(auto filled, cp::CallFunction("coalesce", {compared, arrow::Datum(false)}));
+  return arrow::Concatenate(filled.chunked_array()->chunks());
+}
+
+Result<std::shared_ptr<arrow::Array>> Not(const std::shared_ptr<arrow::Array>& mask) {
+  ARROW_ASSIGN_OR_RAISE(auto inverted, cp::CallFunction("invert", {mask}));
+  return inverted.make_array();
+}
+
+Result<TablePtr> Where(const TablePtr& table, const std::shared_ptr<arrow::Array>& mask) {
+  ARROW_ASSIGN_OR_RAISE(auto filtered, cp::Filter(arrow::Datum(table), arrow::Datum(mask)));
+  return filtered.table();
+}
+
+Result<TablePtr> Concat(const std::vector<TablePtr>& tables) {
+  ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(tables));
+  return all->CombineChunks();
+}
+
+Result<TablePtr> Take(const TablePtr& table, const std::vector<int64_t>& rows) {
+  arrow::Int64Builder builder;
+  ARROW_RETURN_NOT_OK(builder.AppendValues(rows));
+  ARROW_ASSIGN_OR_RAISE(auto indices, builder.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(arrow::Datum(table), arrow::Datum(indices)));
+  return taken.table();
+}
+
+int64_t Rows(const std::vector<TablePtr>& tables) {
+  int64_t n = 0;
+  for (const auto& t : tables) n += t ? t->num_rows() : 0;
+  return n;
+}
+
+// Streaming groupBy().agg(): partial aggregates of the batch merged into the state, emitted by
+// output mode (STREAMING.md 3.6).
+class AggregateOperator : public StatefulOperator {
+ public:
+  AggregateOperator(const LogicalPlan& node, exec::IncrementalAggregate aggregate,
+                    std::unique_ptr<StateStore> store, std::string mode, int event_time_key)
+      : StatefulOperator(&node),
+        aggregate_(std::move(aggregate)),
+        store_(std::move(store)),
+        mode_(std::move(mode)),
+        event_time_column_(event_time_key < 0 ? -1 : aggregate_.EventTimeColumn(event_time_key)) {
+    metrics_.operator_name = "stateStoreSave";
+    metrics_.num_partitions = store_->num_partitions();
+  }
+
+  bool UsesWatermark() const override { return mode_ != "complete"; }
+
+  Result<TablePtr> Process(TablePtr input, const BatchContext& batch) override {
+    int64_t start = NowMs();
+    ARROW_RETURN_NOT_OK(store_->Load(batch.batch_id));
+    const int n = store_->num_partitions();
+    const int num_keys = aggregate_.num_keys();
+    ARROW_ASSIGN_OR_RAISE(TablePtr partial, arrow::Table::MakeEmpty(aggregate_.buffer_schema()));
+    if (input->num_rows() > 0) {
+      ARROW_ASSIGN_OR_RAISE(partial, aggregate_.Partial(input, batch.eval));
+    }
+    // Complete mode neither drops late rows nor evicts (Spark ignores the watermark there).
+    const bool watermarked = event_time_column_ >= 0 && mode_ != "complete";
+    metrics_.rows_dropped_by_watermark = 0;
+    if (watermarked && partial->num_rows() > 0) {
+      ARROW_ASSIGN_OR_RAISE(auto late, AtOrBelow(partial, event_time_column_, batch.late_ms * 1000));
+      ARROW_ASSIGN_OR_RAISE(auto on_time, Not(late));
+      int64_t before = partial->num_rows();
+      ARROW_ASSIGN_OR_RAISE(partial, Where(partial, on_time));
+      metrics_.rows_dropped_by_watermark = before - partial->num_rows();
+    }
+    ARROW_ASSIGN_OR_RAISE(auto parts, SplitByPartition(partial, num_keys, n));
+    std::vector<TablePtr> updated(static_cast<size_t>(n)), evicted(static_cast<size_t>(n)),
+        emitted(static_cast<size_t>(n));
+    std::vector<arrow::Status> statuses(static_cast<size_t>(n));
+    ParallelFor(n, [&](int p) {
+      statuses[static_cast<size_t>(p)] = [&]() -> arrow::Status {
+        const TablePtr& fresh = parts[static_cast<size_t>(p)];
+        TablePtr rows = store_->rows(p);
+        TablePtr changed;
+        if (fresh->num_rows() > 0) {
+          // Groups this batch touched: merge their stored buffers (first) with the batch's.
+          ARROW_ASSIGN_OR_RAISE(auto fresh_keys, EncodeKeys(*fresh, num_keys));
+          std::unordered_set<std::string> touched(fresh_keys.begin(), fresh_keys.end());
+          ARROW_ASSIGN_OR_RAISE(auto stored_keys, EncodeKeys(*rows, num_keys));
+          arrow::BooleanBuilder is_touched;
+          ARROW_RETURN_NOT_OK(is_touched.Reserve(rows->num_rows()));
+          for (const auto& key : stored_keys) is_touched.UnsafeAppend(touched.count(key) > 0);
+          ARROW_ASSIGN_OR_RAISE(auto mask, is_touched.Finish());
+          ARROW_ASSIGN_OR_RAISE(auto before, Where(rows, mask));
+          ARROW_ASSIGN_OR_RAISE(auto untouched_mask, Not(mask));
+          ARROW_ASSIGN_OR_RAISE(auto untouched, Where(rows, untouched_mask));
+          ARROW_ASSIGN_OR_RAISE(auto both, Concat({before, fresh}));
+          ARROW_ASSIGN_OR_RAISE(changed, aggregate_.Merge(both));
+          ARROW_ASSIGN_OR_RAISE(rows, Concat({untouched, changed}));
+        } else if (!watermarked) {
+          emitted[static_cast<size_t>(p)] = mode_ == "complete" ? rows : nullptr;
+          return arrow::Status::OK();
+        }
+        TablePtr removed, puts = changed;
+        if (watermarked) {
+          ARROW_ASSIGN_OR_RAISE(auto closed, AtOrBelow(rows, event_time_column_, batch.eviction_ms * 1000));
+          ARROW_ASSIGN_OR_RAISE(removed, Where(rows, closed));
+          ARROW_ASSIGN_OR_RAISE(auto open, Not(closed));
+          ARROW_ASSIGN_OR_RAISE(rows, Where(rows, open));
+          if (changed) {
+            ARROW_ASSIGN_OR_RAISE(auto changed_closed,
+                                  AtOrBelow(changed, event_time_column_, batch.eviction_ms * 1000));
+            ARROW_ASSIGN_OR_RAISE(auto changed_open, Not(changed_closed));
+            ARROW_ASSIGN_OR_RAISE(puts, Where(changed, changed_open));
+          }
+        }
+        updated[static_cast<size_t>(p)] = changed;
+        evicted[static_cast<size_t>(p)] = removed;
+        emitted[static_cast<size_t>(p)] = mode_ == "append" ? removed : mode_ == "update" ? changed : rows;
+        store_->Stage(p, rows, puts, removed);
+        return arrow::Status::OK();
+      }();
+    });
+    for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
+    int64_t commit_start = NowMs();
+    metrics_.update_ms = commit_start - start;
+    ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1, retain_));
+    metrics_.commit_ms = NowMs() - commit_start;
+    metrics_.rows_updated = Rows(updated);
+    metrics_.rows_removed = Rows(evicted);
+    metrics_.rows_total = store_->num_rows();
+    metrics_.memory_bytes = store_->memory_bytes();
+    std::vector<TablePtr> out;
+    for (auto& t : emitted) {
+      if (t && t->num_rows() > 0) out.push_back(t);
+    }
+    if (out.empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(aggregate_.buffer_schema()));
+      return aggregate_.Finalize(empty);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto all, Concat(out));
+    return aggregate_.Finalize(all);
+  }
+
+  int64_t retain_ = 100;
+
+ private:
+  exec::IncrementalAggregate aggregate_;
+  std::unique_ptr<StateStore> store_;
+  std::string mode_;
+  int event_time_column_;  // in the buffers; -1 without a watermarked key
+};
+
+// dropDuplicates / dropDuplicatesWithinWatermark on a stream (STREAMING.md 6): the first row of
+// each key is emitted, later ones dropped; keys are evicted by the watermark when it bounds them.
+class DeduplicateOperator : public StatefulOperator {
+ public:
+  DeduplicateOperator(const LogicalPlan& node, std::vector<int> key_columns, int event_time_column,
+                      int event_time_key, int64_t delay_ms, std::unique_ptr<StateStore> store)
+      : StatefulOperator(&node),
+        key_columns_(std::move(key_columns)),
+        event_time_column_(event_time_column),
+        event_time_key_(event_time_key),
+        delay_ms_(delay_ms),
+        store_(std::move(store)) {
+    metrics_.operator_name = node.within_watermark ? "dedupeWithinWatermark" : "dedupe";
+    metrics_.num_partitions = store_->num_partitions();
+  }
+
+  bool UsesWatermark() const override { return true; }
+
+  Result<TablePtr> Process(TablePtr input, const BatchContext& batch) override {
+    int64_t start = NowMs();
+    ARROW_RETURN_NOT_OK(store_->Load(batch.batch_id));
+    const int n = store_->num_partitions();
+    const int num_keys = static_cast<int>(key_columns_.size());
+    ARROW_ASSIGN_OR_RAISE(input, input->CombineChunks());
+    metrics_.rows_dropped_by_watermark = 0;
+    if (event_time_column_ >= 0 && input->num_rows() > 0) {
+      ARROW_ASSIGN_OR_RAISE(auto late, AtOrBelow(input, event_time_column_, batch.late_ms * 1000));
+      ARROW_ASSIGN_OR_RAISE(auto on_time, Not(late));
+      int64_t before = input->num_rows();
+      ARROW_ASSIGN_OR_RAISE(input, Where(input, on_time));
+      metrics_.rows_dropped_by_watermark = before - input->num_rows();
+    }
+    // The state's columns of each input row: its keys, and for the within-watermark form the
+    // instant the key expires (first occurrence's event time plus the delay).
+    std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+    for (int c : key_columns_) columns.push_back(input->column(c));
+    if (metrics_.operator_name == "dedupeWithinWatermark") {
+      ARROW_ASSIGN_OR_RAISE(auto micros, cp::Cast(arrow::Datum(input->column(event_time_column_)),
+                                                  arrow::int64()));
+      ARROW_ASSIGN_OR_RAISE(auto expires, cp::CallFunction("add", {micros, arrow::Datum(delay_ms_ * 1000)}));
+      columns.push_back(expires.chunked_array());
+    }
+    auto state_rows = arrow::Table::Make(store_->schema(), columns, input->num_rows());
+    ARROW_ASSIGN_OR_RAISE(auto keys, EncodeKeys(*state_rows, num_keys));
+    std::vector<std::unordered_set<std::string>> known(static_cast<size_t>(n));
+    ParallelFor(n, [&](int p) {
+      auto stored = EncodeKeys(*store_->rows(p), num_keys);
+      if (stored.ok()) known[static_cast<size_t>(p)].insert(stored->begin(), stored->end());
+    });
+    std::vector<int64_t> kept;
+    std::vector<std::vector<int64_t>> new_rows(static_cast<size_t>(n));
+    for (size_t i = 0; i < keys.size(); ++i) {
+      int p = PartitionOf(keys[i], n);
+      if (!known[static_cast<size_t>(p)].insert(keys[i]).second) continue;
+      kept.push_back(static_cast<int64_t>(i));
+      new_rows[static_cast<size_t>(p)].push_back(static_cast<int64_t>(i));
+    }
+    metrics_.dropped_duplicates = input->num_rows() - static_cast<int64_t>(kept.size());
+    // Eviction: the event-time key at or below the watermark, or the expiry reached.
+    int evict_column = metrics_.operator_name == "dedupeWithinWatermark" ? num_keys : event_time_key_;
+    int64_t puts = 0, removals = 0;
+    for (int p = 0; p < n; ++p) {
+      ARROW_ASSIGN_OR_RAISE(auto added, Take(state_rows, new_rows[static_cast<size_t>(p)]));
+      TablePtr rows = store_->rows(p), removed;
+      if (added->num_rows() > 0) {
+        ARROW_ASSIGN_OR_RAISE(rows, Concat({rows, added}));
+      }
+      if (evict_column >= 0) {
+        ARROW_ASSIGN_OR_RAISE(auto closed, AtOrBelow(rows, evict_column, batch.eviction_ms * 1000));
+        ARROW_ASSIGN_OR_RAISE(removed, Where(rows, closed));
+        ARROW_ASSIGN_OR_RAISE(auto open, Not(closed));
+        ARROW_ASSIGN_OR_RAISE(rows, Where(rows, open));
+      }
+      puts += added->num_rows();
+      removals += removed ? removed->num_rows() : 0;
+      store_->Stage(p, rows, added, removed);
+    }
+    int64_t commit_start = NowMs();
+    metrics_.update_ms = commit_start - start;
+    ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1, retain_));
+    metrics_.commit_ms = NowMs() - commit_start;
+    metrics_.rows_updated = puts;
+    metrics_.rows_removed = removals;
+    metrics_.rows_total = store_->num_rows();
+    metrics_.memory_bytes = store_->memory_bytes();
+    return Take(input, kept);
+  }
+
+  int64_t retain_ = 100;
+
+ private:
+  std::vector<int> key_columns_;
+  int event_time_column_;  // the watermarked column in the input, or -1
+  int event_time_key_;     // its position among the keys, or -1
+  int64_t delay_ms_;
+  std::unique_ptr<StateStore> store_;
+};
+
+arrow::Status LegacyAnalysisError(const std::string& message) {
+  return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102", message, "");
+}
+
+// The grouping whose value is the event time: the watermarked column, or a window over it.
+int EventTimeGrouping(const LogicalPlan& node, int64_t event_time_id) {
+  for (size_t i = 0; event_time_id >= 0 && i < node.groupings.size(); ++i) {
+    const auto& key = *node.groupings[i];
+    if (key.kind == ExprKind::kAttribute && key.id == event_time_id) return static_cast<int>(i);
+    if (key.kind == ExprKind::kCall && key.name == "window" &&
+        key.args[0]->kind == ExprKind::kAttribute && key.args[0]->id == event_time_id) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan& node,
+                                                               const StatefulOptions& options) {
+  const auto& input = node.children[0]->output;
+  int event_time_column = -1;
+  for (size_t i = 0; i < input.size(); ++i) {
+    if (input[i].id == options.event_time_id) event_time_column = static_cast<int>(i);
+  }
+  if (node.kind == plan::PlanKind::kAggregate) {
+    int key = EventTimeGrouping(node, options.event_time_id);
+    if (options.output_mode == "append" && key < 0) {
+      return UserError(ErrorKind::kAnalysis, "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+                       "Invalid streaming output mode: append. This output mode is not supported "
+                       "for streaming aggregations without watermark on streaming "
+                       "DataFrames/DataSets.",
+                       "42KDE");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto aggregate, exec::IncrementalAggregate::Make(node));
+    ARROW_ASSIGN_OR_RAISE(auto store, StateStore::Open(options.checkpoint, options.operator_id,
+                                                       "stateStoreSave", options.num_partitions,
+                                                       aggregate.buffer_schema(), aggregate.num_keys()));
+    auto op = std::make_unique<AggregateOperator>(node, std::move(aggregate), std::move(store),
+                                                  options.output_mode, key);
+    op->retain_ = options.retain;
+    return op;
+  }
+  // Deduplicate: the keys are columns of the input.
+  if (node.within_watermark && event_time_column < 0) {
+    return LegacyAnalysisError(
+        "dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without "
+        "watermark");
+  }
+  std::vector<int> key_columns;
+  arrow::FieldVector fields;
+  int event_time_key = -1;
+  for (const auto& key : node.groupings) {
+    for (size_t i = 0; i < input.size(); ++i) {
+      if (input[i].id != key->id) continue;
+      if (key->id == options.event_time_id) event_time_key = static_cast<int>(key_columns.size());
+      key_columns.push_back(static_cast<int>(i));
+      fields.push_back(arrow::field(input[i].name, input[i].type));
+    }
+  }
+  if (node.within_watermark) {
+    event_time_key = -1;
+    fields.push_back(arrow::field("expires_at_micros", arrow::int64()));
+  }
+  ARROW_ASSIGN_OR_RAISE(
+      auto store, StateStore::Open(options.checkpoint, options.operator_id,
+                                   node.within_watermark ? "dedupeWithinWatermark" : "dedupe",
+                                   options.num_partitions, arrow::schema(fields),
+                                   static_cast<int>(key_columns.size())));
+  auto op = std::make_unique<DeduplicateOperator>(node, std::move(key_columns), event_time_column,
+                                                  event_time_key, options.delay_ms, std::move(store));
+  op->retain_ = options.retain;
+  return op;
+}
+
+}  // namespace ember::stream

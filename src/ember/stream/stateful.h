@@ -1,0 +1,69 @@
+// The stateful operators of a streaming query: aggregation (Spark's StateStoreSaveExec) and
+// deduplication (StreamingDeduplicateExec, StreamingDeduplicateWithinWatermarkExec). Each keeps
+// its state in a StateStore; batch N reads version N and commits N+1.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+#include "ember/plan/functions.h"
+#include "ember/plan/logical_plan.h"
+
+namespace ember::stream {
+
+/// What a stateful operator needs to know about the query.
+struct StatefulOptions {
+  std::string checkpoint;
+  int operator_id = 0;
+  int num_partitions = 1;
+  std::string output_mode;       // append, update, complete
+  int64_t event_time_id = -1;    // the watermarked attribute, or -1
+  int64_t delay_ms = 0;          // its delay
+  int64_t retain = 100;          // spark.sql.streaming.minBatchesToRetain
+};
+
+/// One batch's run of an operator.
+struct BatchContext {
+  int64_t batch_id = 0;
+  int64_t late_ms = 0;      // rows at or below it are late (the previous batch's watermark)
+  int64_t eviction_ms = 0;  // state at or below it is evicted (this batch's watermark)
+  plan::EvalContext eval;
+};
+
+/// The numbers of Spark's stateOperators progress entry.
+struct StateMetrics {
+  std::string operator_name;
+  int64_t rows_total = 0, rows_updated = 0, rows_removed = 0, rows_dropped_by_watermark = 0;
+  int64_t dropped_duplicates = -1;  // dedup only
+  int64_t update_ms = 0, removal_ms = 0, commit_ms = 0, memory_bytes = 0;
+  int num_partitions = 0;
+};
+
+class StatefulOperator {
+ public:
+  virtual ~StatefulOperator() = default;
+  /// The plan node this operator computes.
+  const plan::LogicalPlan* node() const { return node_; }
+  /// The node's output for one batch, given its child's rows for the batch.
+  virtual arrow::Result<std::shared_ptr<arrow::Table>> Process(std::shared_ptr<arrow::Table> input,
+                                                               const BatchContext& batch) = 0;
+  /// Whether a batch without data would change something once the watermark moved.
+  virtual bool UsesWatermark() const = 0;
+  const StateMetrics& metrics() const { return metrics_; }
+
+ protected:
+  explicit StatefulOperator(const plan::LogicalPlan* node) : node_(node) {}
+  const plan::LogicalPlan* node_;
+  StateMetrics metrics_;
+};
+
+/// The operator for a streaming kAggregate or kDeduplicate node, with Spark's errors for what a
+/// stream cannot do.
+arrow::Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const plan::LogicalPlan& node,
+                                                                      const StatefulOptions& options);
+
+}  // namespace ember::stream
