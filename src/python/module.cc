@@ -296,11 +296,12 @@ NB_MODULE(_core, m) {
              Check(status);
            })
       .def("await_termination",
-           [](ember::StreamingQuery& q, std::optional<double> timeout) {
+           [](ember::StreamingQuery& q, double timeout_seconds) {  // negative: no timeout
              arrow::Result<bool> result;
              {
                nb::gil_scoped_release release;
-               result = q.AwaitTermination(timeout);
+               result = q.AwaitTermination(timeout_seconds < 0 ? std::nullopt
+                                                               : std::optional<double>(timeout_seconds));
              }
              return Unwrap(std::move(result));
            })

@@ -303,7 +303,7 @@ class StreamingQuery:
                     messageParameters={"arg_name": "timeout", "arg_value": type(timeout).__name__},
                 )
             return self._q.await_termination(float(timeout))
-        self._q.await_termination(None)
+        self._q.await_termination(-1.0)
         return None
 
     def stop(self) -> None:

@@ -1,0 +1,352 @@
+"""Stateful streaming: the versioned state store under aggregations and deduplication. Oracles:
+DuckDB over the same input files, and the rules of STREAMING.md (sections 1.7, 3.6 and 6)."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import duckdb
+import pytest
+
+from crash import kill_at_random_instants
+from ember.errors import AnalysisException
+from ember.sql import SparkSession
+
+SCHEMA = "seq INT, id STRING, company STRING, amount DOUBLE, ts TIMESTAMP"
+DUCK_COLUMNS = ("{'seq': 'INTEGER', 'id': 'VARCHAR', 'company': 'VARCHAR', 'amount': 'DOUBLE', "
+                "'ts': 'TIMESTAMP'}")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = SparkSession.builder.getOrCreate()
+    session.conf.set("spark.sql.session.timeZone", "UTC")
+    return session
+
+
+def write_rows(directory, name, rows):
+    """rows: (seq, id, company, amount, 'HH:MM:SS' on 2024-01-01 or None)."""
+    with open(os.path.join(directory, name), "w") as out:
+        for seq, id_, company, amount, clock in rows:
+            ts = f"2024-01-01T{clock}Z" if clock else None
+            out.write(json.dumps({"seq": seq, "id": id_, "company": company, "amount": amount,
+                                  "ts": ts}) + "\n")
+
+
+def generated(first, count, keys=7):
+    return [(i, f"id{i % 11}", None if i % 13 == 0 else f"c{i % keys}", float(i % 17),
+             f"10:{i % 60:02d}:00") for i in range(first, first + count)]
+
+
+def duck(source, sql):
+    view = f"read_json('{source}/*.json', columns = {DUCK_COLUMNS})"
+    return [tuple(r) for r in duckdb.sql(sql.format(events=view)).fetchall()]
+
+
+def memory_rows(spark, name):
+    return sorted((tuple(r) for r in spark.sql(f"SELECT * FROM {name}").collect()),
+                  key=lambda r: tuple((x is None, str(x)) for x in r))
+
+
+def ordered(rows):
+    return sorted(rows, key=lambda r: tuple((x is None, str(x)) for x in r))
+
+
+def collecting(rows):
+    """A foreachBatch function keeping every emitted row (foreachBatch recovers from a
+    checkpoint in every output mode; the memory sink only in complete mode)."""
+
+    def write(df, batch_id):
+        rows.extend(tuple(r) for r in df.collect())
+
+    return write
+
+
+def run_once(query):
+    query.processAllAvailable()
+    progress = query.recentProgress
+    query.stop()
+    return progress
+
+
+def counts_query(spark, source, checkpoint, name):
+    from ember.sql import functions as F
+    counts = (spark.readStream.schema(SCHEMA).json(str(source)).groupBy("company")
+              .agg(F.count("*").alias("n"), F.sum("amount").alias("total"),
+                   F.avg("amount").alias("mean"), F.min("amount").alias("low"),
+                   F.max("amount").alias("high")))
+    return (counts.writeStream.format("memory").queryName(name).outputMode("complete")
+            .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+
+
+def test_state_checkpoint_layout_and_metrics(spark, tmp_path):
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    spark.conf.set("spark.sql.shuffle.partitions", "3")
+    try:
+        write_rows(source, "a.json", generated(0, 40))
+        progress = run_once(counts_query(spark, source, checkpoint, "layout_counts"))
+    finally:
+        spark.conf.unset("spark.sql.shuffle.partitions")
+    meta = (checkpoint / "state" / "0" / "_metadata" / "metadata").read_text().split("\n")
+    assert meta[0] == "v1"
+    info = json.loads(meta[1])
+    assert info["operatorInfo"] == {"operatorId": 0, "operatorName": "stateStoreSave"}
+    assert info["stateStoreInfo"][0]["numPartitions"] == 3
+    # Batch 0 commits state version 1.
+    deltas = sorted(p.name for p in (checkpoint / "state" / "0").glob("*/1.delta"))
+    assert deltas and all(p.parent.name in "012" for p in (checkpoint / "state" / "0").glob("*/1.delta"))
+    offsets = (checkpoint / "offsets" / "0").read_text().split("\n")
+    assert json.loads(offsets[1])["conf"]["spark.sql.shuffle.partitions"] == "3"
+    groups = duck(source, "SELECT count(DISTINCT company) + max(CASE WHEN company IS NULL THEN 1 ELSE 0 END) FROM {events}")[0][0]
+    op = progress[-1]["stateOperators"][0]
+    assert op["operatorName"] == "stateStoreSave"
+    assert op["numRowsTotal"] == groups and op["numRowsUpdated"] == groups
+    assert op["numShufflePartitions"] == 3
+
+
+def test_complete_mode_continues_from_its_state_after_restarts(spark, tmp_path):
+    """Each run reads only its new files; the counts can only be right if the state of the
+    previous runs was loaded from the checkpoint. The second restart asks for another number of
+    partitions: the checkpoint's wins."""
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    want_sql = ("SELECT company, count(*), sum(amount), avg(amount), min(amount), max(amount) "
+                "FROM {events} GROUP BY company")
+    for run in range(3):
+        write_rows(source, f"f{run}.json", generated(run * 50, 50))
+        if run == 2:
+            spark.conf.set("spark.sql.shuffle.partitions", "5")
+        try:
+            run_once(counts_query(spark, source, checkpoint, f"restart_counts_{run}"))
+        finally:
+            spark.conf.unset("spark.sql.shuffle.partitions")
+        got = memory_rows(spark, f"restart_counts_{run}")
+        want = ordered(duck(source, want_sql))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g[:3] == w[:3] and g[3] == pytest.approx(w[3]) and g[4:] == w[4:]
+    partitions = {p.name for p in (checkpoint / "state" / "0").iterdir() if p.name.isdigit()}
+    assert partitions <= {str(p) for p in range(os.cpu_count() or 1)}
+
+
+def test_a_rerun_batch_starts_from_the_state_it_first_saw(spark, tmp_path):
+    """Batch 1 ran and committed its state version 2, but its commit log entry was lost: the
+    restart runs batch 1 again from version 1, so nothing is counted twice."""
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    write_rows(source, "a.json", generated(0, 30))
+    run_once(counts_query(spark, source, checkpoint, "rerun_a"))
+    write_rows(source, "b.json", generated(30, 30))
+    run_once(counts_query(spark, source, checkpoint, "rerun_b"))
+    assert (checkpoint / "commits" / "1").exists()
+    assert any((checkpoint / "state" / "0").glob("*/2.delta"))
+    os.remove(checkpoint / "commits" / "1")
+    progress = run_once(counts_query(spark, source, checkpoint, "rerun_c"))
+    assert [p["batchId"] for p in progress] == [1]
+    got = [(r[0], r[1]) for r in memory_rows(spark, "rerun_c")]
+    want = ordered(duck(source, "SELECT company, count(*) FROM {events} GROUP BY company"))
+    assert got == want
+
+
+def test_state_is_loadable_from_snapshots_after_many_batches(spark, tmp_path):
+    """Twenty-five one-file batches write snapshots at versions 10 and 20; a restart loads version
+    25 from the newest snapshot and the deltas after it."""
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    for i in range(25):
+        write_rows(source, f"f{i:02d}.json", generated(i * 4, 4))
+        os.utime(source / f"f{i:02d}.json", (1_700_000_000 + i, 1_700_000_000 + i))
+    from ember.sql import functions as F
+    df = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+          .groupBy("company").agg(F.count("*").alias("n")))
+    run_once(df.writeStream.format("memory").queryName("snap_a").outputMode("complete")
+             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    assert list((checkpoint / "state" / "0").glob("*/20.snapshot"))
+    write_rows(source, "z.json", generated(100, 9))
+    run_once(df.writeStream.format("memory").queryName("snap_b").outputMode("complete")
+             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    want = ordered(duck(source, "SELECT company, count(*) FROM {events} GROUP BY company"))
+    assert memory_rows(spark, "snap_b") == want
+
+
+KILLED_JOB = textwrap.dedent("""
+    import sys
+    from ember.sql import SparkSession, functions as F
+    source, checkpoint, warehouse = sys.argv[1:4]
+    spark = (SparkSession.builder
+             .config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
+             .config("spark.sql.catalog.local.type", "hadoop")
+             .config("spark.sql.catalog.local.warehouse", warehouse).getOrCreate())
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS local.db")
+    spark.sql("CREATE TABLE IF NOT EXISTS local.db.counts (company STRING, n BIGINT, total DOUBLE) USING iceberg")
+    counts = (spark.readStream.schema("seq INT, id STRING, company STRING, amount DOUBLE, ts TIMESTAMP")
+              .option("maxFilesPerTrigger", 1).json(source)
+              .groupBy("company").agg(F.count("*").alias("n"), F.sum("amount").alias("total")))
+    q = (counts.writeStream.outputMode("complete").option("checkpointLocation", checkpoint)
+         .trigger(availableNow=True).toTable("local.db.counts"))
+    q.awaitTermination()
+""")
+
+
+def test_complete_mode_into_iceberg_is_exact_after_kills(tmp_path):
+    source, checkpoint, warehouse = tmp_path / "in", tmp_path / "cp", tmp_path / "wh"
+    source.mkdir()
+    for i in range(30):
+        write_rows(source, f"f{i:02d}.json", generated(i * 6, 6))
+        os.utime(source / f"f{i:02d}.json", (1_700_000_000 + i, 1_700_000_000 + i))
+    job = tmp_path / "job.py"
+    job.write_text(KILLED_JOB)
+    args = [sys.executable, str(job), str(source), str(checkpoint), str(warehouse)]
+    assert kill_at_random_instants(args, seed=5) == 3, "the job ended before 3 kills"
+    subprocess.run(args, check=True, timeout=300)
+    from pyiceberg.table import StaticTable
+    metadata = sorted((warehouse / "db" / "counts" / "metadata").glob("v*.metadata.json"),
+                      key=lambda p: int(p.name[1:].split(".")[0]))[-1]
+    table = StaticTable.from_metadata(str(metadata)).scan().to_arrow()
+    got = ordered(zip(table["company"].to_pylist(), table["n"].to_pylist(),
+                      table["total"].to_pylist()))
+    want = ordered(duck(source, "SELECT company, count(*), sum(amount) FROM {events} GROUP BY 1"))
+    assert got == want
+
+
+def windowed(spark, source, mode, out, checkpoint):
+    from ember.sql import functions as F
+    counts = (spark.readStream.schema(SCHEMA).json(str(source)).withWatermark("ts", "10 minutes")
+              .groupBy(F.window("ts", "5 minutes"), "company").count())
+    return (counts.writeStream.foreachBatch(collecting(out)).outputMode(mode)
+            .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+
+
+def test_update_mode_emits_changes_and_evicts_closed_windows(spark, tmp_path):
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    write_rows(source, "a.json", [(0, "a", "x", 1.0, "10:01:00"), (1, "b", "x", 1.0, "10:02:00"),
+                                  (2, "c", "y", 1.0, "10:06:00")])
+    out = []
+    first = run_once(windowed(spark, source, "update", out, checkpoint))
+    assert sorted((r[1], r[2]) for r in out) == [("x", 2), ("y", 1)]
+    assert first[-1]["stateOperators"][0]["numRowsTotal"] == 2
+    # 10:30 moves the watermark to 10:20: both windows close and are evicted without output.
+    write_rows(source, "b.json", [(3, "d", "x", 1.0, "10:30:00")])
+    out = []
+    second = run_once(windowed(spark, source, "update", out, checkpoint))
+    assert [(r[1], r[2]) for r in out] == [("x", 1)]
+    removed = sum(p["stateOperators"][0]["numRowsRemoved"] for p in second)
+    assert removed == 2 and second[-1]["stateOperators"][0]["numRowsTotal"] == 1
+    # A late event for the closed window is dropped, not emitted.
+    write_rows(source, "c.json", [(4, "e", "x", 1.0, "10:03:00")])
+    out = []
+    third = run_once(windowed(spark, source, "update", out, checkpoint))
+    assert out == []
+    assert third[0]["stateOperators"][0]["numRowsDroppedByWatermark"] == 1
+
+
+def dedup_stream(spark, source, keys, watermark=None):
+    df = spark.readStream.schema(SCHEMA).json(str(source))
+    if watermark:
+        df = df.withWatermark("ts", watermark)
+    return df.dropDuplicates(keys)
+
+
+def test_drop_duplicates_keeps_each_keys_first_row_across_batches(spark, tmp_path):
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    total_dropped = 0
+    out = []
+    for run in range(3):
+        write_rows(source, f"f{run}.json", generated(run * 20, 20))
+        query = (dedup_stream(spark, source, ["id", "company"]).writeStream
+                 .foreachBatch(collecting(out)).option("checkpointLocation", str(checkpoint))
+                 .trigger(availableNow=True).start())
+        progress = run_once(query)
+        total_dropped += sum(p["stateOperators"][0]["customMetrics"]["numDroppedDuplicateRows"]
+                             for p in progress)
+        assert progress[-1]["stateOperators"][0]["operatorName"] == "dedupe"
+    emitted = [r[0] for r in out]
+    want = duck(source, "SELECT min(seq) FROM {events} GROUP BY id, company")
+    assert sorted(emitted) == sorted(r[0] for r in want)
+    assert total_dropped == 60 - len(want)
+
+
+def test_drop_duplicates_with_event_time_key_drops_late_rows_and_evicts(spark, tmp_path):
+    """STREAMING.md 6.2: keys with the event time are evicted once the watermark passes them; a
+    later copy is late and dropped."""
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+
+    def run(name, rows):
+        write_rows(source, f"{name}.json", rows)
+        out = []
+        query = (dedup_stream(spark, source, ["id", "ts"], "5 minutes").writeStream
+                 .foreachBatch(collecting(out)).option("checkpointLocation", str(checkpoint))
+                 .trigger(availableNow=True).start())
+        run_once(query)
+        return sorted(r[0] for r in out)
+
+    assert sorted(run("wm_a", [(0, "a", "x", 1.0, "10:00:00"), (1, "a", "x", 1.0, "10:00:00"),
+                               (2, "b", "x", 1.0, "10:20:00")])) == [0, 2]
+    # The watermark is now 10:15: a copy of (a, 10:00) is late.
+    assert run("wm_b", [(3, "a", "x", 1.0, "10:00:00"), (4, "b", "x", 1.0, "10:20:00"),
+                        (5, "c", "x", 1.0, "10:16:00")]) == [5]
+
+
+def test_drop_duplicates_within_watermark(spark, tmp_path):
+    """STREAMING.md 6.3: a key's duplicates are dropped until the watermark passes its first
+    event time plus the delay; then the key is forgotten."""
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+
+    def run(name, rows):
+        write_rows(source, f"{name}.json", rows)
+        df = (spark.readStream.schema(SCHEMA).json(str(source)).withWatermark("ts", "10 minutes")
+              .dropDuplicatesWithinWatermark(["id"]))
+        out = []
+        query = (df.writeStream.foreachBatch(collecting(out))
+                 .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+        progress = run_once(query)
+        return sorted(r[0] for r in out), progress
+
+    seqs, progress = run("ww_a", [(0, "a", "x", 1.0, "10:00:00"), (1, "a", "y", 1.0, "10:05:00"),
+                                  (2, "b", "x", 1.0, "10:12:00")])
+    assert seqs == [0, 2]
+    assert progress[0]["stateOperators"][0]["operatorName"] == "dedupeWithinWatermark"
+    # Watermark 10:02: "a" expires at 10:10, so its copy at 10:09 is still a duplicate.
+    seqs, _ = run("ww_b", [(3, "a", "x", 1.0, "10:09:00"), (4, "c", "x", 1.0, "10:25:00")])
+    assert seqs == [4]
+    # Watermark 10:15 passed 10:10: "a" was evicted, and a new "a" at 10:20 is emitted again.
+    seqs, _ = run("ww_c", [(5, "a", "x", 1.0, "10:20:00")])
+    assert seqs == [5]
+
+
+def test_streaming_dedup_and_distinct_errors(spark, tmp_path):
+    df = spark.readStream.schema(SCHEMA).json(str(tmp_path))
+    with pytest.raises(AnalysisException, match="dropDuplicatesWithinWatermark is not supported "
+                                                "on streaming DataFrames/DataSets without watermark"):
+        df.dropDuplicatesWithinWatermark(["id"]).writeStream.format("memory").queryName("e1").start()
+    with pytest.raises(AnalysisException, match="STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION"):
+        df.select("id").distinct().writeStream.format("memory").queryName("e2").start()
+    from ember.sql import functions as F
+    with pytest.raises(AnalysisException, match="Distinct aggregations are not supported"):
+        (df.groupBy("company").agg(F.countDistinct("id")).writeStream.format("memory")
+         .queryName("e3").outputMode("complete").start())
+    batch = spark.createDataFrame([(1, "a"), (1, "a")], "x INT, y STRING")
+    with pytest.raises(AnalysisException, match="not supported with batch DataFrames"):
+        batch.dropDuplicatesWithinWatermark(["x"]).collect()
+
+
+def test_distinct_on_a_stream_is_an_aggregation(spark, tmp_path):
+    source = tmp_path / "in"
+    source.mkdir()
+    write_rows(source, "a.json", generated(0, 30))
+    query = (spark.readStream.schema(SCHEMA).json(str(source)).select("company").distinct()
+             .writeStream.format("memory").queryName("distinct_companies").outputMode("complete")
+             .start())
+    query.processAllAvailable()
+    write_rows(source, "b.json", generated(30, 30, keys=9))
+    query.processAllAvailable()
+    query.stop()
+    want = ordered(duck(source, "SELECT DISTINCT company FROM {events}"))
+    assert memory_rows(spark, "distinct_companies") == want
