@@ -117,6 +117,21 @@ class PlanBuilder {
         }
         return ac::Declaration("union", std::move(inputs), ac::ExecNodeOptions{});
       }
+      case PlanKind::kExpand: {
+        // The input once, then each projection of it.
+        ARROW_ASSIGN_OR_RAISE(auto table, Materialize(*p.children[0]));
+        std::vector<ac::Declaration::Input> inputs;
+        for (const auto& projection : p.projections) {
+          std::vector<cp::Expression> exprs;
+          for (const auto& e : projection) {
+            ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*e, options_.eval));
+            exprs.push_back(std::move(lowered));
+          }
+          ARROW_ASSIGN_OR_RAISE(auto source, Source(table, *p.children[0], /*rename=*/false));
+          inputs.push_back(Project(std::move(source), std::move(exprs), Names(p)));
+        }
+        return ac::Declaration("union", std::move(inputs), ac::ExecNodeOptions{});
+      }
       case PlanKind::kSort: {
         ARROW_ASSIGN_OR_RAISE(auto table, SortedTable(p));
         return Source(table, p, /*rename=*/false);

@@ -361,29 +361,71 @@ Result<PlanPtr> Analyzer::Project(const PlanPtr& child, const std::vector<ExprPt
   PlanPtr input = child;
   for (const auto& e : expanded) {
     ARROW_ASSIGN_OR_RAISE(auto r, Resolve(e, scope));
-    ARROW_ASSIGN_OR_RAISE(input, WithEventTime(input, r, scope));
+    ARROW_ASSIGN_OR_RAISE(input, WithEventTime(input, &r, scope));
     named.push_back(Named(r, e));
   }
   return MakeProject(input, std::move(named));
 }
 
-// A row without an event time belongs to no window: Spark's TimeWindowing filters such rows out
-// below any projection or aggregation that computes window().
-Result<PlanPtr> Analyzer::WithEventTime(const PlanPtr& child, const ExprPtr& resolved,
+// Spark's TimeWindowing, below any projection or aggregation that computes window(): a row
+// without an event time belongs to no window and is filtered out. A sliding window becomes an
+// attribute of an Expand that gives each row once per window containing it (window/slide rows,
+// rounded up, keeping those whose window holds the time).
+Result<PlanPtr> Analyzer::WithEventTime(const PlanPtr& child, ExprPtr* resolved,
                                         const Scope& scope) const {
   PlanPtr out = child;
-  std::function<Status(const ExprPtr&)> visit = [&](const ExprPtr& e) -> Status {
-    if (e->kind == ExprKind::kCall && e->name == "window") {
+  std::function<Result<ExprPtr>(const ExprPtr&)> visit = [&](const ExprPtr& e) -> Result<ExprPtr> {
+    if (e->kind == ExprKind::kCall && e->name == "window" && e->args.size() <= 4) {
       ARROW_ASSIGN_OR_RAISE(auto has_time, Resolve(Call("isnotnull", {e->args[0]}), scope));
       auto filter = NewNode(PlanKind::kFilter, {out});
       filter->exprs = {has_time};
       filter->output = out->output;
       out = filter;
+      auto micros = [&](size_t i) -> Result<int64_t> {
+        return ParseIntervalMicros(e->args[i]->value ? e->args[i]->value->ToString() : "");
+      };
+      ARROW_ASSIGN_OR_RAISE(int64_t size, micros(1));
+      ARROW_ASSIGN_OR_RAISE(int64_t slide, micros(2));
+      if (slide == size || slide <= 0 || size <= 0) return e;  // tumbling, or invalid
+      Attribute window{"window", NewAttributeId(), e->type, false, ""};
+      auto expand = NewNode(PlanKind::kExpand, {out});
+      expand->output = out->output;
+      expand->output.push_back(window);
+      for (int64_t i = 0; i * slide < size; ++i) {
+        std::vector<ExprPtr> projection;
+        for (const auto& a : out->output) projection.push_back(AttributeRef(a));
+        auto nth = std::make_shared<Expr>(*e);
+        if (nth->args.size() == 3) nth->args.push_back(Literal(std::make_shared<arrow::StringScalar>("0 seconds")));
+        nth->args.push_back(Literal(std::make_shared<arrow::Int64Scalar>(i)));
+        projection.push_back(nth);
+        expand->projections.push_back(std::move(projection));
+      }
+      auto field = [&](const char* name) {
+        return Call("get_field", {AttributeRef(window), Literal(std::make_shared<arrow::StringScalar>(name))});
+      };
+      ARROW_ASSIGN_OR_RAISE(
+          auto inside, Resolve(Call("and", {Call("<=", {field("start"), e->args[0]}),
+                                            Call("<", {e->args[0], field("end")})}),
+                               Scope{expand->output}));
+      auto kept = NewNode(PlanKind::kFilter, {expand});
+      kept->exprs = {inside};
+      kept->output = expand->output;
+      out = kept;
+      return AttributeRef(window);
     }
-    for (const auto& arg : e->args) ARROW_RETURN_NOT_OK(visit(arg));
-    return Status::OK();
+    bool changed = false;
+    std::vector<ExprPtr> args;
+    for (const auto& arg : e->args) {
+      ARROW_ASSIGN_OR_RAISE(auto rewritten, visit(arg));
+      changed = changed || rewritten != arg;
+      args.push_back(std::move(rewritten));
+    }
+    if (!changed) return e;
+    auto copy = std::make_shared<Expr>(*e);
+    copy->args = std::move(args);
+    return copy;
   };
-  ARROW_RETURN_NOT_OK(visit(resolved));
+  ARROW_ASSIGN_OR_RAISE(*resolved, visit(*resolved));
   return out;
 }
 
@@ -423,18 +465,19 @@ Result<PlanPtr> Analyzer::Aggregate(const PlanPtr& child, const std::vector<Expr
                            DisplayName(*g) + ".",
                        "42903");
     }
+    std::string print = Fingerprint(*key);
+    ARROW_ASSIGN_OR_RAISE(node->children[0], WithEventTime(node->children[0], &key, scope));
     Attribute attr;
     if (key->kind == ExprKind::kAttribute) {
-      for (const auto& a : child->output) {
+      for (const auto& a : node->children[0]->output) {
         if (a.id == key->id) attr = a;
       }
     } else {
       attr = OutputAttribute(Named(r, g));
     }
-    ARROW_ASSIGN_OR_RAISE(node->children[0], WithEventTime(node->children[0], key, scope));
     node->groupings.push_back(key);
     node->output.push_back(attr);
-    key_prints.push_back(Fingerprint(*key));
+    key_prints.push_back(print);
     key_refs.push_back(AttributeRef(attr));
   }
 

@@ -64,7 +64,7 @@ class Analyzer {
   arrow::Result<std::vector<ExprPtr>> ExpandStars(const std::vector<ExprPtr>& exprs,
                                                   const Scope& scope) const;
   arrow::Result<PlanPtr> ResolveSelect(const LogicalPlan& select) const;
-  arrow::Result<PlanPtr> WithEventTime(const PlanPtr& child, const ExprPtr& resolved,
+  arrow::Result<PlanPtr> WithEventTime(const PlanPtr& child, ExprPtr* resolved,
                                        const Scope& scope) const;
 
   AnalyzerOptions options_;

@@ -1028,12 +1028,13 @@ Catalog BuildCatalog() {
                // Spark divides the microseconds, truncating toward zero (also before 1970).
                return Fn("divide", {CastTo(ts, arrow::int64()), I64(1000000)});
              }));
-  // window(ts, duration, slide[, start]): the epoch-aligned tumbling window containing ts.
+  // window(ts, duration, slide[, start]): the epoch-aligned tumbling window containing ts. For a
+  // sliding window the analyzer adds a fifth argument, n: the n-th latest window containing ts.
   Add(c, Scalar(
-             "window", 3, 4,
+             "window", 3, 5,
              [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
                ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
-               for (size_t i = 1; i < args.size(); ++i) {
+               for (size_t i = 1; i < args.size() && i < 4; ++i) {
                  ARROW_ASSIGN_OR_RAISE(auto text, LiteralString(call, args[i]));
                  ARROW_RETURN_NOT_OK(ParseIntervalMicros(text).status());
                }
@@ -1058,16 +1059,19 @@ Catalog BuildCatalog() {
                                   "The window duration and slide duration must be positive, and "
                                   "the slide must not exceed the window.", "42K09");
                }
-               if (slide != size) {
-                 return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE.SLIDING_WINDOW",
-                                  "Sliding windows are not supported by Ember yet.", "0A000");
+               int64_t nth = 0;
+               if (call.args.size() > 4) {
+                 nth = std::static_pointer_cast<arrow::Int64Scalar>(call.args[4]->value)->value;
+               } else if (slide != size) {
+                 return Status::Invalid("a sliding window() must be expanded by the analyzer");
                }
-               // start = ts - floor_mod(ts - offset, size), with micros since the epoch.
+               // The latest start = ts - floor_mod(ts - offset, slide), with micros since the
+               // epoch; the n-th latest starts n slides before it.
                auto micros = CastTo(a[0], arrow::int64());
                auto shifted = Fn("subtract", {micros, I64(offset)});
-               auto rem = Fn("subtract", {shifted, Fn("multiply", {Fn("divide", {shifted, I64(size)}), I64(size)})});
-               auto floor_rem = Fn("if_else", {Fn("less", {rem, I64(0)}), Fn("add", {rem, I64(size)}), rem});
-               auto start = Fn("subtract", {micros, floor_rem});
+               auto rem = Fn("subtract", {shifted, Fn("multiply", {Fn("divide", {shifted, I64(slide)}), I64(slide)})});
+               auto floor_rem = Fn("if_else", {Fn("less", {rem, I64(0)}), Fn("add", {rem, I64(slide)}), rem});
+               auto start = Fn("subtract", {Fn("subtract", {micros, floor_rem}), I64(nth * slide)});
                auto end = Fn("add", {start, I64(size)});
                auto window = Fn("make_struct", {CastTo(start, TimestampType()), CastTo(end, TimestampType())},
                                 std::make_shared<cp::MakeStructOptions>(std::vector<std::string>{"start", "end"}));

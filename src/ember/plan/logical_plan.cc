@@ -58,6 +58,10 @@ void Print(const LogicalPlan& p, int depth, std::string* out) {
     case PlanKind::kWatermark:
       line += "EventTimeWatermark " + List(p.exprs) + ", " + std::to_string(p.limit) + " ms";
       break;
+    case PlanKind::kExpand:
+      line += "Expand [" + std::to_string(p.projections.size()) + " projections] [" +
+              Attributes(p.output) + "]";
+      break;
     case PlanKind::kUnresolvedRelation: line += "UnresolvedRelation"; break;
     case PlanKind::kSelect: line += "Select"; break;
   }

@@ -31,6 +31,7 @@ enum class PlanKind {
   kDeduplicate,  // keep one row per distinct value of `groupings` (attribute refs)
   kSubqueryAlias,       // alias: re-qualifies the child's output
   kWatermark,           // withWatermark: exprs[0] the event-time column, limit the delay in ms
+  kExpand,              // each input row once per list of `projections` (sliding windows)
   kUnresolvedRelation,  // parser only: name_parts of a table or view
   kSelect,              // parser only: a SELECT block, see SelectBlock
 };
@@ -75,6 +76,7 @@ struct LogicalPlan {
   std::shared_ptr<SelectBlock> select;     // kSelect
   bool is_streaming = false;               // a streaming source somewhere below
   bool within_watermark = false;           // kDeduplicate: dropDuplicatesWithinWatermark
+  std::vector<std::vector<ExprPtr>> projections;  // kExpand
 };
 
 /// An indented tree for explain() and error messages.

@@ -280,13 +280,30 @@ arrow::Status LegacyAnalysisError(const std::string& message) {
   return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102", message, "");
 }
 
+// The expression an Expand below `plan` computes attribute `id` with (a sliding window), or null.
+const plan::Expr* Expanded(const LogicalPlan& plan, int64_t id) {
+  if (plan.kind == plan::PlanKind::kExpand) {
+    for (size_t i = 0; i < plan.output.size(); ++i) {
+      if (plan.output[i].id == id) return plan.projections[0][i].get();
+    }
+  }
+  for (const auto& child : plan.children) {
+    if (const plan::Expr* found = Expanded(*child, id)) return found;
+  }
+  return nullptr;
+}
+
 // The grouping whose value is the event time: the watermarked column, or a window over it.
 int EventTimeGrouping(const LogicalPlan& node, int64_t event_time_id) {
+  auto is_window_of_event_time = [&](const plan::Expr* e) {
+    return e && e->kind == ExprKind::kCall && e->name == "window" &&
+           e->args[0]->kind == ExprKind::kAttribute && e->args[0]->id == event_time_id;
+  };
   for (size_t i = 0; event_time_id >= 0 && i < node.groupings.size(); ++i) {
     const auto& key = *node.groupings[i];
     if (key.kind == ExprKind::kAttribute && key.id == event_time_id) return static_cast<int>(i);
-    if (key.kind == ExprKind::kCall && key.name == "window" &&
-        key.args[0]->kind == ExprKind::kAttribute && key.args[0]->id == event_time_id) {
+    if (is_window_of_event_time(&key) ||
+        (key.kind == ExprKind::kAttribute && is_window_of_event_time(Expanded(*node.children[0], key.id)))) {
       return static_cast<int>(i);
     }
   }

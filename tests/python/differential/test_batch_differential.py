@@ -96,7 +96,6 @@ def check_schema_against_spark(engine, query, result) -> None:
 # Features Ember does not have yet (docs/compatibility.md). Strict: a fix makes these fail until
 # the entry is removed here and there.
 EMBER_GAPS = {
-    "q_window_sliding": "sliding windows in batch queries",
     "q_sql_cte_subquery": "SQL subquery expressions (IN (SELECT ...))",
 }
 

@@ -350,3 +350,27 @@ def test_distinct_on_a_stream_is_an_aggregation(spark, tmp_path):
     query.stop()
     want = ordered(duck(source, "SELECT DISTINCT company FROM {events}"))
     assert memory_rows(spark, "distinct_companies") == want
+
+
+def test_sliding_windows_in_append_mode_emit_each_window_once(spark, tmp_path):
+    """window(ts, 10 minutes, 5 minutes): each event counts in two windows; a window is emitted
+    once, when the watermark passes its end. Oracle: DuckDB's own expansion of the events."""
+    from ember.sql import functions as F
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    out = []
+    clocks = ["10:01:00", "10:04:59", "10:05:00", "10:07:30", "10:12:00", "10:14:00", "10:21:00"]
+    for run, clock in enumerate(clocks + ["11:30:00"]):
+        write_rows(source, f"f{run}.json", [(run, "a", "x" if run % 2 else "y", 1.0, clock)])
+        counts = (spark.readStream.schema(SCHEMA).json(str(source))
+                  .withWatermark("ts", "5 minutes")
+                  .groupBy(F.window("ts", "10 minutes", "5 minutes"), "company").count())
+        run_once(counts.writeStream.foreachBatch(collecting(out)).outputMode("append")
+                 .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    got = sorted((r[0]["start"].strftime("%H:%M"), r[1], r[2]) for r in out)
+    want = duck(source, """
+        SELECT strftime(w, '%H:%M'), company, count(*) FROM (
+          SELECT company, time_bucket(INTERVAL 5 MINUTE, ts) - INTERVAL (5 * k) MINUTE AS w
+          FROM {events}, range(2) t(k) WHERE ts < TIMESTAMP '2024-01-01 11:00:00')
+        GROUP BY ALL""")
+    assert got == sorted(want)
