@@ -11,7 +11,7 @@ __all__ = [
     "last", "any_value", "concat", "upper", "lower", "length", "substring", "trim", "ltrim",
     "rtrim", "reverse", "to_timestamp", "to_date", "date_trunc", "current_timestamp", "year",
     "month", "quarter", "dayofmonth", "dayofyear", "hour", "minute", "second", "from_unixtime",
-    "unix_timestamp", "window", "struct", "abs", "asc", "desc", "asc_nulls_first",
+    "unix_timestamp", "window", "session_window", "window_time", "struct", "abs", "asc", "desc", "asc_nulls_first",
     "asc_nulls_last", "desc_nulls_first", "desc_nulls_last", "sum_distinct", "round",
     "concat_ws", "dayofweek", "date_add", "date_sub", "datediff", "add_months", "last_day",
 ]
@@ -156,6 +156,14 @@ def window(
     if startTime is not None:
         args.append(startTime)
     return _call("window", *args).alias("window")
+
+
+def session_window(timeColumn: Any, gapDuration: str) -> Column:
+    return _call("session_window", _to_col(timeColumn), gapDuration).alias("session_window")
+
+
+def window_time(windowColumn: Any) -> Column:
+    return _call("window_time", _to_col(windowColumn))
 
 
 def struct(*cols: Any) -> Column:

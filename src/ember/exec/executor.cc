@@ -11,6 +11,7 @@
 #include <arrow/table.h>
 
 #include "ember/error.h"
+#include "ember/exec/incremental_aggregate.h"
 #include "ember/exec/kernels.h"
 #include "ember/io/file_reader.h"
 #include "ember/plan/type_names.h"
@@ -174,6 +175,9 @@ class PlanBuilder {
   }
 
   Result<ac::Declaration> Aggregate(const LogicalPlan& p) {
+    for (const auto& key : p.groupings) {
+      if (key->kind == ExprKind::kCall && key->name == "session_window") return SessionAggregate(p);
+    }
     ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
     // Compute keys and aggregate arguments first, then aggregate by name.
     std::vector<cp::Expression> exprs;
@@ -244,6 +248,16 @@ class PlanBuilder {
       out.push_back(cp::call("cast", {value}, cp::CastOptions::Safe(p.output[i].type)));
     }
     return Project(std::move(aggregate), std::move(out), Names(p));
+  }
+
+  // Sessions merge across rows, as a stream's state merges them across batches: the same steps.
+  Result<ac::Declaration> SessionAggregate(const LogicalPlan& p) {
+    ARROW_ASSIGN_OR_RAISE(auto input, Materialize(*p.children[0]));
+    ARROW_ASSIGN_OR_RAISE(auto aggregate, IncrementalAggregate::Make(p));
+    ARROW_ASSIGN_OR_RAISE(auto buffers, aggregate.Partial(input, options_.eval));
+    ARROW_ASSIGN_OR_RAISE(buffers, aggregate.Merge(buffers));
+    ARROW_ASSIGN_OR_RAISE(auto result, aggregate.Finalize(buffers));
+    return Source(result, p);
   }
 
   // One row per key, the first one seen: group the row numbers by key, keep each group's

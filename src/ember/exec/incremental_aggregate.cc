@@ -2,11 +2,14 @@
 
 #include <arrow/acero/exec_plan.h>
 #include <arrow/acero/options.h>
+#include <arrow/array/array_primitive.h>
+#include <arrow/array/builder_primitive.h>
 #include <arrow/compute/api.h>
 #include <arrow/table.h>
 
 #include "ember/error.h"
 #include "ember/exec/executor.h"
+#include "ember/exec/row_keys.h"
 
 namespace ember::exec {
 
@@ -52,6 +55,12 @@ Result<IncrementalAggregate> IncrementalAggregate::Make(const plan::LogicalPlan&
     for (int f = 0; f < fields; ++f) {
       a.key_names_.push_back(name + "_" + std::to_string(f));
       columns.push_back(column++);
+    }
+    const auto& key = *aggregate.groupings[i];
+    if (key.kind == plan::ExprKind::kCall && key.name == "session_window") {
+      a.session_grouping_ = static_cast<int>(i);
+    } else {
+      a.group_columns_.insert(a.group_columns_.end(), columns.begin(), columns.end());
     }
     a.grouping_columns_.push_back(std::move(columns));
   }
@@ -184,7 +193,63 @@ Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Partial(
 
 Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Merge(
     std::shared_ptr<arrow::Table> buffers) const {
+  ARROW_ASSIGN_OR_RAISE(buffers, MergeSessions(std::move(buffers)));
   return Aggregate(Source(std::move(buffers)), /*partial=*/false);
+}
+
+// Spark's MergingSessionsIterator: in order of (group, start), a session joins the current one
+// when it starts at or before the current end; the merged session spans both. Every row then
+// carries its merged bounds, so grouping by the keys combines the buffers.
+Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::MergeSessions(
+    std::shared_ptr<arrow::Table> rows) const {
+  if (session_grouping_ < 0 || rows->num_rows() == 0) return rows;
+  const auto& bounds = grouping_columns_[static_cast<size_t>(session_grouping_)];
+  const int start_column = bounds[0], end_column = bounds[1];
+  std::vector<cp::SortKey> order;
+  for (int c : group_columns_) order.emplace_back(arrow::FieldRef(c));
+  order.emplace_back(arrow::FieldRef(start_column));
+  ARROW_ASSIGN_OR_RAISE(auto indices, cp::SortIndices(arrow::Datum(rows), cp::SortOptions(order)));
+  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(arrow::Datum(rows), arrow::Datum(indices)));
+  ARROW_ASSIGN_OR_RAISE(rows, taken.table()->CombineChunks());
+  ARROW_ASSIGN_OR_RAISE(auto groups, rows->SelectColumns(group_columns_));
+  ARROW_ASSIGN_OR_RAISE(auto keys, EncodeKeys(*groups, static_cast<int>(group_columns_.size())));
+  ARROW_ASSIGN_OR_RAISE(auto starts, cp::Cast(arrow::Datum(rows->column(start_column)), arrow::int64()));
+  ARROW_ASSIGN_OR_RAISE(auto ends, cp::Cast(arrow::Datum(rows->column(end_column)), arrow::int64()));
+  const auto& start = static_cast<const arrow::Int64Array&>(*starts.chunked_array()->chunk(0));
+  const auto& end = static_cast<const arrow::Int64Array&>(*ends.chunked_array()->chunk(0));
+  const int64_t n = rows->num_rows();
+  std::vector<int64_t> merged_start(static_cast<size_t>(n)), merged_end(static_cast<size_t>(n));
+  int64_t first = 0, current_end = 0;
+  auto close = [&](int64_t stop) {
+    for (int64_t j = first; j < stop; ++j) {
+      merged_start[static_cast<size_t>(j)] = start.Value(first);
+      merged_end[static_cast<size_t>(j)] = current_end;
+    }
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    bool joins = i > 0 && keys[static_cast<size_t>(i)] == keys[static_cast<size_t>(i - 1)] &&
+                 start.Value(i) <= current_end;
+    if (!joins) {
+      close(i);
+      first = i;
+      current_end = end.Value(i);
+    } else {
+      current_end = std::max(current_end, end.Value(i));
+    }
+  }
+  close(n);
+  auto replace = [&](int column, const std::vector<int64_t>& values) -> arrow::Status {
+    arrow::Int64Builder builder;
+    ARROW_RETURN_NOT_OK(builder.AppendValues(values));
+    ARROW_ASSIGN_OR_RAISE(auto micros, builder.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto typed, cp::Cast(arrow::Datum(micros), rows->column(column)->type()));
+    ARROW_ASSIGN_OR_RAISE(rows, rows->SetColumn(column, rows->schema()->field(column),
+                                                std::make_shared<arrow::ChunkedArray>(typed.make_array())));
+    return arrow::Status::OK();
+  };
+  ARROW_RETURN_NOT_OK(replace(start_column, merged_start));
+  ARROW_RETURN_NOT_OK(replace(end_column, merged_end));
+  return rows;
 }
 
 Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Finalize(

@@ -30,7 +30,8 @@ class IncrementalAggregate {
   /// Buffers of one batch: `input` holds the aggregate's child output, column by column.
   arrow::Result<std::shared_ptr<arrow::Table>> Partial(std::shared_ptr<arrow::Table> input,
                                                        const plan::EvalContext& ctx) const;
-  /// Combines rows with equal keys; for first/last, earlier rows come first.
+  /// Combines rows with equal keys; for first/last, earlier rows come first. With a session
+  /// window, a key's overlapping sessions become one first.
   arrow::Result<std::shared_ptr<arrow::Table>> Merge(std::shared_ptr<arrow::Table> buffers) const;
   /// The aggregate's output rows from buffers.
   arrow::Result<std::shared_ptr<arrow::Table>> Finalize(std::shared_ptr<arrow::Table> buffers) const;
@@ -39,6 +40,10 @@ class IncrementalAggregate {
   int num_keys() const { return static_cast<int>(key_names_.size()); }
   /// The buffer column holding grouping `i`'s event time: the key itself, or its window's end.
   int EventTimeColumn(int grouping) const;
+  /// Whether a grouping is a session window, whose bounds change as sessions merge.
+  bool has_sessions() const { return session_grouping_ >= 0; }
+  /// The key columns that identify a group whatever its session: all but the session's bounds.
+  const std::vector<int>& group_columns() const { return group_columns_; }
 
  private:
   struct Buffer {
@@ -50,12 +55,15 @@ class IncrementalAggregate {
     std::shared_ptr<arrow::compute::FunctionOptions> merge_options;
   };
   IncrementalAggregate() = default;
+  arrow::Result<std::shared_ptr<arrow::Table>> MergeSessions(std::shared_ptr<arrow::Table> rows) const;
   arrow::Result<std::shared_ptr<arrow::Table>> Aggregate(const arrow::acero::Declaration& input,
                                                          bool partial) const;
 
   const plan::LogicalPlan* node_ = nullptr;
   std::vector<std::string> key_names_;
   std::vector<std::vector<int>> grouping_columns_;  // per grouping: its key columns
+  int session_grouping_ = -1;
+  std::vector<int> group_columns_;
   std::vector<std::vector<Buffer>> buffers_;        // per aggregate call
   std::shared_ptr<arrow::Schema> buffer_schema_;
 };

@@ -1079,6 +1079,48 @@ Catalog BuildCatalog() {
                                            arrow::field("end", TimestampType())});
                return Fn("if_else", {Fn("is_null", {a[0]}), Lit(arrow::MakeNullScalar(type)), window});
              }));
+  // session_window(ts, gap): the session [ts, ts + gap) of one event; aggregations merge the
+  // sessions of a key that overlap (exec/incremental_aggregate.cc).
+  Add(c, Scalar(
+             "session_window", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+               ARROW_ASSIGN_OR_RAISE(auto gap, LiteralString(call, args[1]));
+               ARROW_RETURN_NOT_OK(ParseIntervalMicros(gap).status());
+               auto type = arrow::struct_({arrow::field("start", TimestampType()),
+                                           arrow::field("end", TimestampType())});
+               return TypedCall{std::move(args), type, false};
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               ARROW_ASSIGN_OR_RAISE(auto gap_text, LiteralString(call, call.args[1]));
+               ARROW_ASSIGN_OR_RAISE(int64_t gap, ParseIntervalMicros(gap_text));
+               auto micros = CastTo(a[0], arrow::int64());
+               auto end = CastTo(Fn("add", {micros, I64(gap)}), TimestampType());
+               return Fn("make_struct", {a[0], end},
+                         std::make_shared<cp::MakeStructOptions>(std::vector<std::string>{"start", "end"}));
+             }));
+  // window_time(w): the last instant of a window, end - 1 microsecond.
+  Add(c, Scalar(
+             "window_time", 1, 1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               const auto& t = *args[0]->type;
+               if (t.id() != arrow::Type::STRUCT ||
+                   static_cast<const arrow::StructType&>(t).GetFieldIndex("end") < 0) {
+                 return UserError(ErrorKind::kAnalysis, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                                  "Cannot resolve " + Quoted(call) +
+                                      " due to data type mismatch: the input should be a window "
+                                      "column.",
+                                  "42K09");
+               }
+               return TypedCall{std::move(args), TimestampType(), args[0]->nullable};
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               int end = static_cast<const arrow::StructType&>(*call.args[0]->type).GetFieldIndex("end");
+               auto micros = CastTo(Fn("struct_field", {a[0]}, std::make_shared<cp::StructFieldOptions>(std::vector<int>{end})), arrow::int64());
+               return CastTo(Fn("subtract", {micros, I64(1)}), TimestampType());
+             }));
   // Struct field access, produced by the analyzer for `col("w.start")` and getField.
   Add(c, Scalar(
              "get_field", 2, 2,

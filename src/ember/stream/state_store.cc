@@ -20,10 +20,12 @@
 #include <nlohmann/json.hpp>
 
 #include "ember/error.h"
+#include "ember/exec/row_keys.h"
 #include "ember/stream/metadata_log.h"
 
 namespace ember::stream {
 
+using exec::EncodeKeys;
 namespace fs = std::filesystem;
 using arrow::Result;
 using arrow::Status;
@@ -32,57 +34,6 @@ namespace {
 
 constexpr int64_t kSnapshotInterval = 10;  // spark.sql.streaming.stateStore.minDeltasForSnapshot
 constexpr const char* kRemoved = "__removed";
-
-// Appends each row's value of `array` to keys[row]: a presence byte, then the value's bytes.
-Status AppendColumn(const arrow::Array& array, std::string* keys) {
-  const int64_t n = array.length();
-  for (int64_t i = 0; i < n; ++i) keys[i].push_back(array.IsNull(i) ? '\0' : '\1');
-  const arrow::DataType& type = *array.type();
-  switch (type.id()) {
-    case arrow::Type::BOOL: {
-      const auto& values = static_cast<const arrow::BooleanArray&>(array);
-      for (int64_t i = 0; i < n; ++i) {
-        if (values.IsValid(i)) keys[i].push_back(values.Value(i) ? '\1' : '\0');
-      }
-      return Status::OK();
-    }
-    case arrow::Type::STRING:
-    case arrow::Type::BINARY: {
-      const auto& values = static_cast<const arrow::BinaryArray&>(array);
-      for (int64_t i = 0; i < n; ++i) {
-        if (!values.IsValid(i)) continue;
-        std::string_view v = values.GetView(i);
-        uint32_t size = static_cast<uint32_t>(v.size());
-        keys[i].append(reinterpret_cast<const char*>(&size), sizeof(size));
-        keys[i].append(v);
-      }
-      return Status::OK();
-    }
-    case arrow::Type::STRUCT: {
-      // Fields of a NULL struct are undefined: encode them aside and keep them for valid rows.
-      const auto& values = static_cast<const arrow::StructArray&>(array);
-      std::vector<std::string> fields(static_cast<size_t>(n));
-      for (int f = 0; f < values.num_fields(); ++f) {
-        ARROW_RETURN_NOT_OK(AppendColumn(*values.field(f), fields.data()));
-      }
-      for (int64_t i = 0; i < n; ++i) {
-        if (values.IsValid(i)) keys[i] += fields[static_cast<size_t>(i)];
-      }
-      return Status::OK();
-    }
-    default:
-      break;
-  }
-  if (!arrow::is_fixed_width(type.id()) || type.id() == arrow::Type::NA) {
-    return Status::NotImplemented("state keys of type ", type.ToString());
-  }
-  const int width = type.byte_width();
-  const auto* data = array.data()->GetValues<char>(1, 0) + array.offset() * width;
-  for (int64_t i = 0; i < n; ++i) {
-    if (array.IsValid(i)) keys[i].append(data + i * width, static_cast<size_t>(width));
-  }
-  return Status::OK();
-}
 
 std::shared_ptr<arrow::Schema> WithRemovedFlag(const std::shared_ptr<arrow::Schema>& schema) {
   auto fields = schema->fields();
@@ -174,18 +125,6 @@ std::string VersionFile(const std::string& directory, int64_t version, const cha
 
 }  // namespace
 
-Result<std::vector<std::string>> EncodeKeys(const arrow::Table& table, int num_keys) {
-  std::vector<std::string> keys(static_cast<size_t>(table.num_rows()));
-  for (int c = 0; c < num_keys; ++c) {
-    int64_t row = 0;
-    for (const auto& chunk : table.column(c)->chunks()) {
-      ARROW_RETURN_NOT_OK(AppendColumn(*chunk, keys.data() + row));
-      row += chunk->length();
-    }
-  }
-  return keys;
-}
-
 int PartitionOf(std::string_view key, int num_partitions) {
   uint64_t hash = 14695981039346656037ULL;  // FNV-1a
   for (unsigned char c : key) {
@@ -196,9 +135,11 @@ int PartitionOf(std::string_view key, int num_partitions) {
 }
 
 Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
-    const std::shared_ptr<arrow::Table>& table, int num_keys, int num_partitions) {
+    const std::shared_ptr<arrow::Table>& table, const std::vector<int>& key_columns,
+    int num_partitions) {
   if (num_partitions == 1) return std::vector<std::shared_ptr<arrow::Table>>{table};
-  ARROW_ASSIGN_OR_RAISE(auto keys, EncodeKeys(*table, num_keys));
+  ARROW_ASSIGN_OR_RAISE(auto key_table, table->SelectColumns(key_columns));
+  ARROW_ASSIGN_OR_RAISE(auto keys, EncodeKeys(*key_table, static_cast<int>(key_columns.size())));
   std::vector<arrow::Int64Builder> rows(static_cast<size_t>(num_partitions));
   for (size_t i = 0; i < keys.size(); ++i) {
     ARROW_RETURN_NOT_OK(rows[static_cast<size_t>(PartitionOf(keys[i], num_partitions))].Append(

@@ -20,16 +20,13 @@
 
 namespace ember::stream {
 
-/// One canonical byte string per row for the first `num_keys` columns: equal keys, equal bytes
-/// (NULL included).
-arrow::Result<std::vector<std::string>> EncodeKeys(const arrow::Table& table, int num_keys);
-
 /// The partition an encoded key belongs to; stable across processes and versions.
 int PartitionOf(std::string_view key, int num_partitions);
 
-/// Splits rows by the partition of their keys.
+/// Splits rows by the partition of their values in `key_columns`.
 arrow::Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
-    const std::shared_ptr<arrow::Table>& table, int num_keys, int num_partitions);
+    const std::shared_ptr<arrow::Table>& table, const std::vector<int>& key_columns,
+    int num_partitions);
 
 /// Runs fn(0..n-1) on the machine's cores.
 void ParallelFor(int n, const std::function<void(int)>& fn);
@@ -50,8 +47,9 @@ class StateStore {
   arrow::Status Load(int64_t version);
   /// The rows of partition p at the current version.
   const std::shared_ptr<arrow::Table>& rows(int p) const { return rows_[p]; }
-  /// Sets partition p's next rows, with what changed: the rows put and the keys removed
-  /// (tables of the store's schema; only key columns of `removed` matter).
+  /// Sets partition p's next rows, with what changed: the rows put (a subset of `rows`) and the
+  /// keys removed (none of them in `rows`); tables of the store's schema, of which only the key
+  /// columns of `removed` matter.
   void Stage(int p, std::shared_ptr<arrow::Table> rows, std::shared_ptr<arrow::Table> puts,
              std::shared_ptr<arrow::Table> removed);
   /// Writes `version` (the staged partitions' deltas, and every tenth version a snapshot of each

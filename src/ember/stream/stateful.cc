@@ -8,11 +8,13 @@
 
 #include "ember/error.h"
 #include "ember/exec/incremental_aggregate.h"
+#include "ember/exec/row_keys.h"
 #include "ember/stream/state_store.h"
 
 namespace ember::stream {
 
 namespace cp = arrow::compute;
+using exec::EncodeKeys;
 using arrow::Result;
 using plan::ExprKind;
 using plan::LogicalPlan;
@@ -58,6 +60,27 @@ Result<TablePtr> Take(const TablePtr& table, const std::vector<int64_t>& rows) {
   return taken.table();
 }
 
+// Rows whose encoded key is (or, with `in` false, is not) in `keys`.
+Result<TablePtr> WithKeys(const TablePtr& table, const std::vector<std::string>& encoded,
+                          const std::unordered_set<std::string>& keys, bool in) {
+  arrow::BooleanBuilder mask;
+  ARROW_RETURN_NOT_OK(mask.Reserve(table->num_rows()));
+  for (const auto& key : encoded) mask.UnsafeAppend((keys.count(key) > 0) == in);
+  ARROW_ASSIGN_OR_RAISE(auto array, mask.Finish());
+  return Where(table, array);
+}
+
+Result<std::vector<std::string>> KeysOf(const TablePtr& table, const std::vector<int>& columns) {
+  ARROW_ASSIGN_OR_RAISE(auto keys, table->SelectColumns(columns));
+  return EncodeKeys(*keys, static_cast<int>(columns.size()));
+}
+
+std::vector<int> FirstColumns(int n) {
+  std::vector<int> columns(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) columns[static_cast<size_t>(i)] = i;
+  return columns;
+}
+
 int64_t Rows(const std::vector<TablePtr>& tables) {
   int64_t n = 0;
   for (const auto& t : tables) n += t ? t->num_rows() : 0;
@@ -74,7 +97,8 @@ class AggregateOperator : public StatefulOperator {
         aggregate_(std::move(aggregate)),
         store_(std::move(store)),
         mode_(std::move(mode)),
-        event_time_column_(event_time_key < 0 ? -1 : aggregate_.EventTimeColumn(event_time_key)) {
+        event_time_column_(event_time_key < 0 ? -1 : aggregate_.EventTimeColumn(event_time_key)),
+        all_keys_(FirstColumns(aggregate_.num_keys())) {
     metrics_.operator_name = "stateStoreSave";
     metrics_.num_partitions = store_->num_partitions();
   }
@@ -85,7 +109,6 @@ class AggregateOperator : public StatefulOperator {
     int64_t start = NowMs();
     ARROW_RETURN_NOT_OK(store_->Load(batch.batch_id));
     const int n = store_->num_partitions();
-    const int num_keys = aggregate_.num_keys();
     ARROW_ASSIGN_OR_RAISE(TablePtr partial, arrow::Table::MakeEmpty(aggregate_.buffer_schema()));
     if (input->num_rows() > 0) {
       ARROW_ASSIGN_OR_RAISE(partial, aggregate_.Partial(input, batch.eval));
@@ -100,7 +123,9 @@ class AggregateOperator : public StatefulOperator {
       ARROW_ASSIGN_OR_RAISE(partial, Where(partial, on_time));
       metrics_.rows_dropped_by_watermark = before - partial->num_rows();
     }
-    ARROW_ASSIGN_OR_RAISE(auto parts, SplitByPartition(partial, num_keys, n));
+    // A group's rows stay in one partition whatever their session bounds.
+    const std::vector<int>& groups = aggregate_.group_columns();
+    ARROW_ASSIGN_OR_RAISE(auto parts, SplitByPartition(partial, groups, n));
     std::vector<TablePtr> updated(static_cast<size_t>(n)), evicted(static_cast<size_t>(n)),
         emitted(static_cast<size_t>(n));
     std::vector<arrow::Status> statuses(static_cast<size_t>(n));
@@ -109,21 +134,26 @@ class AggregateOperator : public StatefulOperator {
         const TablePtr& fresh = parts[static_cast<size_t>(p)];
         TablePtr rows = store_->rows(p);
         TablePtr changed;
+        // Sessions merged into others leave the state under their old bounds.
+        TablePtr merged_away;
         if (fresh->num_rows() > 0) {
           // Groups this batch touched: merge their stored buffers (first) with the batch's.
-          ARROW_ASSIGN_OR_RAISE(auto fresh_keys, EncodeKeys(*fresh, num_keys));
+          // With session windows a group is its keys without the session bounds.
+          const auto& touch_columns = aggregate_.has_sessions() ? groups : all_keys_;
+          ARROW_ASSIGN_OR_RAISE(auto fresh_keys, KeysOf(fresh, touch_columns));
           std::unordered_set<std::string> touched(fresh_keys.begin(), fresh_keys.end());
-          ARROW_ASSIGN_OR_RAISE(auto stored_keys, EncodeKeys(*rows, num_keys));
-          arrow::BooleanBuilder is_touched;
-          ARROW_RETURN_NOT_OK(is_touched.Reserve(rows->num_rows()));
-          for (const auto& key : stored_keys) is_touched.UnsafeAppend(touched.count(key) > 0);
-          ARROW_ASSIGN_OR_RAISE(auto mask, is_touched.Finish());
-          ARROW_ASSIGN_OR_RAISE(auto before, Where(rows, mask));
-          ARROW_ASSIGN_OR_RAISE(auto untouched_mask, Not(mask));
-          ARROW_ASSIGN_OR_RAISE(auto untouched, Where(rows, untouched_mask));
+          ARROW_ASSIGN_OR_RAISE(auto stored_keys, KeysOf(rows, touch_columns));
+          ARROW_ASSIGN_OR_RAISE(auto before, WithKeys(rows, stored_keys, touched, true));
+          ARROW_ASSIGN_OR_RAISE(auto untouched, WithKeys(rows, stored_keys, touched, false));
           ARROW_ASSIGN_OR_RAISE(auto both, Concat({before, fresh}));
           ARROW_ASSIGN_OR_RAISE(changed, aggregate_.Merge(both));
           ARROW_ASSIGN_OR_RAISE(rows, Concat({untouched, changed}));
+          if (aggregate_.has_sessions()) {
+            ARROW_ASSIGN_OR_RAISE(auto changed_keys, KeysOf(changed, all_keys_));
+            std::unordered_set<std::string> kept(changed_keys.begin(), changed_keys.end());
+            ARROW_ASSIGN_OR_RAISE(auto before_keys, KeysOf(before, all_keys_));
+            ARROW_ASSIGN_OR_RAISE(merged_away, WithKeys(before, before_keys, kept, false));
+          }
         } else if (!watermarked) {
           emitted[static_cast<size_t>(p)] = mode_ == "complete" ? rows : nullptr;
           return arrow::Status::OK();
@@ -144,6 +174,13 @@ class AggregateOperator : public StatefulOperator {
         updated[static_cast<size_t>(p)] = changed;
         evicted[static_cast<size_t>(p)] = removed;
         emitted[static_cast<size_t>(p)] = mode_ == "append" ? removed : mode_ == "update" ? changed : rows;
+        if (merged_away && merged_away->num_rows() > 0) {
+          if (removed) {
+            ARROW_ASSIGN_OR_RAISE(removed, Concat({removed, merged_away}));
+          } else {
+            removed = merged_away;
+          }
+        }
         store_->Stage(p, rows, puts, removed);
         return arrow::Status::OK();
       }();
@@ -176,6 +213,7 @@ class AggregateOperator : public StatefulOperator {
   std::unique_ptr<StateStore> store_;
   std::string mode_;
   int event_time_column_;  // in the buffers; -1 without a watermarked key
+  std::vector<int> all_keys_;
 };
 
 // dropDuplicates / dropDuplicatesWithinWatermark on a stream (STREAMING.md 6): the first row of
@@ -222,6 +260,7 @@ class DeduplicateOperator : public StatefulOperator {
     }
     auto state_rows = arrow::Table::Make(store_->schema(), columns, input->num_rows());
     ARROW_ASSIGN_OR_RAISE(auto keys, EncodeKeys(*state_rows, num_keys));
+    // Partitioned by the whole key, as the store splits its rows.
     std::vector<std::unordered_set<std::string>> known(static_cast<size_t>(n));
     ParallelFor(n, [&](int p) {
       auto stored = EncodeKeys(*store_->rows(p), num_keys);
@@ -242,6 +281,7 @@ class DeduplicateOperator : public StatefulOperator {
     for (int p = 0; p < n; ++p) {
       ARROW_ASSIGN_OR_RAISE(auto added, Take(state_rows, new_rows[static_cast<size_t>(p)]));
       TablePtr rows = store_->rows(p), removed;
+      puts += added->num_rows();
       if (added->num_rows() > 0) {
         ARROW_ASSIGN_OR_RAISE(rows, Concat({rows, added}));
       }
@@ -250,8 +290,10 @@ class DeduplicateOperator : public StatefulOperator {
         ARROW_ASSIGN_OR_RAISE(removed, Where(rows, closed));
         ARROW_ASSIGN_OR_RAISE(auto open, Not(closed));
         ARROW_ASSIGN_OR_RAISE(rows, Where(rows, open));
+        ARROW_ASSIGN_OR_RAISE(auto added_closed, AtOrBelow(added, evict_column, batch.eviction_ms * 1000));
+        ARROW_ASSIGN_OR_RAISE(auto added_open, Not(added_closed));
+        ARROW_ASSIGN_OR_RAISE(added, Where(added, added_open));
       }
-      puts += added->num_rows();
       removals += removed ? removed->num_rows() : 0;
       store_->Stage(p, rows, added, removed);
     }
@@ -302,7 +344,9 @@ int EventTimeGrouping(const LogicalPlan& node, int64_t event_time_id) {
   for (size_t i = 0; event_time_id >= 0 && i < node.groupings.size(); ++i) {
     const auto& key = *node.groupings[i];
     if (key.kind == ExprKind::kAttribute && key.id == event_time_id) return static_cast<int>(i);
-    if (is_window_of_event_time(&key) ||
+    bool session = key.kind == ExprKind::kCall && key.name == "session_window" &&
+                   key.args[0]->kind == ExprKind::kAttribute && key.args[0]->id == event_time_id;
+    if (session || is_window_of_event_time(&key) ||
         (key.kind == ExprKind::kAttribute && is_window_of_event_time(Expanded(*node.children[0], key.id)))) {
       return static_cast<int>(i);
     }
@@ -329,6 +373,10 @@ Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan
                        "42KDE");
     }
     ARROW_ASSIGN_OR_RAISE(auto aggregate, exec::IncrementalAggregate::Make(node));
+    if (aggregate.has_sessions() && options.output_mode == "update") {
+      return LegacyAnalysisError(
+          "Update output mode not supported for session window on streaming DataFrames/DataSets");
+    }
     ARROW_ASSIGN_OR_RAISE(auto store, StateStore::Open(options.checkpoint, options.operator_id,
                                                        "stateStoreSave", options.num_partitions,
                                                        aggregate.buffer_schema(), aggregate.num_keys()));

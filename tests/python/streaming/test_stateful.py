@@ -374,3 +374,62 @@ def test_sliding_windows_in_append_mode_emit_each_window_once(spark, tmp_path):
           FROM {events}, range(2) t(k) WHERE ts < TIMESTAMP '2024-01-01 11:00:00')
         GROUP BY ALL""")
     assert got == sorted(want)
+
+
+SESSIONS_SQL = """
+    WITH e AS (SELECT company, ts FROM {events} WHERE ts < TIMESTAMP '2024-01-01 10:55:00'),
+    marked AS (
+      SELECT company, ts, CASE WHEN ts <= lag(ts) OVER (PARTITION BY company ORDER BY ts)
+                                            + INTERVAL 5 MINUTE THEN 0 ELSE 1 END AS starts
+      FROM e),
+    numbered AS (SELECT company, ts, sum(starts) OVER (PARTITION BY company ORDER BY ts) AS s
+                 FROM marked)
+    SELECT strftime(min(ts), '%H:%M'), strftime(max(ts) + INTERVAL 5 MINUTE, '%H:%M'), company,
+           count(*)
+    FROM numbered GROUP BY company, s"""
+
+
+def test_session_windows_merge_across_batches_in_append_mode(spark, tmp_path):
+    """A session of one batch is extended by later batches, and an event bridging two stored
+    sessions merges them; each final session is emitted once. Oracle: DuckDB's gaps and
+    islands over the same events (a new session starts more than the gap after the last)."""
+    from ember.sql import functions as F
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    batches = [[("a", "10:00:00"), ("a", "10:12:00"), ("b", "10:01:00")],
+               [("a", "10:04:00")],
+               [("a", "10:08:00"), (None, "10:21:00"), ("b", "10:25:00")],
+               [("b", "11:00:00")]]
+    out = []
+    for run, events in enumerate(batches):
+        write_rows(source, f"f{run}.json", [(run * 10 + i, "x", c, 1.0, t) for i, (c, t) in enumerate(events)])
+        counts = (spark.readStream.schema(SCHEMA).json(str(source)).withWatermark("ts", "10 minutes")
+                  .groupBy(F.session_window("ts", "5 minutes"), "company").count())
+        run_once(counts.writeStream.foreachBatch(collecting(out)).outputMode("append")
+                 .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    got = ordered((r[0]["start"].strftime("%H:%M"), r[0]["end"].strftime("%H:%M"), r[1], r[2]) for r in out)
+    assert got == ordered(duck(source, SESSIONS_SQL))
+    assert ("10:00", "10:17", "a", 4) in got
+
+
+def test_session_windows_in_a_batch_query(spark, tmp_path):
+    from ember.sql import functions as F
+    source = tmp_path / "in"
+    source.mkdir()
+    write_rows(source, "a.json", [(i, "x", f"c{i % 3}" if i % 7 else None, 1.0,
+                                   f"10:{(i * 7) % 50:02d}:{i % 60:02d}") for i in range(60)])
+    df = (spark.read.schema(SCHEMA).json(str(source))
+          .groupBy(F.session_window("ts", "5 minutes"), "company").count())
+    # Sessions at second precision.
+    want = duck(source, SESSIONS_SQL.replace("%H:%M", "%H:%M:%S"))
+    got = ordered((r[0]["start"].strftime("%H:%M:%S"), r[0]["end"].strftime("%H:%M:%S"), r[1], r[2])
+                  for r in df.collect())
+    assert got == ordered(want)
+
+
+def test_session_windows_reject_update_mode(spark, tmp_path):
+    from ember.sql import functions as F
+    df = (spark.readStream.schema(SCHEMA).json(str(tmp_path)).withWatermark("ts", "1 minute")
+          .groupBy(F.session_window("ts", "5 minutes"), "company").count())
+    with pytest.raises(AnalysisException, match="Update output mode not supported for session window"):
+        df.writeStream.format("memory").queryName("sess_update").outputMode("update").start()
