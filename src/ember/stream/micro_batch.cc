@@ -15,6 +15,7 @@
 
 #include "ember/error.h"
 #include "ember/exec/executor.h"
+#include "ember/plan/analyzer.h"
 #include "ember/session.h"
 #include "ember/stream/file_source.h"
 #include "ember/stream/metadata_log.h"
@@ -68,6 +69,14 @@ bool Contains(const LogicalPlan& plan, PlanKind kind) {
     if (Contains(*child, kind)) return true;
   }
   return false;
+}
+
+// The nodes of one kind, in plan order, each once.
+void CollectKind(const LogicalPlan& plan, PlanKind kind, std::vector<const LogicalPlan*>* out) {
+  if (plan.kind == kind && std::find(out->begin(), out->end(), &plan) == out->end()) {
+    out->push_back(&plan);
+  }
+  for (const auto& child : plan.children) CollectKind(*child, kind, out);
 }
 
 // The streaming aggregations and deduplications of a plan, children first.
@@ -147,8 +156,14 @@ struct StreamingQuery::Execution {
   std::optional<std::vector<int64_t>> rerun_end;
   int64_t rerun_timestamp_ms = 0;
   // withWatermark: the column and the delay.
-  int64_t watermark_attribute = -1;
-  int64_t watermark_delay_ms = 0;
+  // withWatermark nodes in plan order, each with its own watermark (none before it saw a row),
+  // and how they combine (spark.sql.streaming.multipleWatermarkPolicy).
+  struct WatermarkNode {
+    const LogicalPlan* node;
+    std::optional<int64_t> watermark_ms;
+  };
+  std::vector<WatermarkNode> watermarks;
+  std::string watermark_policy = "min";
   // The watermark the last batch ran with (its late rows are judged by it); none before batch 0.
   std::optional<int64_t> last_batch_watermark_ms;
   // Aggregations and deduplications, children before parents.
@@ -178,7 +193,6 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   std::string mode = options.output_mode;
   std::transform(mode.begin(), mode.end(), mode.begin(), ::tolower);
   bool aggregates = Contains(plan, PlanKind::kAggregate);
-  const LogicalPlan* watermark = Find(plan, PlanKind::kWatermark);
   if (mode == "complete" && !aggregates) {
     return AnalysisError(
         "Complete output mode not supported when there are no streaming aggregations on "
@@ -193,12 +207,29 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   auto query = std::shared_ptr<StreamingQuery>(new StreamingQuery(df, std::move(options), std::move(sink)));
   auto& execution = query->execution_;
   execution = std::make_unique<Execution>(query->options_.checkpoint_location);
-  if (watermark) {
-    execution->watermark_attribute = watermark->exprs[0]->id;
-    execution->watermark_delay_ms = watermark->limit;
-  }
+  std::vector<const LogicalPlan*> watermark_nodes;
+  CollectKind(plan, PlanKind::kWatermark, &watermark_nodes);
+  for (const LogicalPlan* node : watermark_nodes) execution->watermarks.push_back({node, std::nullopt});
   const std::string& root = execution->root;
   ARROW_ASSIGN_OR_RAISE(auto latest_offsets, execution->offsets.Latest());
+  // Semantic confs a checkpoint keeps: the logged value wins over the session's.
+  json logged_conf = json::object();
+  if (latest_offsets) {
+    ARROW_ASSIGN_OR_RAISE(auto logged, execution->offsets.Get(*latest_offsets));
+    auto meta = json::parse(logged ? logged->substr(0, logged->find('\n')) : "", nullptr, false);
+    if (meta.is_object() && meta.contains("conf") && meta["conf"].is_object()) logged_conf = meta["conf"];
+  }
+  auto conf = [&](const std::string& key, const std::string& fallback) {
+    return logged_conf.contains(key) ? logged_conf[key].get<std::string>()
+                                     : df.session()->GetConf(key, fallback);
+  };
+  std::string policy = conf("spark.sql.streaming.multipleWatermarkPolicy", "min");
+  std::transform(policy.begin(), policy.end(), policy.begin(), ::tolower);
+  if (policy != "min" && policy != "max") {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Could not recognize watermark policy '" + policy + "'", "");
+  }
+  execution->watermark_policy = policy;
 
   // Stateful operators, numbered bottom-up. The number of state partitions is the one the
   // checkpoint was started with.
@@ -208,21 +239,15 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     stream::StatefulOptions state;
     state.checkpoint = root;
     state.output_mode = mode;
-    state.event_time_id = execution->watermark_attribute;
-    state.delay_ms = execution->watermark_delay_ms;
     state.retain = kMinBatchesToRetain;
-    std::string partitions = df.session()->GetConf("spark.sql.shuffle.partitions", "");
-    if (latest_offsets) {
-      ARROW_ASSIGN_OR_RAISE(auto logged, execution->offsets.Get(*latest_offsets));
-      auto meta = json::parse(logged ? logged->substr(0, logged->find('\n')) : "", nullptr, false);
-      if (meta.is_object() && meta.contains("conf") &&
-          meta["conf"].contains("spark.sql.shuffle.partitions")) {
-        partitions = meta["conf"]["spark.sql.shuffle.partitions"].get<std::string>();
-      }
-    }
+    std::string partitions = conf("spark.sql.shuffle.partitions", "");
     state.num_partitions = partitions.empty() ? DefaultPartitions() : std::stoi(partitions);
     execution->num_partitions = state.num_partitions;
     for (const LogicalPlan* node : stateful) {
+      // An operator's event time is the one watermarked below it.
+      const LogicalPlan* below = Find(*node, PlanKind::kWatermark);
+      state.event_time_id = below ? below->exprs[0]->id : -1;
+      state.delay_ms = below ? below->limit : 0;
       ARROW_ASSIGN_OR_RAISE(auto op, stream::MakeStatefulOperator(*node, state));
       execution->operators.push_back(std::move(op));
       ++state.operator_id;
@@ -382,6 +407,19 @@ struct EventTimeStats {
     }
   }
 
+  void Merge(const EventTimeStats& other) {
+    if (other.count == 0) return;
+    if (count == 0) {
+      *this = other;
+      return;
+    }
+    max_ms = std::max(max_ms, other.max_ms);
+    min_ms = std::min(min_ms, other.min_ms);
+    avg_ms = (avg_ms * static_cast<double>(count) + other.avg_ms * static_cast<double>(other.count)) /
+             static_cast<double>(count + other.count);
+    count += other.count;
+  }
+
   json Progress(int64_t watermark_ms) const {
     json j = json::object();
     if (count > 0) {
@@ -393,6 +431,19 @@ struct EventTimeStats {
     return j;
   }
 };
+
+// The event times reaching a watermark node in this batch, as a one-column table.
+Result<std::shared_ptr<arrow::Table>> EventTimes(
+    const LogicalPlan& node, const std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>>& data,
+    const plan::Analyzer& analyzer, const exec::ExecOptions& options) {
+  const LogicalPlan& child = *node.children[0];
+  int64_t attribute = node.exprs[0]->id;
+  int column = ColumnOf(child, attribute);
+  if (child.kind == PlanKind::kStreamSource) return data.at(&child)->SelectColumns({column});
+  ARROW_ASSIGN_OR_RAISE(auto projected,
+                        analyzer.Project(Bind(node.children[0], data), {plan::AttributeRef(child.output[column])}));
+  return exec::Execute(projected, options);
+}
 
 json StateOperatorsProgress(const std::vector<std::unique_ptr<stream::StatefulOperator>>& operators) {
   json all = json::array();
@@ -457,7 +508,7 @@ arrow::Status StreamingQuery::RunLoop() {
                      {"conf", {{"spark.sql.shuffle.partitions",
                                 std::to_string(ex.num_partitions > 0 ? ex.num_partitions
                                                                      : DefaultPartitions())},
-                               {"spark.sql.streaming.multipleWatermarkPolicy", "min"}}}};
+                               {"spark.sql.streaming.multipleWatermarkPolicy", ex.watermark_policy}}}};
         std::string body = meta.dump();
         for (int64_t offset : end) {
           body += "\n" + (offset < 0 ? std::string("-") : stream::FileStreamSource::OffsetJson(offset));
@@ -476,21 +527,33 @@ arrow::Status StreamingQuery::RunLoop() {
       plan::EvalContext ctx = session->eval_context();
       ctx.current_timestamp_us = batch_timestamp * 1000;
       std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>> data;
-      int64_t next_watermark = ex.watermark_ms;
-      EventTimeStats event_times;
       for (size_t i = 0; i < ex.sources.size(); ++i) {
         ARROW_ASSIGN_OR_RAISE(auto fresh, ex.sources[i]->GetBatch(ex.committed[i], end[i], ctx));
         num_input_rows += fresh->num_rows();
-        int column = ColumnOf(*ex.source_nodes[i], ex.watermark_attribute);
-        if (column >= 0) event_times.Add(*fresh, column);
         data[ex.source_nodes[i]] = fresh;
-      }
-      if (event_times.count > 0) {
-        next_watermark = std::max(ex.watermark_ms, event_times.max_ms - ex.watermark_delay_ms);
       }
       exec::ExecOptions exec_options;
       exec_options.eval = ctx;
       exec_options.max_batch_rows = exec::BatchSizeFromEnvironment();
+      // Each watermark node observes the rows reaching it (Spark's EventTimeWatermarkExec); the
+      // next batch's watermark is the policy over the nodes' watermarks, never decreasing.
+      EventTimeStats event_times;
+      std::optional<int64_t> candidate;
+      for (auto& w : ex.watermarks) {
+        const LogicalPlan& node = *w.node;
+        ARROW_ASSIGN_OR_RAISE(auto times, EventTimes(node, data, session->analyzer(), exec_options));
+        EventTimeStats seen;
+        seen.Add(*times, 0);
+        event_times.Merge(seen);
+        if (seen.count > 0 && (!w.watermark_ms || seen.max_ms - node.limit > *w.watermark_ms)) {
+          w.watermark_ms = seen.max_ms - node.limit;
+        }
+        int64_t node_ms = w.watermark_ms.value_or(0);
+        candidate = !candidate ? node_ms
+                    : ex.watermark_policy == "max" ? std::max(*candidate, node_ms)
+                                                   : std::min(*candidate, node_ms);
+      }
+      int64_t next_watermark = std::max(ex.watermark_ms, candidate.value_or(0));
       // Stateful operators run bottom-up; each one's output replaces its node for the rest.
       stream::BatchContext batch;
       batch.batch_id = ex.next_batch;
@@ -535,7 +598,7 @@ arrow::Status StreamingQuery::RunLoop() {
           {"durationMs", {{"triggerExecution", duration}}},
           {"stateOperators", StateOperatorsProgress(ex.operators)},
           {"sink", {{"numOutputRows", num_output_rows}}}};
-      if (ex.watermark_attribute >= 0) progress["eventTime"] = event_times.Progress(batch_watermark);
+      if (!ex.watermarks.empty()) progress["eventTime"] = event_times.Progress(batch_watermark);
       json sources = json::array();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
         sources.push_back({{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},

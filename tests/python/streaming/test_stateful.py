@@ -433,3 +433,49 @@ def test_session_windows_reject_update_mode(spark, tmp_path):
           .groupBy(F.session_window("ts", "5 minutes"), "company").count())
     with pytest.raises(AnalysisException, match="Update output mode not supported for session window"):
         df.writeStream.format("memory").queryName("sess_update").outputMode("update").start()
+
+
+def test_watermark_on_a_computed_event_time_column(spark, tmp_path):
+    """The watermark node observes its own input, here a timestamp parsed from text."""
+    from ember.sql import functions as F
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    out = []
+    for run, clock in enumerate(["10:01:00", "10:03:00", "10:30:00"]):
+        (source / f"f{run}.json").write_text(json.dumps({"k": "a", "when": f"2024-01-01 {clock}"}) + "\n")
+        counts = (spark.readStream.schema("k STRING, when STRING").json(str(source))
+                  .withColumn("t", F.to_timestamp("when")).withWatermark("t", "10 minutes")
+                  .groupBy(F.window("t", "5 minutes"), "k").count())
+        progress = run_once(counts.writeStream.foreachBatch(collecting(out)).outputMode("append")
+                            .option("checkpointLocation", str(checkpoint))
+                            .trigger(availableNow=True).start())
+    assert [(r[0]["start"].strftime("%H:%M"), r[2]) for r in out] == [("10:00", 2)]
+    assert progress[-1]["eventTime"]["watermark"] == "2024-01-01T10:20:00.000Z"
+
+
+@pytest.mark.parametrize("policy, watermark", [("min", "10:05"), ("max", "10:25")])
+def test_several_watermarks_combine_by_policy(spark, tmp_path, policy, watermark):
+    """Two watermarked streams in a union: the global watermark is the min (default) or the max
+    of theirs (STREAMING.md 3.3), recorded in the offset log."""
+    left, right, checkpoint = tmp_path / "l", tmp_path / "r", tmp_path / "cp"
+    left.mkdir()
+    right.mkdir()
+    write_rows(left, "a.json", [(0, "a", "x", 1.0, "10:15:00")])
+    write_rows(right, "a.json", [(1, "b", "y", 1.0, "10:30:00")])
+    spark.conf.set("spark.sql.streaming.multipleWatermarkPolicy", policy)
+    try:
+        l = spark.readStream.schema(SCHEMA).json(str(left)).withWatermark("ts", "10 minutes")
+        r = spark.readStream.schema(SCHEMA).json(str(right)).withWatermark("ts", "5 minutes")
+        out = []
+        query = (l.union(r).writeStream.foreachBatch(collecting(out))
+                 .option("checkpointLocation", str(checkpoint)).start())
+        query.processAllAvailable()
+        write_rows(left, "b.json", [(2, "c", "x", 1.0, "10:16:00")])
+        query.processAllAvailable()
+        progress = query.recentProgress
+        query.stop()
+    finally:
+        spark.conf.unset("spark.sql.streaming.multipleWatermarkPolicy")
+    assert progress[-1]["eventTime"]["watermark"] == f"2024-01-01T{watermark}:00.000Z"
+    offsets = (checkpoint / "offsets" / "1").read_text().split("\n")
+    assert json.loads(offsets[1])["conf"]["spark.sql.streaming.multipleWatermarkPolicy"] == policy
