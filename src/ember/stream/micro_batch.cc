@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -183,6 +184,73 @@ StreamingQuery::~StreamingQuery() {
   Stop();
 }
 
+namespace {
+
+// Spark's UnsupportedOperationChecker rules (STREAMING.md 5.2) for the operators Ember has,
+// raised by start() before anything is written.
+arrow::Status CheckStreamingPlan(const LogicalPlan& plan, const std::string& mode) {
+  bool aggregates = Contains(plan, PlanKind::kAggregate);
+  if (mode == "complete" && !aggregates) {
+    return AnalysisError(
+        "Complete output mode not supported when there are no streaming aggregations on "
+        "streaming DataFrames/Datasets;");
+  }
+  std::function<arrow::Status(const LogicalPlan&)> visit = [&](const LogicalPlan& p) -> arrow::Status {
+    if (p.kind == PlanKind::kSort && !(aggregates && mode == "complete")) {
+      return AnalysisError(
+          "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated "
+          "DataFrame/Dataset in Complete output mode;");
+    }
+    if (p.kind == PlanKind::kLimit && p.is_streaming && mode != "complete") {
+      if (mode == "update") {
+        return AnalysisError(
+            "Limits are not supported on streaming DataFrames/Datasets in Update output mode;");
+      }
+      return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                       "The feature is not supported: a limit on a stream in append mode is not "
+                       "supported by Ember yet.",
+                       "0A000");
+    }
+    if (p.kind == PlanKind::kUnion) {
+      bool streaming = false, batch = false;
+      for (const auto& child : p.children) (child->is_streaming ? streaming : batch) = true;
+      if (streaming && batch) {
+        return AnalysisError("Union between streaming and batch DataFrames/Datasets is not supported;");
+      }
+    }
+    if (p.kind == PlanKind::kJoin && p.children[0]->is_streaming && p.children[1]->is_streaming) {
+      return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                       "The feature is not supported: stream-stream joins are not supported by "
+                       "Ember yet.",
+                       "0A000");
+    }
+    // An aggregation in update or complete mode emits rows older than the watermark: a stateful
+    // operator that judges lateness after it would drop them (the global watermark check).
+    bool judges_lateness = p.kind == PlanKind::kAggregate ||
+                           (p.kind == PlanKind::kDeduplicate && p.within_watermark);
+    if (p.kind == PlanKind::kDeduplicate && !p.within_watermark) {
+      if (const LogicalPlan* w = Find(p, PlanKind::kWatermark)) {
+        for (const auto& key : p.groupings) judges_lateness = judges_lateness || key->id == w->exprs[0]->id;
+      }
+    }
+    if (mode != "append" && p.is_streaming && judges_lateness && Contains(*p.children[0], PlanKind::kAggregate)) {
+      return AnalysisError(
+          "Detected pattern of possible 'correctness' issue due to global watermark. The query "
+          "contains stateful operation which can emit rows older than the current watermark plus "
+          "allowed late record delay, which are \"late rows\" in downstream stateful operations "
+          "and these rows can be discarded. Please refer the programming guide doc for more "
+          "details. If you understand the possible risk of correctness issue and still need to "
+          "run the query, you can disable this check by setting the config "
+          "`spark.sql.streaming.statefulOperator.checkCorrectness.enabled` to false.;");
+    }
+    for (const auto& child : p.children) ARROW_RETURN_NOT_OK(visit(*child));
+    return arrow::Status::OK();
+  };
+  return visit(plan);
+}
+
+}  // namespace
+
 Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& df,
                                                               StreamingQueryOptions options,
                                                               std::shared_ptr<Sink> sink) {
@@ -192,17 +260,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   }
   std::string mode = options.output_mode;
   std::transform(mode.begin(), mode.end(), mode.begin(), ::tolower);
-  bool aggregates = Contains(plan, PlanKind::kAggregate);
-  if (mode == "complete" && !aggregates) {
-    return AnalysisError(
-        "Complete output mode not supported when there are no streaming aggregations on "
-        "streaming DataFrames/Datasets;");
-  }
-  if (!aggregates && (Contains(plan, PlanKind::kSort) || Contains(plan, PlanKind::kLimit))) {
-    return AnalysisError(
-        "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated "
-        "DataFrame/Dataset in Complete output mode;");
-  }
+  ARROW_RETURN_NOT_OK(CheckStreamingPlan(plan, mode));
 
   auto query = std::shared_ptr<StreamingQuery>(new StreamingQuery(df, std::move(options), std::move(sink)));
   auto& execution = query->execution_;

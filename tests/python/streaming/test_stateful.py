@@ -479,3 +479,27 @@ def test_several_watermarks_combine_by_policy(spark, tmp_path, policy, watermark
     assert progress[-1]["eventTime"]["watermark"] == f"2024-01-01T{watermark}:00.000Z"
     offsets = (checkpoint / "offsets" / "1").read_text().split("\n")
     assert json.loads(offsets[1])["conf"]["spark.sql.streaming.multipleWatermarkPolicy"] == policy
+
+
+def test_unsupported_operations_raise_sparks_messages(spark, tmp_path):
+    """STREAMING.md 5.2, raised by start() as AnalysisException."""
+    from ember.sql import functions as F
+    stream = spark.readStream.schema(SCHEMA).json(str(tmp_path))
+    counts = stream.groupBy("company").count()
+
+    def start(df, mode):
+        return df.writeStream.format("memory").queryName("unsupported").outputMode(mode).start()
+
+    with pytest.raises(AnalysisException, match="Limits are not supported on streaming "
+                                                "DataFrames/Datasets in Update output mode"):
+        start(counts.limit(3), "update")
+    with pytest.raises(AnalysisException, match="Sorting is not supported on streaming"):
+        start(counts.orderBy("company"), "update")
+    batch = spark.createDataFrame([(1, "a", "b", 1.0, None)], SCHEMA)
+    with pytest.raises(AnalysisException, match="Union between streaming and batch"):
+        start(stream.union(batch), "append")
+    with pytest.raises(AnalysisException, match="possible 'correctness' issue due to global watermark"):
+        start(counts.groupBy("count").agg(F.count("*")), "complete")
+    # Sorting an aggregation in complete mode is allowed.
+    query = start(counts.orderBy("company"), "complete")
+    query.stop()
