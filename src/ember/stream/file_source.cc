@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <sstream>
 
 #include <arrow/table.h>
@@ -52,6 +54,30 @@ Result<int64_t> PositiveOption(const plan::FileSource& source, const std::string
                    "");
 }
 
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), ::tolower);
+  return text;
+}
+
+// A duration as Spark's timeStringAsMs reads it: a number and a unit (us, ms, s, m, min, h, d;
+// milliseconds without one).
+Result<int64_t> DurationMs(const std::string& option, const std::string& text) {
+  static const std::map<std::string, double> units = {
+      {"", 1},          {"us", 0.001},      {"ms", 1},       {"s", 1000},
+      {"m", 60000},     {"min", 60000},     {"h", 3600000},  {"d", 86400000}};
+  std::string value = Lower(text);
+  value.erase(std::remove(value.begin(), value.end(), ' '), value.end());
+  size_t digits = value.find_first_not_of("0123456789");
+  auto unit = units.find(digits == std::string::npos ? "" : value.substr(digits));
+  if (digits == 0 || unit == units.end()) {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Invalid value '" + text + "' for option '" + option +
+                         "': a time such as 7d, 12h, 30m, 10s or 500ms was expected",
+                     "");
+  }
+  return static_cast<int64_t>(std::stod(value.substr(0, digits)) * unit->second);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
@@ -74,6 +100,45 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
   };
   self->latest_first_ = flag("latestfirst");
   self->file_name_only_ = flag("filenameonly");
+  auto option = [&](const char* key) {
+    auto it = source->options.find(key);
+    return it == source->options.end() ? std::string() : it->second;
+  };
+  if (!option("maxfileage").empty()) {
+    ARROW_ASSIGN_OR_RAISE(self->max_file_age_ms_, DurationMs("maxFileAge", option("maxfileage")));
+  }
+  // With latestFirst and a per-trigger limit, Spark ignores maxFileAge.
+  if (self->latest_first_ && (self->max_files_ > 0 || self->max_bytes_ > 0)) {
+    self->max_file_age_ms_ = std::numeric_limits<int64_t>::max() / 2;
+  }
+  if (!option("cleansource").empty()) self->clean_source_ = Lower(option("cleansource"));
+  if (self->clean_source_ != "off" && self->clean_source_ != "delete" &&
+      self->clean_source_ != "archive") {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Invalid value '" + option("cleansource") +
+                         "' for option 'cleanSource': expected one of 'archive', 'delete', 'off'",
+                     "");
+  }
+  if (self->clean_source_ == "archive") {
+    self->archive_directory_ = option("sourcearchivedir");
+    if (self->archive_directory_.empty()) {
+      return UserError(ErrorKind::kIllegalArgument, "",
+                       "Archive directory to store completed files should be set via the "
+                       "'sourceArchiveDir' option when 'cleanSource' is 'archive'",
+                       "");
+    }
+    std::string archive = fs::absolute(self->archive_directory_).lexically_normal().string();
+    for (const auto& path : source->paths) {
+      std::string input = fs::absolute(path).lexically_normal().string();
+      if ((archive + "/").rfind(input + "/", 0) == 0) {
+        return UserError(ErrorKind::kIllegalArgument, "",
+                         "The 'sourceArchiveDir' " + self->archive_directory_ +
+                             " is inside the source path " + path +
+                             ": archived files would be read again",
+                         "");
+      }
+    }
+  }
   self->source_ = std::move(source);
   self->log_directory_ = std::move(log_directory);
   // The seen files are every entry of the log; compaction files hold all earlier entries.
@@ -90,7 +155,10 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
   self->latest_batch_ = latest;
   for (int64_t k = 0; k <= latest; ++k) {
     ARROW_ASSIGN_OR_RAISE(auto entries, self->ReadEntries(k));
-    for (const auto& e : entries) self->seen_.insert(self->SeenKey(io::PathFromUri(e.path)));
+    for (const auto& e : entries) {
+      self->seen_.insert(self->SeenKey(io::PathFromUri(e.path)));
+      self->latest_seen_ms_ = std::max(self->latest_seen_ms_, e.timestamp);
+    }
   }
   return self;
 }
@@ -179,8 +247,10 @@ Result<int64_t> FileStreamSource::LatestOffset() {
   std::vector<io::FileEntry> fresh;
   for (const auto& path : source_->paths) {
     ARROW_ASSIGN_OR_RAISE(auto files, io::ListDataFiles(path, /*recursive=*/true));
+    // Spark's SeenFilesMap.isNewFile: not seen, and not older than the purge threshold.
+    int64_t threshold = latest_seen_ms_ - max_file_age_ms_;
     for (const auto& f : files) {
-      if (seen_.count(SeenKey(f.path))) continue;
+      if (seen_.count(SeenKey(f.path)) || f.modification_time_ms < threshold) continue;
       if (available_now_ && !available_now_->count(f.path)) continue;
       fresh.push_back(f);
     }
@@ -204,9 +274,30 @@ Result<int64_t> FileStreamSource::LatestOffset() {
   std::vector<Entry> entries;
   for (const auto& f : fresh) entries.push_back(Entry{ToUri(f.path), f.modification_time_ms, k});
   ARROW_RETURN_NOT_OK(WriteEntries(k, entries));
-  for (const auto& f : fresh) seen_.insert(SeenKey(f.path));
+  for (const auto& f : fresh) {
+    seen_.insert(SeenKey(f.path));
+    latest_seen_ms_ = std::max(latest_seen_ms_, f.modification_time_ms);
+  }
   latest_batch_ = k;
   return k;
+}
+
+Status FileStreamSource::Commit(int64_t end) {
+  if (clean_source_ == "off" || end < 0) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadEntries(end));
+  // Best effort, as in Spark: a file that cannot be moved stays where it is.
+  for (const auto& e : entries) {
+    fs::path file = io::PathFromUri(e.path);
+    std::error_code ec;
+    if (clean_source_ == "delete") {
+      fs::remove(file, ec);
+      continue;
+    }
+    fs::path target = fs::path(archive_directory_) / fs::absolute(file).relative_path();
+    fs::create_directories(target.parent_path(), ec);
+    fs::rename(file, target, ec);
+  }
+  return Status::OK();
 }
 
 Result<std::shared_ptr<arrow::Table>> FileStreamSource::GetBatch(int64_t start, int64_t end,

@@ -21,7 +21,8 @@ namespace ember::stream {
 class FileStreamSource {
  public:
   /// Validates Spark's options (maxFilesPerTrigger, maxBytesPerTrigger, latestFirst, maxFileAge,
-  /// fileNameOnly) and restores the files seen from the source log in `log_directory`.
+  /// fileNameOnly, cleanSource, sourceArchiveDir) and restores the files seen from the source
+  /// log in `log_directory`.
   static arrow::Result<std::unique_ptr<FileStreamSource>> Open(
       std::shared_ptr<const plan::FileSource> source, std::string log_directory);
 
@@ -31,6 +32,10 @@ class FileStreamSource {
   /// Selects the next files within the read limits and logs them as entry K; returns the latest
   /// offset K (-1 when no file was ever selected).
   arrow::Result<int64_t> LatestOffset();
+
+  /// Called once the batch ending at log entry `end` is committed: cleanSource deletes or
+  /// archives that entry's files (Spark's FileStreamSource.commit).
+  arrow::Status Commit(int64_t end);
 
   /// The rows of the files in log entries start+1 .. end.
   arrow::Result<std::shared_ptr<arrow::Table>> GetBatch(int64_t start, int64_t end,
@@ -58,6 +63,11 @@ class FileStreamSource {
   int64_t max_bytes_ = 0;   // 0: no limit
   bool latest_first_ = false;
   bool file_name_only_ = false;
+  // maxFileAge: files older than the newest file seen minus this age are not new.
+  int64_t max_file_age_ms_ = 7LL * 24 * 3600 * 1000;
+  int64_t latest_seen_ms_ = 0;
+  std::string clean_source_ = "off";  // off, delete, archive
+  std::string archive_directory_;
   std::set<std::string> seen_;
   std::optional<std::set<std::string>> available_now_;  // files present when AvailableNow began
 };

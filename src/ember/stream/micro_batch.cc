@@ -578,6 +578,10 @@ arrow::Status StreamingQuery::RunLoop() {
                                std::to_string(ex.next_batch) + ".",
                            "40000");
         }
+        // The previous batch is durable now: its sources may discard (clean) its input.
+        for (size_t i = 0; i < ex.sources.size(); ++i) {
+          ARROW_RETURN_NOT_OK(ex.sources[i]->Commit(ex.committed[i]));
+        }
       }
     }
     int64_t num_input_rows = 0, num_output_rows = 0;

@@ -275,3 +275,45 @@ def test_update_mode_emits_the_groups_each_batch_touched(spark, tmp_path):
     first = dict(duckdb.sql(f"SELECT company_id, count(*) FROM read_json('{source}/a.json') "
                             "GROUP BY 1").fetchall())
     assert emitted == [sorted(first.items()), [("c1", totals["c1"])]]
+
+
+@pytest.mark.parametrize("mode", ["delete", "archive"])
+def test_clean_source_removes_files_of_committed_batches(spark, tmp_path, mode):
+    """STREAMING.md 8.4: a batch's files are cleaned once the next batch is planned; archived
+    files keep their full path under sourceArchiveDir. Nothing is read twice or lost."""
+    source, checkpoint, out, archive = (tmp_path / "in", tmp_path / "cp", tmp_path / "out",
+                                        tmp_path / "archive")
+    source.mkdir()
+    out.mkdir()
+    for i in range(3):
+        write_events(source, f"f{i}.json", i * 10, 10)
+        os.utime(source / f"f{i}.json", (1_700_000_000 + i, 1_700_000_000 + i))
+    want = duckdb_events(source)
+    options = {"cleanSource": mode, "maxFilesPerTrigger": 1}
+    if mode == "archive":
+        options["sourceArchiveDir"] = str(archive)
+    run_available_now(spark, str(source), str(checkpoint), str(out), **options)
+    # Batches 0 and 1 were followed by another batch; the last one's file stays.
+    assert sorted(os.listdir(source)) == ["f2.json"]
+    if mode == "archive":
+        archived = archive / str(source).lstrip("/")
+        assert sorted(os.listdir(archived)) == ["f0.json", "f1.json"]
+    assert sink_rows(out) == want
+
+
+def test_max_file_age_is_relative_to_the_newest_file_seen(spark, tmp_path):
+    source, checkpoint, out = tmp_path / "in", tmp_path / "cp", tmp_path / "out"
+    source.mkdir()
+    out.mkdir()
+    write_events(source, "new.json", 0, 5)
+    os.utime(source / "new.json", (1_700_000_000, 1_700_000_000))
+    run_available_now(spark, str(source), str(checkpoint), str(out), maxFileAge="1h")
+    # Two hours older than the newest file seen: not new any more. One minute older: new.
+    write_events(source, "old.json", 5, 5)
+    os.utime(source / "old.json", (1_700_000_000 - 7200, 1_700_000_000 - 7200))
+    write_events(source, "recent.json", 10, 5)
+    os.utime(source / "recent.json", (1_700_000_000 - 60, 1_700_000_000 - 60))
+    run_available_now(spark, str(source), str(checkpoint), str(out), maxFileAge="1h")
+    assert [r[0] for r in sink_rows(out)] == list(range(5)) + list(range(10, 15))
+    with pytest.raises(IllegalArgumentException, match="maxFileAge"):
+        run_available_now(spark, str(source), str(tmp_path / "cp2"), str(out), maxFileAge="soon")
