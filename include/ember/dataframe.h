@@ -65,6 +65,11 @@ class DataFrame {
 
   arrow::Result<std::shared_ptr<arrow::Table>> ToTable() const;
   arrow::Result<int64_t> Count() const;
+  /// df.write.mode(mode).partitionBy(...).format(format).save(path): part files and a _SUCCESS
+  /// marker under `path`; mode is errorifexists (error), overwrite, append or ignore.
+  arrow::Status WriteFiles(const std::string& format, const std::string& path,
+                           const std::string& mode,
+                           const std::vector<std::string>& partition_by) const;
   /// The plan as text, for explain().
   std::string Explain() const;
 

@@ -62,9 +62,12 @@ arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> sess
                                                    std::string output_mode);
 
 /// The parquet, json and csv sinks: part files under `path`, committed in its _spark_metadata log.
+/// parquet/json/csv files under `path` in `column=value` directories of `partition_by`,
+/// committed through the `_spark_metadata` log.
 arrow::Result<std::shared_ptr<Sink>> MakeFileSink(std::shared_ptr<Session> session,
                                                   const std::string& format,
-                                                  const std::string& path);
+                                                  const std::string& path,
+                                                  std::vector<std::string> partition_by = {});
 
 struct StreamingQueryOptions {
   std::string name;                // queryName, or empty

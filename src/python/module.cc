@@ -180,6 +180,16 @@ NB_MODULE(_core, m) {
               const std::vector<std::string>& using_columns, const std::string& how) {
              return Unwrap(df.Join(other, nullptr, using_columns, how));
            })
+      .def("write_files",
+           [](const DataFrame& df, const std::string& format, const std::string& path,
+              const std::string& mode, const std::vector<std::string>& partition_by) {
+             arrow::Status status;
+             {
+               nb::gil_scoped_release release;
+               status = df.WriteFiles(format, path, mode, partition_by);
+             }
+             Check(status);
+           })
       .def("to_arrow",
            [](const DataFrame& df) {
              std::shared_ptr<arrow::Table> table;
@@ -239,8 +249,9 @@ NB_MODULE(_core, m) {
   m.def("table_sink", [](std::shared_ptr<Session> session, const std::string& name, std::string mode) {
     return Unwrap(ember::MakeTableSink(std::move(session), name, std::move(mode)));
   });
-  m.def("file_sink", [](std::shared_ptr<Session> session, const std::string& format, const std::string& path) {
-    return Unwrap(ember::MakeFileSink(std::move(session), format, path));
+  m.def("file_sink", [](std::shared_ptr<Session> session, const std::string& format,
+                        const std::string& path, std::vector<std::string> partition_by) {
+    return Unwrap(ember::MakeFileSink(std::move(session), format, path, std::move(partition_by)));
   });
   m.def("memory_sink", [](std::shared_ptr<Session> session, std::string name, std::string mode) {
     return ember::MakeMemorySink(std::move(session), std::move(name), std::move(mode));

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
-from ember.errors import PySparkTypeError
+from ember.errors import IllegalArgumentException, PySparkTypeError
 from ember.sql.dataframe import DataFrame
 from ember.sql.types import StructType
 
@@ -83,17 +83,51 @@ class DataFrameReader:
 
 
 class DataFrameWriter:
-    """df.write: tables in Iceberg catalogs for now."""
+    """df.write: files (parquet, json, csv) under a path, or tables in Iceberg catalogs."""
 
     def __init__(self, df: DataFrame):
         self._df = df
         self._mode = "errorifexists"
         self._format: Optional[str] = None
         self._options: Dict[str, str] = {}
+        self._partition_by: List[str] = []
 
     def mode(self, saveMode: Optional[str]) -> "DataFrameWriter":
         self._mode = (saveMode or "errorifexists").lower()
+        if self._mode == "default":
+            self._mode = "errorifexists"
         return self
+
+    def partitionBy(self, *cols: Any) -> "DataFrameWriter":
+        if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+            cols = tuple(cols[0])
+        self._partition_by = list(cols)
+        return self
+
+    def save(self, path: Optional[str] = None, format: Optional[str] = None,
+             mode: Optional[str] = None, partitionBy: Any = None, **options: Any) -> None:
+        if format is not None:
+            self.format(format)
+        if mode is not None:
+            self.mode(mode)
+        if partitionBy is not None:
+            self.partitionBy(partitionBy)
+        self.options(**options)
+        path = path or self._options.get("path")
+        if not path:
+            raise IllegalArgumentException("'path' is not specified")
+        self._df._df.write_files(self._format or "parquet", path, self._mode,
+                                 self._partition_by)
+
+    def parquet(self, path: str, mode: Optional[str] = None, partitionBy: Any = None,
+                compression: Optional[str] = None) -> None:
+        self.save(path, "parquet", mode, partitionBy)
+
+    def json(self, path: str, mode: Optional[str] = None, **options: Any) -> None:
+        self.save(path, "json", mode, None)
+
+    def csv(self, path: str, mode: Optional[str] = None, **options: Any) -> None:
+        self.save(path, "csv", mode, None)
 
     def format(self, source: str) -> "DataFrameWriter":
         self._format = source

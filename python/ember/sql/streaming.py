@@ -217,7 +217,8 @@ class DataStreamWriter:
             path = self._options.get("path")
             if not path:
                 raise IllegalArgumentException("'path' is not specified")
-            return _core.file_sink(session._core, fmt, path)
+            partition_by = [c for c in self._options.get("__partition_by", "").split(",") if c]
+            return _core.file_sink(session._core, fmt, path, partition_by)
         raise AnalysisException(
             f"The streaming sink '{fmt}' is not supported by Ember yet.",
             errorClass="UNSUPPORTED_FEATURE", sqlState="0A000",
@@ -232,6 +233,8 @@ class DataStreamWriter:
             self.outputMode(outputMode)
         if queryName is not None:
             self.queryName(queryName)
+        if partitionBy is not None:
+            self.partitionBy(*([partitionBy] if isinstance(partitionBy, str) else partitionBy))
         self.options(**options)
         if path is not None:
             self._options["path"] = path

@@ -1,12 +1,16 @@
 #include "ember/dataframe.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include <arrow/table.h>
 #include <arrow/type.h>
 
 #include "ember/error.h"
 #include "ember/exec/executor.h"
+#include "ember/iceberg/table_metadata.h"
+#include "ember/io/file_writer.h"
 #include "ember/plan/analyzer.h"
 #include "ember/session.h"
 
@@ -163,6 +167,45 @@ Result<std::shared_ptr<arrow::Table>> DataFrame::ToTable() const {
   options.eval = session_->eval_context();
   options.max_batch_rows = exec::BatchSizeFromEnvironment();
   return exec::Execute(plan_, options);
+}
+
+arrow::Status DataFrame::WriteFiles(const std::string& format, const std::string& path,
+                                    const std::string& mode,
+                                    const std::vector<std::string>& partition_by) const {
+  namespace fs = std::filesystem;
+  std::string lower = format;
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  if (lower != "parquet" && lower != "json" && lower != "csv") {
+    return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                     "The feature is not supported: writing the data source '" + format +
+                         "' to a path is not supported by Ember yet.",
+                     "0A000");
+  }
+  std::error_code ec;
+  bool exists = fs::exists(path, ec);
+  if (exists && (mode == "error" || mode == "errorifexists")) {
+    return UserError(ErrorKind::kAnalysis, "PATH_ALREADY_EXISTS",
+                     "Path file:" + fs::absolute(path).string() +
+                         " already exists. Set mode as \"overwrite\" to overwrite the existing path.",
+                     "42K04");
+  }
+  if (exists && mode == "ignore") return arrow::Status::OK();
+  if (mode != "error" && mode != "errorifexists" && mode != "overwrite" && mode != "append" &&
+      mode != "ignore") {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Unknown save mode: " + mode +
+                         ". Accepted save modes are 'overwrite', 'append', 'ignore', 'error', "
+                         "'errorifexists', 'default'.",
+                     "");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto rows, ToTable());
+  if (mode == "overwrite") fs::remove_all(path, ec);
+  fs::create_directories(path, ec);
+  ARROW_RETURN_NOT_OK(io::WritePartFiles(lower, rows, path, partition_by, iceberg::NewUuid(),
+                                         session_->eval_context())
+                          .status());
+  std::ofstream((fs::path(path) / "_SUCCESS").string());
+  return arrow::Status::OK();
 }
 
 Result<int64_t> DataFrame::Count() const {

@@ -1,9 +1,14 @@
 #include "ember/io/file_writer.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <map>
 #include <fstream>
 
 #include <arrow/array.h>
+#include <arrow/array/builder_primitive.h>
+#include <arrow/compute/api.h>
 #include <arrow/csv/writer.h>
 #include <arrow/io/file.h>
 #include <arrow/scalar.h>
@@ -12,6 +17,7 @@
 #include <parquet/arrow/writer.h>
 
 #include "ember/error.h"
+#include "ember/exec/row_keys.h"
 
 namespace ember::io {
 
@@ -127,6 +133,107 @@ Status WriteFile(const std::string& format, const std::shared_ptr<arrow::Table>&
                      "0A000");
   }
   return out->Close();
+}
+
+namespace {
+
+// Spark's ExternalCatalogUtils.escapePathName: the characters a path cannot hold as %XX.
+std::string EscapePathName(const std::string& text) {
+  static const std::string special = "\"#%'*/:=?\\\x7f{[]^";
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || special.find(static_cast<char>(c)) != std::string::npos) {
+      char buffer[4];
+      std::snprintf(buffer, sizeof(buffer), "%%%02X", c);
+      out += buffer;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// A partition value as Spark writes it in a directory name.
+arrow::Result<std::string> PartitionValue(const arrow::ChunkedArray& column, int64_t row) {
+  ARROW_ASSIGN_OR_RAISE(auto scalar, column.GetScalar(row));
+  if (!scalar->is_valid) return std::string("__HIVE_DEFAULT_PARTITION__");
+  if (scalar->type->id() == arrow::Type::TIMESTAMP) {
+    // "2024-01-01 10:00:00", with a fraction only when there is one.
+    ARROW_ASSIGN_OR_RAISE(auto text, scalar->CastTo(arrow::utf8()));
+    std::string value = text->ToString();
+    if (!value.empty() && value.back() == 'Z') value.pop_back();
+    if (value.find('.') != std::string::npos) {
+      while (value.back() == '0') value.pop_back();
+      if (value.back() == '.') value.pop_back();
+    }
+    return EscapePathName(value);
+  }
+  return EscapePathName(scalar->ToString());
+}
+
+}  // namespace
+
+arrow::Result<std::vector<std::string>> WritePartFiles(
+    const std::string& format, const std::shared_ptr<arrow::Table>& table,
+    const std::string& directory, const std::vector<std::string>& partition_columns,
+    const std::string& job_id, const plan::EvalContext& ctx) {
+  std::vector<std::string> written;
+  if (table->num_rows() == 0) return written;
+  std::vector<int> keys, data;
+  for (const auto& name : partition_columns) {
+    int index = table->schema()->GetFieldIndex(name);
+    if (index < 0) {
+      return UserError(ErrorKind::kAnalysis, "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                       "A column or function parameter with name `" + name +
+                           "` cannot be resolved. partitionBy() names a column the data does not "
+                           "have.",
+                       "42703");
+    }
+    keys.push_back(index);
+  }
+  for (int i = 0; i < table->num_columns(); ++i) {
+    if (std::find(keys.begin(), keys.end(), i) == keys.end()) data.push_back(i);
+  }
+  // Rows by partition, in order of first appearance.
+  std::vector<std::vector<int64_t>> groups;
+  if (keys.empty()) {
+    groups.emplace_back();
+  } else {
+    ARROW_ASSIGN_OR_RAISE(auto key_table, table->SelectColumns(keys));
+    ARROW_ASSIGN_OR_RAISE(auto encoded, exec::EncodeKeys(*key_table, static_cast<int>(keys.size())));
+    std::map<std::string, size_t> index;
+    for (size_t row = 0; row < encoded.size(); ++row) {
+      auto [it, fresh] = index.emplace(encoded[row], groups.size());
+      if (fresh) groups.emplace_back();
+      groups[it->second].push_back(static_cast<int64_t>(row));
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto values, table->SelectColumns(data));
+  for (size_t g = 0; g < groups.size(); ++g) {
+    std::filesystem::path dir = directory;
+    std::shared_ptr<arrow::Table> rows = values;
+    if (!keys.empty()) {
+      for (int k : keys) {
+        ARROW_ASSIGN_OR_RAISE(auto value, PartitionValue(*table->column(k), groups[g][0]));
+        dir /= table->schema()->field(k)->name() + "=" + value;
+      }
+      arrow::Int64Builder builder;
+      ARROW_RETURN_NOT_OK(builder.AppendValues(groups[g]));
+      ARROW_ASSIGN_OR_RAISE(auto indices, builder.Finish());
+      ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(arrow::Datum(values), arrow::Datum(indices)));
+      rows = taken.table();
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    char number[32];
+    std::snprintf(number, sizeof(number), "%05zu", g);
+    std::string file = (dir / ("part-" + std::string(number) + "-" + job_id + "-c000" +
+                               PartFileExtension(format)))
+                           .string();
+    ARROW_RETURN_NOT_OK(WriteFile(format, rows, file, ctx));
+    written.push_back(file);
+  }
+  return written;
 }
 
 }  // namespace ember::io

@@ -4,7 +4,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include <arrow/result.h>
 #include <arrow/status.h>
 #include <arrow/type_fwd.h>
 
@@ -17,5 +19,13 @@ std::string PartFileExtension(const std::string& format);
 
 arrow::Status WriteFile(const std::string& format, const std::shared_ptr<arrow::Table>& table,
                         const std::string& path, const plan::EvalContext& ctx);
+
+/// Writes rows as Spark's part files under `directory` ("part-00000-<job>-c000.snappy.parquet"),
+/// in Hive-style `column=value` subdirectories of `partition_columns`, which leave the files.
+/// Returns the paths written; no file for no rows.
+arrow::Result<std::vector<std::string>> WritePartFiles(
+    const std::string& format, const std::shared_ptr<arrow::Table>& table,
+    const std::string& directory, const std::vector<std::string>& partition_columns,
+    const std::string& job_id, const plan::EvalContext& ctx);
 
 }  // namespace ember::io

@@ -6,7 +6,6 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
-#include <random>
 #include <sstream>
 
 #include <arrow/array/array_primitive.h>
@@ -16,6 +15,7 @@
 
 #include "ember/error.h"
 #include "ember/exec/executor.h"
+#include "ember/iceberg/table_metadata.h"
 #include "ember/plan/analyzer.h"
 #include "ember/session.h"
 #include "ember/stream/file_source.h"
@@ -41,19 +41,6 @@ int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::string RandomUuid() {
-  static thread_local std::mt19937_64 rng(std::random_device{}());
-  uint64_t a = rng(), b = rng();
-  a = (a & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4
-  b = (b & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // variant 1
-  char text[37];
-  std::snprintf(text, sizeof(text), "%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(a >> 32), static_cast<unsigned>((a >> 16) & 0xFFFF),
-                static_cast<unsigned>(a & 0xFFFF), static_cast<unsigned>(b >> 48),
-                static_cast<unsigned long long>(b & 0xFFFFFFFFFFFFULL));
-  return text;
 }
 
 void CollectSources(const PlanPtr& plan, std::vector<const LogicalPlan*>* out) {
@@ -322,11 +309,11 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     }
     query->id_ = j["id"].get<std::string>();
   } else {
-    query->id_ = RandomUuid();
+    query->id_ = iceberg::NewUuid();
     ARROW_RETURN_NOT_OK(
         stream::WriteFileAtomically(metadata_path, json({{"id", query->id_}}).dump()).status());
   }
-  query->run_id_ = RandomUuid();
+  query->run_id_ = iceberg::NewUuid();
   query->sink_->SetQueryId(query->id_);
   if (latest_offsets && !query->sink_->SupportsRecovery()) {
     return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1299",

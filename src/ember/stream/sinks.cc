@@ -102,20 +102,22 @@ class TableSink : public Sink {
 // a batch already in the log is skipped (the sink's idempotence).
 class FileSink : public Sink {
  public:
-  FileSink(std::shared_ptr<Session> session, std::string format, std::string path)
-      : session_(std::move(session)), format_(std::move(format)), path_(std::move(path)) {}
+  FileSink(std::shared_ptr<Session> session, std::string format, std::string path,
+           std::vector<std::string> partition_by)
+      : session_(std::move(session)),
+        format_(std::move(format)),
+        path_(std::move(path)),
+        partition_by_(std::move(partition_by)) {}
 
   arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
     std::filesystem::path log = std::filesystem::path(path_) / "_spark_metadata";
     if (batch_id <= LatestLogged(log)) return arrow::Status::OK();
     ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToTable());
     std::vector<std::string> entries;
-    if (rows->num_rows() > 0) {
-      std::string file = (std::filesystem::path(path_) /
-                          ("part-00000-" + iceberg::NewUuid() + "-c000" +
-                           io::PartFileExtension(format_)))
-                             .string();
-      ARROW_RETURN_NOT_OK(io::WriteFile(format_, rows, file, session_->eval_context()));
+    ARROW_ASSIGN_OR_RAISE(auto files, io::WritePartFiles(format_, rows, path_, partition_by_,
+                                                         iceberg::NewUuid(),
+                                                         session_->eval_context()));
+    for (const auto& file : files) {
       std::error_code ec;
       auto size = std::filesystem::file_size(file, ec);
       nlohmann::json entry = {{"path", "file://" + file},
@@ -173,13 +175,15 @@ class FileSink : public Sink {
   std::shared_ptr<Session> session_;
   std::string format_;
   std::string path_;
+  std::vector<std::string> partition_by_;
 };
 
 }  // namespace
 
 arrow::Result<std::shared_ptr<Sink>> MakeFileSink(std::shared_ptr<Session> session,
                                                   const std::string& format,
-                                                  const std::string& path) {
+                                                  const std::string& path,
+                                                  std::vector<std::string> partition_by) {
   std::string lower = format;
   std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
   if (lower != "parquet" && lower != "json" && lower != "csv") {
@@ -188,7 +192,8 @@ arrow::Result<std::shared_ptr<Sink>> MakeFileSink(std::shared_ptr<Session> sessi
   }
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path) / "_spark_metadata", ec);
-  std::shared_ptr<Sink> sink = std::make_shared<FileSink>(std::move(session), lower, path);
+  std::shared_ptr<Sink> sink =
+      std::make_shared<FileSink>(std::move(session), lower, path, std::move(partition_by));
   return sink;
 }
 

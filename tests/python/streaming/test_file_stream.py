@@ -317,3 +317,49 @@ def test_max_file_age_is_relative_to_the_newest_file_seen(spark, tmp_path):
     assert [r[0] for r in sink_rows(out)] == list(range(5)) + list(range(10, 15))
     with pytest.raises(IllegalArgumentException, match="maxFileAge"):
         run_available_now(spark, str(source), str(tmp_path / "cp2"), str(out), maxFileAge="soon")
+
+
+def test_file_sink_partitions_by_columns(spark, tmp_path):
+    """partitionBy: Hive-style company_id=<value> directories (the column leaves the files), each
+    file listed in _spark_metadata. Oracle: DuckDB reading the logged files with their
+    partition values."""
+    source, checkpoint, out = tmp_path / "in", tmp_path / "cp", tmp_path / "out"
+    source.mkdir()
+    for i in range(2):
+        write_events(source, f"f{i}.json", i * 10, 10)
+        os.utime(source / f"f{i}.json", (1_700_000_000 + i, 1_700_000_000 + i))
+    query = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+             .writeStream.format("parquet").partitionBy("company_id")
+             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True)
+             .start(str(out)))
+    query.processAllAvailable()
+    query.stop()
+    assert sorted(p for p in os.listdir(out) if not p.startswith("_")) == [
+        "company_id=c0", "company_id=c1", "company_id=c2"]
+    listed = []
+    for name in sorted(os.listdir(out / "_spark_metadata")):
+        lines = (out / "_spark_metadata" / name).read_text().split("\n")[1:]
+        listed += [json.loads(line)["path"][len("file://"):] for line in lines]
+    assert all("/company_id=" in p for p in listed) and len(listed) == 6
+    rows = duckdb.sql(f"SELECT event_id, company_id, amount FROM read_parquet({listed!r}, "
+                      "hive_partitioning = true) ORDER BY event_id").fetchall()
+    assert [tuple(r) for r in rows] == duckdb_events(source)
+    columns = duckdb.sql(f"DESCRIBE SELECT * FROM read_parquet('{listed[0]}', hive_partitioning = false)").fetchall()
+    assert "company_id" not in [c[0] for c in columns]
+
+
+def test_batch_writes_of_files_with_save_modes(spark, tmp_path):
+    from ember.errors import AnalysisException
+    out = str(tmp_path / "out")
+    df = spark.createDataFrame([(1, "a"), (2, None), (3, "a")], "id INT, k STRING")
+    df.write.partitionBy("k").parquet(out)
+    assert sorted(os.listdir(out)) == ["_SUCCESS", "k=__HIVE_DEFAULT_PARTITION__", "k=a"]
+    with pytest.raises(AnalysisException, match="PATH_ALREADY_EXISTS"):
+        df.write.parquet(out)
+    df.write.mode("ignore").parquet(out)
+    df.write.mode("append").partitionBy("k").parquet(out)
+    count = duckdb.sql(f"SELECT count(*) FROM read_parquet('{out}/*/*.parquet')").fetchone()[0]
+    assert count == 6
+    df.write.mode("overwrite").json(out)
+    rows = duckdb.sql(f"SELECT id, k FROM read_json('{out}/*.json') ORDER BY id").fetchall()
+    assert rows == [(1, "a"), (2, None), (3, "a")]
