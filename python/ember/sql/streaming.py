@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from ember import _core
 from ember.errors import (
-    AnalysisException, IllegalArgumentException, PySparkTypeError, PySparkValueError,
+    AnalysisException, IllegalArgumentException, PySparkAttributeError, PySparkTypeError,
+    PySparkValueError,
 )
 from ember.sql.dataframe import DataFrame
 from ember.sql.readwriter import _option_text, _schema_ddl
@@ -173,6 +174,42 @@ class DataStreamWriter:
         self._foreach_batch = func
         return self
 
+    def foreach(self, f: Any) -> "DataStreamWriter":
+        """Spark's ForeachWriter contract: per partition and epoch (Ember runs one partition per
+        micro-batch), open(partition_id, epoch_id); when it returns true, process(row) for each
+        row; then close(error), with the exception if one was raised. `f` may also be a plain
+        function of a row."""
+        if callable(f) and not hasattr(f, "process"):
+            process, open_, close = f, None, None
+        else:
+            for name in ("process", "open", "close"):
+                attr = getattr(f, name, None)
+                if (name == "process" and attr is None) or (attr is not None and not callable(attr)):
+                    raise PySparkAttributeError(
+                        errorClass="ATTRIBUTE_NOT_CALLABLE",
+                        messageParameters={"attr_name": name, "obj_name": "f"},
+                    )
+            process, open_, close = f.process, getattr(f, "open", None), getattr(f, "close", None)
+
+        def each_row(batch_df: DataFrame, batch_id: int) -> None:
+            if open_ is not None and not open_(0, batch_id):
+                if close is not None:
+                    close(None)
+                return
+            try:
+                for row in batch_df.toLocalIterator():
+                    process(row)
+            except Exception as error:
+                if close is not None:
+                    close(error)
+                raise
+            if close is not None:
+                close(None)
+
+        self.foreachBatch(each_row)
+        self._format = "foreach"
+        return self
+
     def _checkpoint(self, session: "SparkSession") -> tuple:
         """Spark's checkpoint resolution: the option, the session conf, or a temporary one."""
         location = self._options.get("checkpointLocation")
@@ -197,7 +234,7 @@ class DataStreamWriter:
                     "queryName must be specified for memory sink", errorClass="_LEGACY_ERROR_TEMP_1217"
                 )
             return _core.memory_sink(session._core, self._name, self._output_mode)
-        if fmt == "foreachbatch":
+        if fmt in ("foreachbatch", "foreach"):
             func = self._foreach_batch
             return _core.foreach_batch_sink(lambda core, batch_id: func(DataFrame(core, session), batch_id))
         if fmt == "console":

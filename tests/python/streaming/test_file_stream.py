@@ -363,3 +363,41 @@ def test_batch_writes_of_files_with_save_modes(spark, tmp_path):
     df.write.mode("overwrite").json(out)
     rows = duckdb.sql(f"SELECT id, k FROM read_json('{out}/*.json') ORDER BY id").fetchall()
     assert rows == [(1, "a"), (2, None), (3, "a")]
+
+
+def test_foreach_writer_contract(spark, tmp_path):
+    """open(partition, epoch) -> process(row)... -> close(None) per micro-batch; when open returns
+    false the rows are skipped and close is still called; a plain function gets every row."""
+    from ember.errors import PySparkAttributeError
+    source = tmp_path / "in"
+    source.mkdir()
+    for i in range(3):
+        write_events(source, f"f{i}.json", i * 4, 4)
+        os.utime(source / f"f{i}.json", (1_700_000_000 + i, 1_700_000_000 + i))
+    calls = []
+
+    class Writer:
+        def open(self, partition_id, epoch_id):
+            calls.append(("open", partition_id, epoch_id))
+            return epoch_id != 1
+
+        def process(self, row):
+            calls.append(("process", row.event_id))
+
+        def close(self, error):
+            calls.append(("close", error))
+
+    stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+    query = stream.writeStream.foreach(Writer()).trigger(availableNow=True).start()
+    query.awaitTermination()
+    processed = [c[1] for c in calls if c[0] == "process"]
+    assert processed == [0, 1, 2, 3, 8, 9, 10, 11]
+    assert [c for c in calls if c[0] != "process"] == [
+        ("open", 0, 0), ("close", None), ("open", 0, 1), ("close", None), ("open", 0, 2),
+        ("close", None)]
+    seen = []
+    query = stream.writeStream.foreach(lambda row: seen.append(row.event_id)).trigger(availableNow=True).start()
+    query.awaitTermination()
+    assert sorted(seen) == list(range(12))
+    with pytest.raises(PySparkAttributeError, match="ATTRIBUTE_NOT_CALLABLE"):
+        stream.writeStream.foreach(object())
