@@ -4,6 +4,7 @@
 #include <arrow/acero/options.h>
 #include <arrow/array/array_primitive.h>
 #include <arrow/array/builder_primitive.h>
+#include <arrow/array/util.h>
 #include <arrow/compute/api.h>
 #include <arrow/table.h>
 
@@ -114,7 +115,8 @@ int IncrementalAggregate::EventTimeColumn(int grouping) const {
 }
 
 Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Aggregate(const ac::Declaration& input,
-                                                                      bool partial) const {
+                                                                      bool partial,
+                                                                      bool marked) const {
   const bool global = key_names_.empty();
   std::vector<cp::Aggregate> aggregates;
   std::vector<cp::Expression> layout;
@@ -135,6 +137,12 @@ Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Aggregate(const ac::
       names.push_back(buffer.name);
     }
   }
+  if (marked) {
+    aggregates.emplace_back(global ? "max" : "hash_max", nullptr, arrow::FieldRef("__fresh"),
+                            "__fresh_out");
+    layout.push_back(cp::field_ref("__fresh_out"));
+    names.push_back("__fresh");
+  }
   std::vector<arrow::FieldRef> keys(key_names_.begin(), key_names_.end());
   ac::Declaration aggregate = ac::Declaration::Sequence(
       {input, {"aggregate", ac::AggregateNodeOptions(std::move(aggregates), std::move(keys))}});
@@ -145,7 +153,7 @@ Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Aggregate(const ac::
   if (!buffer_schema_) return result;  // Make() is learning the schema
   // Every buffer table has one schema, so state and batch buffers concatenate.
   std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
-  for (int i = 0; i < result->num_columns(); ++i) {
+  for (int i = 0; i < buffer_schema_->num_fields(); ++i) {
     auto column = result->column(i);
     const auto& type = buffer_schema_->field(i)->type();
     if (!column->type()->Equals(*type)) {
@@ -154,7 +162,33 @@ Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Aggregate(const ac::
     }
     columns.push_back(std::move(column));
   }
-  return arrow::Table::Make(buffer_schema_, std::move(columns), result->num_rows());
+  auto schema = buffer_schema_;
+  if (marked) {
+    columns.push_back(result->column(result->num_columns() - 1));
+    ARROW_ASSIGN_OR_RAISE(schema, schema->AddField(schema->num_fields(),
+                                                   result->schema()->fields().back()));
+  }
+  return arrow::Table::Make(schema, std::move(columns), result->num_rows());
+}
+
+Result<std::pair<std::shared_ptr<arrow::Table>, std::shared_ptr<arrow::Table>>>
+IncrementalAggregate::MergeInto(std::shared_ptr<arrow::Table> state,
+                                std::shared_ptr<arrow::Table> fresh) const {
+  // One group-by over the state and the batch; a marker tells which groups the batch touched.
+  auto mark = [](const std::shared_ptr<arrow::Table>& t, int8_t value) -> Result<std::shared_ptr<arrow::Table>> {
+    ARROW_ASSIGN_OR_RAISE(auto marker, arrow::MakeArrayFromScalar(arrow::Int8Scalar(value), t->num_rows()));
+    return t->AddColumn(t->num_columns(), arrow::field("__fresh", arrow::int8()),
+                        std::make_shared<arrow::ChunkedArray>(marker));
+  };
+  ARROW_ASSIGN_OR_RAISE(auto old_rows, mark(state, 0));
+  ARROW_ASSIGN_OR_RAISE(auto new_rows, mark(fresh, 1));
+  ARROW_ASSIGN_OR_RAISE(auto both, arrow::ConcatenateTables({old_rows, new_rows}));
+  ARROW_ASSIGN_OR_RAISE(auto merged, Aggregate(Source(both), /*partial=*/false, /*marked=*/true));
+  int marker = merged->num_columns() - 1;
+  ARROW_ASSIGN_OR_RAISE(auto touched, cp::CallFunction("equal", {merged->column(marker), arrow::Datum(int8_t{1})}));
+  ARROW_ASSIGN_OR_RAISE(auto rows, merged->RemoveColumn(marker));
+  ARROW_ASSIGN_OR_RAISE(auto changed, cp::Filter(arrow::Datum(rows), touched));
+  return std::make_pair(rows, changed.table());
 }
 
 Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Partial(

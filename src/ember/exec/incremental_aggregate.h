@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <arrow/result.h>
@@ -33,6 +34,10 @@ class IncrementalAggregate {
   /// Combines rows with equal keys; for first/last, earlier rows come first. With a session
   /// window, a key's overlapping sessions become one first.
   arrow::Result<std::shared_ptr<arrow::Table>> Merge(std::shared_ptr<arrow::Table> buffers) const;
+  /// Merges a batch's buffers into a partition's state (not for session windows): every group
+  /// afterwards, and the groups the batch touched.
+  arrow::Result<std::pair<std::shared_ptr<arrow::Table>, std::shared_ptr<arrow::Table>>> MergeInto(
+      std::shared_ptr<arrow::Table> state, std::shared_ptr<arrow::Table> fresh) const;
   /// The aggregate's output rows from buffers.
   arrow::Result<std::shared_ptr<arrow::Table>> Finalize(std::shared_ptr<arrow::Table> buffers) const;
 
@@ -56,8 +61,9 @@ class IncrementalAggregate {
   };
   IncrementalAggregate() = default;
   arrow::Result<std::shared_ptr<arrow::Table>> MergeSessions(std::shared_ptr<arrow::Table> rows) const;
+  // With `marked`, the input's "__fresh" column (0 or 1) is kept per group as its maximum.
   arrow::Result<std::shared_ptr<arrow::Table>> Aggregate(const arrow::acero::Declaration& input,
-                                                         bool partial) const;
+                                                         bool partial, bool marked = false) const;
 
   const plan::LogicalPlan* node_ = nullptr;
   std::vector<std::string> key_names_;

@@ -136,10 +136,14 @@ class AggregateOperator : public StatefulOperator {
         TablePtr changed;
         // Sessions merged into others leave the state under their old bounds.
         TablePtr merged_away;
-        if (fresh->num_rows() > 0) {
-          // Groups this batch touched: merge their stored buffers (first) with the batch's.
-          // With session windows a group is its keys without the session bounds.
-          const auto& touch_columns = aggregate_.has_sessions() ? groups : all_keys_;
+        if (fresh->num_rows() > 0 && !aggregate_.has_sessions()) {
+          ARROW_ASSIGN_OR_RAISE(auto merged, aggregate_.MergeInto(rows, fresh));
+          rows = merged.first;
+          changed = merged.second;
+        } else if (fresh->num_rows() > 0) {
+          // Session windows: merge the touched groups' stored sessions (first) with the batch's;
+          // a group is its keys without the session bounds.
+          const auto& touch_columns = groups;
           ARROW_ASSIGN_OR_RAISE(auto fresh_keys, KeysOf(fresh, touch_columns));
           std::unordered_set<std::string> touched(fresh_keys.begin(), fresh_keys.end());
           ARROW_ASSIGN_OR_RAISE(auto stored_keys, KeysOf(rows, touch_columns));
