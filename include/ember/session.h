@@ -19,6 +19,8 @@ namespace ember {
 namespace plan {
 class Analyzer;
 struct EvalContext;
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
 }
 namespace iceberg {
 class HadoopCatalog;
@@ -66,6 +68,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   /// The analyzer for this session's configuration and views.
   plan::Analyzer analyzer();
+  /// The value of a constant expression, cast to `type` (a time-travel point, say).
+  arrow::Result<std::shared_ptr<arrow::Scalar>> Evaluate(const plan::ExprPtr& expr,
+                                                         const std::shared_ptr<arrow::DataType>& type);
   plan::EvalContext eval_context() const;
 
  private:

@@ -79,6 +79,18 @@ class DataFrameReader:
         return self._read("text", paths, None, options)
 
     def table(self, tableName: str) -> DataFrame:
+        # Iceberg's read options for time travel.
+        version = self._options.get("snapshot-id") or self._options.get("versionAsOf")
+        if version:
+            return self._session.sql(f"SELECT * FROM {tableName} VERSION AS OF {int(version)}")
+        millis = self._options.get("as-of-timestamp")
+        if millis:
+            return self._session.sql(
+                f"SELECT * FROM {tableName} TIMESTAMP AS OF CAST({int(millis)} / 1000.0 AS TIMESTAMP)")
+        timestamp = self._options.get("timestampAsOf")
+        if timestamp:
+            text = timestamp.replace("'", "''")
+            return self._session.sql(f"SELECT * FROM {tableName} TIMESTAMP AS OF '{text}'")
         return self._session.table(tableName)
 
 

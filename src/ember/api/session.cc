@@ -8,7 +8,9 @@
 #include <arrow/type.h>
 
 #include "ember/error.h"
+#include "ember/exec/executor.h"
 #include "ember/iceberg/catalog.h"
+#include "ember/iceberg/inspect.h"
 #include "ember/iceberg/table.h"
 #include "ember/exec/kernels.h"
 #include "ember/io/file_reader.h"
@@ -82,7 +84,8 @@ plan::Analyzer Session::analyzer() {
   plan::AnalyzerOptions options;
   options.case_sensitive = Lower(GetConf("spark.sql.caseSensitive", "false")) == "true";
   std::weak_ptr<Session> weak = weak_from_this();
-  options.lookup_relation = [weak](const std::vector<std::string>& parts) -> Result<plan::PlanPtr> {
+  options.lookup_relation = [weak](const plan::LogicalPlan& relation) -> Result<plan::PlanPtr> {
+    const std::vector<std::string>& parts = relation.name_parts;
     auto self = weak.lock();
     std::string name;
     for (const auto& p : parts) name += (name.empty() ? "" : ".") + p;
@@ -95,15 +98,52 @@ plan::Analyzer Session::analyzer() {
       ARROW_ASSIGN_OR_RAISE(auto catalog, self->IcebergCatalog(parts[0]));
       if (catalog) {
         std::vector<std::string> ident(parts.begin() + 1, parts.end());
-        // A table is read at analysis: the DataFrame sees the snapshot current then.
+        // `t.snapshots`, `t.history`: the metadata tables of table t.
+        if (!catalog->TableExists(ident) && ident.size() > 1 &&
+            iceberg::IsMetadataTable(Lower(ident.back()))) {
+          std::vector<std::string> base(ident.begin(), ident.end() - 1);
+          ARROW_ASSIGN_OR_RAISE(auto table, catalog->LoadTable(base));
+          ARROW_ASSIGN_OR_RAISE(auto rows, iceberg::MetadataTable(table.metadata, Lower(ident.back())));
+          return LocalTable(rows);
+        }
+        // A table is read at analysis: the DataFrame sees the snapshot current then, or the one
+        // a time-travel clause names.
         ARROW_ASSIGN_OR_RAISE(auto table, catalog->LoadTable(ident));
-        ARROW_ASSIGN_OR_RAISE(auto rows, iceberg::ScanTable(table));
+        std::optional<int64_t> snapshot;
+        if (relation.as_of_version) {
+          ARROW_ASSIGN_OR_RAISE(auto id, self->Evaluate(relation.as_of_version, arrow::int64()));
+          ARROW_ASSIGN_OR_RAISE(snapshot, iceberg::SnapshotWithId(
+                                              table.metadata, static_cast<const arrow::Int64Scalar&>(*id).value));
+        } else if (relation.as_of_timestamp) {
+          ARROW_ASSIGN_OR_RAISE(auto at, self->Evaluate(relation.as_of_timestamp, plan::TimestampType()));
+          int64_t micros = static_cast<const arrow::TimestampScalar&>(*at).value;
+          ARROW_ASSIGN_OR_RAISE(snapshot, iceberg::SnapshotAsOf(table.metadata, micros / 1000));
+        }
+        ARROW_ASSIGN_OR_RAISE(auto rows, iceberg::ScanTable(table, snapshot));
         return LocalTable(rows);
       }
     }
     return TableOrViewNotFound(parts);
   };
   return plan::Analyzer(std::move(options));
+}
+
+Result<std::shared_ptr<arrow::Scalar>> Session::Evaluate(const plan::ExprPtr& expr,
+                                                         const std::shared_ptr<arrow::DataType>& type) {
+  auto row = LocalTable(arrow::Table::Make(arrow::schema({}), arrow::ChunkedArrayVector{}, 1));
+  ARROW_ASSIGN_OR_RAISE(auto projected,
+                        analyzer().Project(row, {plan::Alias(plan::Cast(expr, type), "value")}));
+  exec::ExecOptions options;
+  options.eval = eval_context();
+  ARROW_ASSIGN_OR_RAISE(auto table, exec::Execute(projected, options));
+  ARROW_ASSIGN_OR_RAISE(auto scalar, table->column(0)->GetScalar(0));
+  if (!scalar->is_valid) {
+    return UserError(ErrorKind::kAnalysis, "INVALID_TIME_TRAVEL_SPEC",
+                     "Cannot specify both version and timestamp when time travelling the table, "
+                     "or the time travel point is NULL.",
+                     "42K0E");
+  }
+  return scalar;
 }
 
 plan::EvalContext Session::eval_context() const {

@@ -974,7 +974,7 @@ Result<PlanPtr> Analyzer::Resolve(const PlanPtr& plan) const {
       if (!options_.lookup_relation) {
         return Status::Invalid("no catalog to look up ", p.name_parts.back());
       }
-      ARROW_ASSIGN_OR_RAISE(auto relation, options_.lookup_relation(p.name_parts));
+      ARROW_ASSIGN_OR_RAISE(auto relation, options_.lookup_relation(p));
       return SubqueryAlias(relation, p.name_parts.back());
     }
     case PlanKind::kSubqueryAlias: {

@@ -15,8 +15,9 @@ namespace ember::plan {
 
 struct AnalyzerOptions {
   bool case_sensitive = false;  // spark.sql.caseSensitive
-  /// Finds a temporary view or table by its name parts; a status for "not found" is fine.
-  std::function<arrow::Result<PlanPtr>(const std::vector<std::string>&)> lookup_relation;
+  /// Finds a temporary view or table by its name parts, at a version or timestamp when the
+  /// relation has one (time travel); a status for "not found" is fine.
+  std::function<arrow::Result<PlanPtr>(const LogicalPlan& relation)> lookup_relation;
 };
 
 class Analyzer {

@@ -77,6 +77,8 @@ struct LogicalPlan {
   bool is_streaming = false;               // a streaming source somewhere below
   bool within_watermark = false;           // kDeduplicate: dropDuplicatesWithinWatermark
   std::vector<std::vector<ExprPtr>> projections;  // kExpand
+  // kUnresolvedRelation: time travel, `VERSION AS OF <version>` or `TIMESTAMP AS OF <timestamp>`.
+  ExprPtr as_of_version, as_of_timestamp;
 };
 
 /// An indented tree for explain() and error messages.

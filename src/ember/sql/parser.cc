@@ -1645,13 +1645,23 @@ class Parser {
       node->name_parts = std::move(parts);
       relation = node;
     }
-    const Token& next = Peek();
-    bool time_travel =
-        IsWord(next, "FOR") || ((IsWord(next, "VERSION") || IsWord(next, "SYSTEM_VERSION") ||
-                                 IsWord(next, "TIMESTAMP") || IsWord(next, "SYSTEM_TIME")) &&
-                                IsWord(Peek(1), "AS"));
-    if (time_travel) return Unsupported(next, "time travel (AS OF)");
-    if (IsWord(next, "TABLESAMPLE")) return Unsupported(next, "TABLESAMPLE");
+    // Time travel: [FOR] {VERSION | SYSTEM_VERSION | TIMESTAMP | SYSTEM_TIME} AS OF <expr>.
+    bool for_keyword = IsWord(Peek(), "FOR");
+    const Token& kind = Peek(for_keyword ? 1 : 0);
+    bool version = IsWord(kind, "VERSION") || IsWord(kind, "SYSTEM_VERSION");
+    bool timestamp = IsWord(kind, "TIMESTAMP") || IsWord(kind, "SYSTEM_TIME");
+    if ((version || timestamp) && IsWord(Peek(for_keyword ? 2 : 1), "AS")) {
+      if (relation->kind != PlanKind::kUnresolvedRelation) return Unsupported(kind, "time travel on a CTE");
+      if (for_keyword) Next();
+      Next();
+      Next();
+      ARROW_RETURN_NOT_OK(ExpectWord("OF"));
+      ARROW_ASSIGN_OR_RAISE(auto point, Expression());
+      auto travelled = std::make_shared<LogicalPlan>(*relation);
+      (version ? travelled->as_of_version : travelled->as_of_timestamp) = std::move(point);
+      relation = travelled;
+    }
+    if (IsWord(Peek(), "TABLESAMPLE")) return Unsupported(Peek(), "TABLESAMPLE");
     return AliasRelation(relation);
   }
 
