@@ -27,14 +27,23 @@ sys.path.insert(0, HERE)
 import data  # noqa: E402
 
 ENGINES = ("ember", "spark")
-WORKLOADS = {  # name in workloads.py: what the report calls it
-    "ingest": "W1 JSON files to Iceberg",
-    "windows": "W2 windowed count + watermark to Iceberg",
-    "keys": "W3 complete-mode aggregation, many keys",
-    "dedup": "W4 dropDuplicatesWithinWatermark",
-    "tiny": "W5 one tiny file per micro-batch",
-    "startup": "W6 start-up to first result",
-    "nexmark": "Nexmark q0-q5, q7, q8, q11 (one process)",
+WORKLOADS = {  # name in workloads.py: its title in the report, and what it does
+    "ingest": ("W1 JSON files to Iceberg", "JSON files read as a stream with a schema, "
+               "`trigger(availableNow=True)`, `toTable` into an Iceberg table (Hadoop catalog)."),
+    "windows": ("W2 windowed count + watermark to Iceberg", "the SPK-11 seed's query: "
+                "`withWatermark(\"event_ts\", \"10 minutes\")`, a count per company and 5-minute "
+                "window, appended to an Iceberg table; one file per micro-batch "
+                "(`maxFilesPerTrigger=1`) so the watermark moves, 2% of the events late."),
+    "keys": ("W3 complete-mode aggregation, many keys", "count and sum per company over {keys:,} "
+             "companies in `complete` mode to the memory sink, one file per micro-batch."),
+    "dedup": ("W4 dropDuplicatesWithinWatermark", "`dropDuplicatesWithinWatermark([\"event_id\"])`"
+              " under a 10-minute watermark, 10% of the events repeated, memory sink."),
+    "tiny": ("W5 one tiny file per micro-batch", "10-event files, one per micro-batch, filtered "
+             "into `foreachBatch`, which collects each batch."),
+    "startup": ("W6 start-up to first result", "a fresh process: session, `createDataFrame` of "
+                "1,000 rows, `groupBy().agg()`, `collect()`."),
+    "nexmark": ("Nexmark q0-q5, q7, q8, q11 (one process)", "the queries below, one after the "
+                "other in one process per engine."),
 }
 # The Nexmark streams each query reads, for its events per second.
 NEXMARK_INPUTS = {"q0": ["bid"], "q1": ["bid"], "q2": ["bid"], "q3": ["person", "auction"],
@@ -156,7 +165,7 @@ def report(results, counts, mode, elapsed, loads):
         "| Workload | Events | Wall s | Events/s | CPU s | Peak RSS MB | First result s | Result |",
         "|---|---:|---|---|---|---|---|---|",
     ]
-    for w, title in WORKLOADS.items():
+    for w, (title, _) in WORKLOADS.items():
         e, s = m[w, "ember"], m[w, "spark"]
         digest = same(results[w, "ember"].get("digest"), results[w, "spark"].get("digest"))
         if w == "nexmark":
@@ -170,10 +179,16 @@ def report(results, counts, mode, elapsed, loads):
     lines += [
         "",
         f"W5 micro-batch latency ({counts['tiny']:,} events in "
-        f"{len(results['tiny', 'spark'].get('batch_done', []))} files, one file per batch, "
+        f"{data.SIZES[mode]['tiny'][0]} files, one file per batch, "
         "time from one `foreachBatch` call's end to the next, the first from the query's start), "
         f"ms: median {cell(e.get('p50'), s.get('p50'), '{:.1f}')}, "
         f"p99 {cell(e.get('p99'), s.get('p99'), '{:.1f}')}.",
+        "",
+        "The workloads, over JSON-lines files of events (`event_id`, `company_id`, `amount`, "
+        "`event_ts`):",
+        "",
+        *[f"- {title}: {what.format(keys=data.SIZES[mode]['keys'][2])}"
+          for title, what in WORKLOADS.values()],
         "",
         "## Nexmark",
         "",
@@ -191,9 +206,8 @@ def report(results, counts, mode, elapsed, loads):
     for q, inputs in NEXMARK_INPUTS.items():
         n = sum(counts["nexmark"][i] for i in inputs)
         qe, qs = queries["ember"].get(q, {}), queries["spark"].get(q, {})
-        t = {e: queries[e].get(q, {}).get("done", 0) - queries[e].get(q, {}).get("start", 0)
-             if "done" in queries[e].get(q, {}) else None for e in ENGINES}
-        nexmark_times[q] = t
+        t = nexmark_times[q] = {e: entry["done"] - entry["start"] if "done" in entry else None
+                                for e, entry in (("ember", qe), ("spark", qs))}
         rows = (qs.get("digest") or qe.get("digest") or {}).get("rows", "")
         lines.append(
             f"| {q} | {qs.get('mode') or qe.get('mode', '')} | {cell(t['ember'], t['spark'])} "
@@ -213,7 +227,7 @@ def report(results, counts, mode, elapsed, loads):
                for q, entry in queries[e].items() if entry.get("error")]
     if errors:
         lines += ["", "## Errors", ""]
-        lines += [f"- {w} on {e}: `{msg}`" for w, e, msg in errors]
+        lines += [f"- {w} on {e}: `` {msg} ``" for w, e, msg in errors]
     with open(os.path.join(ROOT, "docs", "benchmarks.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     chart(m, nexmark_times, mode)
@@ -237,7 +251,7 @@ def chart(m, nexmark_times, mode):
         for k, (engine, colour) in enumerate((("ember", "tab:orange"), ("spark", "tab:blue"))):
             values = [value(n, engine) or 0 for n in names]
             ax.barh(y + (k - 0.5) * 0.4, values, 0.4, label=engine.capitalize(), color=colour)
-        ax.set_yticks(y, [n if n in nexmark_times else WORKLOADS[n].split()[0] for n in names])
+        ax.set_yticks(y, [n if n in nexmark_times else WORKLOADS[n][0].split()[0] for n in names])
         ax.invert_yaxis()
         ax.set_xscale(scale)
         ax.set_title(title)
@@ -264,6 +278,8 @@ def main():
             took = (r.get("done") or time.time()) - r["spawned"]
             print(f"{workload:8} {engine:6} {took:7.1f} s  {r.get('error') or ''}", flush=True)
     loads.append(os.getloadavg()[0])
+    with open(os.path.join(out, "results.json"), "w") as f:  # the raw figures, for later study
+        json.dump({f"{w} {e}": r for (w, e), r in results.items()}, f)
     report(results, counts, mode, time.time() - began, loads)
     print("wrote docs/benchmarks.md and docs/benchmarks.png")
 

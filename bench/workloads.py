@@ -10,6 +10,7 @@ compare the engines with, or the engine's error."""
 import hashlib
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -263,8 +264,10 @@ def digest(output):
 
 
 def describe(error):
-    lines = str(error).strip().splitlines() or [""]
-    return f"{type(error).__name__}: {lines[0][:300]}"
+    """The error's first line, without the query ids that change from run to run."""
+    line = (str(error).strip().splitlines() or [""])[0]
+    line = re.sub(r"Query \[id = [^]]*\] terminated with exception: ", "", line)
+    return f"{type(error).__name__}: {line[:300]}"
 
 
 def main():
