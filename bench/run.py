@@ -130,7 +130,9 @@ def cell(ember, spark, fmt="{:.2f}"):
     if ember is None or spark is None:
         shown = [fmt.format(x) if x is not None else "not supported" for x in (ember, spark)]
         return "—" if ember is None and spark is None else " / ".join(shown)
-    ratio = f" ({ember / spark:.2f}×)" if spark else ""
+    r = ember / spark if spark else None
+    # Three significant digits, so that 0.0028 does not show as 0.00.
+    ratio = "" if r is None else f" ({r:.3g}×)" if r < 100 else f" ({r:.0f}×)"
     return f"{fmt.format(ember)} / {fmt.format(spark)}{ratio}"
 
 
