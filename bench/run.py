@@ -1,0 +1,290 @@
+"""Runs every benchmark workload on Ember and on Spark, each in a process of its own, checks that
+both engines give the same result, and writes docs/benchmarks.md and docs/benchmarks.png.
+
+    .venv/bin/python bench/run.py [--quick]
+
+--quick uses small data (a few minutes on 2 cores, mostly Spark's start-ups); without it the data
+is large enough for throughput to show. Inputs, logs and scratch space go to bench/out/."""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from importlib.metadata import version
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import data  # noqa: E402
+
+ENGINES = ("ember", "spark")
+WORKLOADS = {  # name in workloads.py: its title in the report, and what it does
+    "ingest": ("W1 JSON files to Iceberg", "JSON files read as a stream with a schema, "
+               "`trigger(availableNow=True)`, `toTable` into an Iceberg table (Hadoop catalog)."),
+    "windows": ("W2 windowed count + watermark to Iceberg", "the SPK-11 seed's query: "
+                "`withWatermark(\"event_ts\", \"10 minutes\")`, a count per company and 5-minute "
+                "window, appended to an Iceberg table; one file per micro-batch "
+                "(`maxFilesPerTrigger=1`) so the watermark moves, 2% of the events late."),
+    "keys": ("W3 complete-mode aggregation, many keys", "count and sum per company over {keys:,} "
+             "companies in `complete` mode to the memory sink, one file per micro-batch."),
+    "dedup": ("W4 dropDuplicatesWithinWatermark", "`dropDuplicatesWithinWatermark([\"event_id\"])`"
+              " under a 10-minute watermark, 10% of the events repeated, memory sink."),
+    "tiny": ("W5 one tiny file per micro-batch", "10-event files, one per micro-batch, filtered "
+             "into `foreachBatch`, which collects each batch."),
+    "startup": ("W6 start-up to first result", "a fresh process: session, `createDataFrame` of "
+                "1,000 rows, `groupBy().agg()`, `collect()`."),
+    "nexmark": ("Nexmark q0-q5, q7, q8, q11 (one process)", "the queries below, one after the "
+                "other in one process per engine."),
+}
+# The Nexmark streams each query reads, for its events per second.
+NEXMARK_INPUTS = {"q0": ["bid"], "q1": ["bid"], "q2": ["bid"], "q3": ["person", "auction"],
+                  "q4": ["auction", "bid"], "q5": ["bid"], "q7": ["bid"],
+                  "q8": ["person", "auction"], "q11": ["bid"]}
+TIMEOUT_S = 1800
+
+
+def run(engine, workload, inputs, out):
+    """One workload on one engine, as a whole process; its CPU time and peak memory come from
+    wait4, which also counts Spark's JVM (the driver waits for it before exiting)."""
+    work = tempfile.mkdtemp(prefix=f"{workload}-{engine}-", dir=out)
+    result_path = os.path.join(work, "result.json")
+    log_path = os.path.join(out, f"{workload}-{engine}.log")
+    with open(log_path, "w") as log:
+        spawned = time.time()
+        proc = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "workloads.py"), engine, workload, inputs, work,
+             result_path], stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "TZ": "UTC"})
+        timer = threading.Timer(TIMEOUT_S, proc.kill)
+        timer.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    result = {}
+    if os.path.exists(result_path):
+        with open(result_path) as f:
+            result = json.load(f)
+    if proc.returncode != 0 and "error" not in result:
+        with open(log_path) as log:
+            tail = [line.strip() for line in log if line.strip()][-1:] or [""]
+        result["error"] = f"exit status {proc.returncode}: {tail[0][:200]}"
+    shutil.rmtree(work, ignore_errors=True)
+    result.update(spawned=spawned, cpu=usage.ru_utime + usage.ru_stime,
+                  rss_mb=usage.ru_maxrss / 1024)
+    return result
+
+
+def metrics(result, events):
+    """The figures of one run: seconds from process start, events per second of the workload
+    itself (session start-up excluded), CPU seconds, MB."""
+    if result.get("error"):  # the figures of a failed run mean nothing
+        return {}
+    m = {"cpu": result["cpu"], "rss": result["rss_mb"]}
+    if "done" in result:
+        m["wall"] = result["done"] - result["spawned"]
+        if "queries" not in result:  # Nexmark's queries have figures of their own
+            m["eps"] = events / max(result["done"] - result["start"], 1e-9)
+    if "first_result" in result:
+        m["first"] = result["first_result"] - result["spawned"]
+    if result.get("batch_done"):
+        latencies = np.diff([result["start"]] + result["batch_done"])
+        m["p50"], m["p99"] = np.percentile(latencies, [50, 99]) * 1000
+    return m
+
+
+def same(a, b):
+    """'same', 'MISMATCH', or '' when an engine has no result."""
+    if not a or not b:
+        return ""
+    return "same" if a == b else "MISMATCH"
+
+
+def machine():
+    with open("/proc/meminfo") as f:
+        ram = int(f.readline().split()[1]) / 1024**2
+    with open("/proc/cpuinfo") as f:
+        model = next((line.split(":", 1)[1].strip() for line in f
+                      if line.startswith("model name")), platform.processor())
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    return {
+        "Machine": f"{os.cpu_count()} cores, {ram:.1f} GiB RAM, {model}, {platform.platform()}",
+        "Ember": f"{version('ember')} (commit {commit}), Arrow C++ from pyarrow {version('pyarrow')}",
+        "Spark": f"pyspark {version('pyspark')} on {java.splitlines()[0] if java else 'java ?'}, "
+                 "iceberg-spark-runtime-4.0_2.13 1.10.0",
+        "Python": platform.python_version(),
+    }
+
+
+def cell(ember, spark, fmt="{:.2f}"):
+    """'ember / spark (ratio×)', the ratio being Ember's figure over Spark's."""
+    if ember is None or spark is None:
+        shown = [fmt.format(x) if x is not None else "not supported" for x in (ember, spark)]
+        return "—" if ember is None and spark is None else " / ".join(shown)
+    r = ember / spark if spark else None
+    # Three significant digits, so that 0.0028 does not show as 0.00.
+    ratio = "" if r is None else f" ({r:.3g}×)" if r < 100 else f" ({r:.0f}×)"
+    return f"{fmt.format(ember)} / {fmt.format(spark)}{ratio}"
+
+
+def report(results, counts, mode, elapsed, loads):
+    """docs/benchmarks.md and docs/benchmarks.png from the runs' results."""
+    events = {**counts, "startup": 1000, "nexmark": sum(counts["nexmark"].values())}
+    m = {(w, e): metrics(results[w, e], events[w]) for w in WORKLOADS for e in ENGINES}
+    lines = [
+        "# Benchmarks: Ember and Spark",
+        "",
+        "Generated by `bench/run.py`; do not edit. Each workload is one PySpark program "
+        "(`bench/workloads.py`) run as a whole process per engine, on the same generated data "
+        "(`bench/data.py`, fixed seeds).",
+        "",
+        f"- Command: `.venv/bin/python bench/run.py{' --quick' if mode == 'quick' else ''}` "
+        f"({mode} mode, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, {elapsed / 60:.1f} min)",
+        *[f"- {k}: {v}" for k, v in machine().items()],
+        f"- Load average (1 min) before and after the run: {loads[0]:.2f}, {loads[1]:.2f}"
+        + (" — the machine was busy: figures are noisy" if max(loads) > 1 else ""),
+        "- Spark: `local[*]`, `spark.ui.enabled=false`, `spark.sql.shuffle.partitions` = cores, "
+        "`spark.driver.memory=4g`.",
+        "",
+        "Each cell is `Ember / Spark (Ember ÷ Spark)`: below 1× Ember takes less time, CPU or "
+        "memory; for events/s, above 1× Ember is faster. **Wall**: from process start to the end "
+        "of the workload. **Events/s**: input events over the workload's own time (session "
+        "start-up excluded). **CPU**: user + system time of the process and its children (Spark's "
+        "JVM). **Peak RSS**: `ru_maxrss`, the largest single process (for Spark, mostly the JVM). "
+        "**First result**: from process start to the first committed micro-batch or collected "
+        "answer. **Result**: both engines' outputs compared row by row (sorted; over 100,000 rows, "
+        "by count and per-column sums).",
+        "",
+        "| Workload | Events | Wall s | Events/s | CPU s | Peak RSS MB | First result s | Result |",
+        "|---|---:|---|---|---|---|---|---|",
+    ]
+    for w, (title, _) in WORKLOADS.items():
+        e, s = m[w, "ember"], m[w, "spark"]
+        digest = same(results[w, "ember"].get("digest"), results[w, "spark"].get("digest"))
+        if w == "nexmark":
+            digest = "per query, below"
+        lines.append(
+            f"| {title} | {events[w]:,} | {cell(e.get('wall'), s.get('wall'))} "
+            f"| {cell(e.get('eps'), s.get('eps'), '{:,.0f}')} | {cell(e.get('cpu'), s.get('cpu'))} "
+            f"| {cell(e.get('rss'), s.get('rss'), '{:.0f}')} | {cell(e.get('first'), s.get('first'))} "
+            f"| {digest} |")
+    e, s = m["tiny", "ember"], m["tiny", "spark"]
+    lines += [
+        "",
+        f"W5 micro-batch latency ({counts['tiny']:,} events in "
+        f"{data.SIZES[mode]['tiny'][0]} files, one file per batch, "
+        "time from one `foreachBatch` call's end to the next, the first from the query's start), "
+        f"ms: median {cell(e.get('p50'), s.get('p50'), '{:.1f}')}, "
+        f"p99 {cell(e.get('p99'), s.get('p99'), '{:.1f}')}.",
+        "",
+        "The workloads, over JSON-lines files of events (`event_id`, `company_id`, `amount`, "
+        "`event_ts`):",
+        "",
+        *[f"- {title}: {what.format(keys=data.SIZES[mode]['keys'][2])}"
+          for title, what in WORKLOADS.values()],
+        "",
+        "## Nexmark",
+        "",
+        f"Persons, auctions and bids ({counts['nexmark']['person']:,} / "
+        f"{counts['nexmark']['auction']:,} / {counts['nexmark']['bid']:,}) with the Nexmark "
+        "generator's field names, from our own deterministic generator. Each query reads the "
+        "JSON files with `trigger(availableNow=True)` into the memory sink; its time runs from "
+        "building the query to its stopping, in the one process of the suite.",
+        "",
+        "| Query | Mode | Time s | Events/s | Rows | Result |",
+        "|---|---|---|---|---:|---|",
+    ]
+    queries = {e: results["nexmark", e].get("queries", {}) for e in ENGINES}
+    nexmark_times = {}
+    for q, inputs in NEXMARK_INPUTS.items():
+        n = sum(counts["nexmark"][i] for i in inputs)
+        qe, qs = queries["ember"].get(q, {}), queries["spark"].get(q, {})
+        t = nexmark_times[q] = {e: entry["done"] - entry["start"] if "done" in entry else None
+                                for e, entry in (("ember", qe), ("spark", qs))}
+        rows = (qs.get("digest") or qe.get("digest") or {}).get("rows", "")
+        lines.append(
+            f"| {q} | {qs.get('mode') or qe.get('mode', '')} | {cell(t['ember'], t['spark'])} "
+            f"| {cell(t['ember'] and n / t['ember'], t['spark'] and n / t['spark'], '{:,.0f}')} "
+            f"| {rows} | {same(qe.get('digest'), qs.get('digest'))} |")
+    lines += [
+        "",
+        "q4 runs as a batch query on both engines: its aggregations group by auction, not by "
+        "event time, so append mode cannot finalize them, and Spark allows a join of two streams "
+        "only in append mode. q5 and q7 stream thanks to watermarks on the bids (a window "
+        "aggregation joined back to its input, in append mode); q8 is a plain stream-stream join "
+        "on the person and its 10-second window, one row per matching auction.",
+    ]
+    errors = [(w, e, results[w, e]["error"]) for w in WORKLOADS for e in ENGINES
+              if results[w, e].get("error")]
+    errors += [("nexmark " + q, e, entry["error"]) for e in ENGINES
+               for q, entry in queries[e].items() if entry.get("error")]
+    if errors:
+        lines += ["", "## Errors", ""]
+        lines += [f"- {w} on {e}: `` {msg} ``" for w, e, msg in errors]
+    with open(os.path.join(ROOT, "docs", "benchmarks.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    chart(m, nexmark_times, mode)
+
+
+def chart(m, nexmark_times, mode):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 5))
+    panels = [
+        ("Wall time, process start to done (s)", list(WORKLOADS),
+         lambda w, e: m[w, e].get("wall"), "log"),
+        ("Nexmark query time (s)", list(nexmark_times), lambda q, e: nexmark_times[q][e], "log"),
+        ("Peak resident memory (MB)", list(WORKLOADS), lambda w, e: m[w, e].get("rss"), "linear"),
+    ]
+    for ax, (title, names, value, scale) in zip(axes, panels):
+        y = np.arange(len(names))
+        for k, (engine, colour) in enumerate((("ember", "tab:orange"), ("spark", "tab:blue"))):
+            values = [value(n, engine) or 0 for n in names]
+            ax.barh(y + (k - 0.5) * 0.4, values, 0.4, label=engine.capitalize(), color=colour)
+        ax.set_yticks(y, [n if n in nexmark_times else WORKLOADS[n][0].split()[0] for n in names])
+        ax.invert_yaxis()
+        ax.set_xscale(scale)
+        ax.set_title(title)
+    axes[0].legend()
+    fig.suptitle(f"Ember vs Spark 4.0 ({mode} mode; missing bars: not supported)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(ROOT, "docs", "benchmarks.png"), dpi=100)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small data, a few minutes")
+    mode = "quick" if parser.parse_args().quick else "full"
+    began, loads = time.time(), [os.getloadavg()[0]]
+    out = os.path.join(HERE, "out", mode)
+    inputs = os.path.join(out, "data")
+    shutil.rmtree(out, ignore_errors=True)
+    print(f"generating {mode} data in {inputs}", flush=True)
+    counts = data.generate(inputs, mode)
+    results = {}
+    for workload in WORKLOADS:
+        for engine in ENGINES:
+            results[workload, engine] = r = run(engine, workload, inputs, out)
+            took = (r.get("done") or time.time()) - r["spawned"]
+            print(f"{workload:8} {engine:6} {took:7.1f} s  {r.get('error') or ''}", flush=True)
+    loads.append(os.getloadavg()[0])
+    with open(os.path.join(out, "results.json"), "w") as f:  # the raw figures, for later study
+        json.dump({f"{w} {e}": r for (w, e), r in results.items()}, f)
+    report(results, counts, mode, time.time() - began, loads)
+    print("wrote docs/benchmarks.md and docs/benchmarks.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,297 @@
+"""The benchmark workloads, one PySpark program for both engines:
+
+    python bench/workloads.py ember|spark WORKLOAD DATA_DIR WORK_DIR RESULT_JSON
+
+With `ember` it activates Ember before `import pyspark`, so the very same code runs on either
+engine. RESULT_JSON gets the instants (time.time()) when the workload started, gave its first
+result and finished, the micro-batch completion instants where asked, a digest of the output to
+compare the engines with, or the engine's error."""
+
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+import traceback
+from datetime import date, datetime
+from decimal import Decimal
+
+ENGINE = sys.argv[1]
+if ENGINE == "ember":
+    import ember
+
+    ember.activate()
+
+from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from data import AUCTION_SCHEMA, BID_SCHEMA, EVENT_SCHEMA, PERSON_SCHEMA  # noqa: E402
+
+ICEBERG_JAR = os.path.expanduser(
+    "~/.m2/repository/org/apache/iceberg/iceberg-spark-runtime-4.0_2.13/1.10.0/"
+    "iceberg-spark-runtime-4.0_2.13-1.10.0.jar")
+
+RESULT = {}
+LARGE = 100_000  # rows beyond which outputs are compared by sums, not row by row
+
+
+def first_result():
+    RESULT.setdefault("first_result", time.time())
+
+
+def session(work, iceberg):
+    builder = (SparkSession.builder.master("local[*]").appName("ember-bench")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", str(os.cpu_count()))
+               .config("spark.sql.session.timeZone", "UTC"))
+    if iceberg:
+        builder = (builder.config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
+                   .config("spark.sql.catalog.local.type", "hadoop")
+                   .config("spark.sql.catalog.local.warehouse", os.path.join(work, "warehouse")))
+    if ENGINE == "spark":
+        # The default 1 GB driver heap is too small for the full mode's million keys.
+        builder = builder.config("spark.driver.memory", "4g")
+        if iceberg:
+            builder = (builder.config("spark.jars", ICEBERG_JAR)
+                       .config("spark.sql.extensions",
+                               "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"))
+    return builder.getOrCreate()
+
+
+def source(spark, path, schema, stream=True, **options):
+    reader = spark.readStream if stream else spark.read
+    return reader.schema(schema).options(**options).json(path)
+
+
+def run_stream(df, work, name, mode="append", table=None):
+    """Runs a streaming DataFrame over all the files there are (availableNow), into an Iceberg
+    table or the memory sink; returns the output to check."""
+    writer = (df.writeStream.outputMode(mode).trigger(availableNow=True)
+              .option("checkpointLocation", os.path.join(work, "checkpoints", name)))
+    query = writer.toTable(table) if table else writer.format("memory").queryName(name).start()
+    query.processAllAvailable()
+    query.stop()
+    first_result()
+    return df.sparkSession.table(table) if table else df.sparkSession.sql(f"SELECT * FROM {name}")
+
+
+# W1: JSON files into an Iceberg table, as they are.
+def ingest(spark, data, work):
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS local.bench")
+    spark.sql("CREATE TABLE local.bench.events (event_id BIGINT, company_id STRING, "
+              "amount DOUBLE, event_ts TIMESTAMP) USING iceberg")
+    events = source(spark, os.path.join(data, "ingest"), EVENT_SCHEMA)
+    return run_stream(events, work, "ingest", table="local.bench.events")
+
+
+# W2: the seed's windowed count (SPK-11/01) into Iceberg, one file per micro-batch so the
+# watermark advances from batch to batch and late events are dropped.
+def windows(spark, data, work):
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS local.bench")
+    spark.sql("CREATE TABLE local.bench.window_counts (company_id STRING, w_start TIMESTAMP, "
+              "n BIGINT) USING iceberg")
+    counts = (source(spark, os.path.join(data, "windows"), EVENT_SCHEMA, maxFilesPerTrigger=1)
+              .withWatermark("event_ts", "10 minutes")
+              .groupBy(F.window("event_ts", "5 minutes"), "company_id").count()
+              .select("company_id", F.col("window.start").alias("w_start"),
+                      F.col("count").alias("n")))
+    return run_stream(counts, work, "windows", table="local.bench.window_counts")
+
+
+# W3: a running aggregation over many keys, the whole result at every batch.
+def keys(spark, data, work):
+    totals = (source(spark, os.path.join(data, "keys"), EVENT_SCHEMA, maxFilesPerTrigger=1)
+              .groupBy("company_id")
+              .agg(F.count("*").alias("n"), F.sum("amount").alias("total")))
+    return run_stream(totals, work, "key_totals", mode="complete")
+
+
+# W4: at-least-once input made exactly-once: drop repeated event ids within the watermark.
+def dedup(spark, data, work):
+    unique = (source(spark, os.path.join(data, "dedup"), EVENT_SCHEMA, maxFilesPerTrigger=1)
+              .withWatermark("event_ts", "10 minutes")
+              .dropDuplicatesWithinWatermark(["event_id"]))
+    return run_stream(unique, work, "unique_events")
+
+
+# W5: one tiny file per micro-batch, to a foreachBatch sink: the fixed cost of a batch.
+def tiny(spark, data, work):
+    rows, done = [], RESULT.setdefault("batch_done", [])
+
+    def each(batch, batch_id):
+        rows.extend(batch.collect())
+        first_result()
+        done.append(time.time())
+
+    big = (source(spark, os.path.join(data, "tiny"), EVENT_SCHEMA, maxFilesPerTrigger=1)
+           .where("amount >= 50000").select("event_id", "company_id", "amount"))
+    query = (big.writeStream.foreachBatch(each).trigger(availableNow=True)
+             .option("checkpointLocation", os.path.join(work, "checkpoints", "tiny")).start())
+    query.processAllAvailable()
+    query.stop()
+    return rows
+
+
+# W6: a fresh process's first answer: a small DataFrame, aggregated and collected.
+def startup(spark, data, work):
+    df = spark.createDataFrame([(i % 7, float(i)) for i in range(1000)], "k INT, v DOUBLE")
+    rows = df.groupBy("k").agg(F.sum("v").alias("total")).orderBy("k").collect()
+    first_result()
+    return rows
+
+
+# Nexmark, as DataFrame programs over the person (p), auction (a) and bid (b) streams.
+def q0(p, a, b):  # pass-through
+    return b.select("auction", "bidder", "price", "dateTime", "extra")
+
+
+def q1(p, a, b):  # currency conversion
+    return b.select("auction", "bidder", (F.col("price") * 0.908).alias("price"), "dateTime")
+
+
+def q2(p, a, b):  # selection
+    return b.where(F.col("auction") % 123 == 0).select("auction", "price")
+
+
+def q3(p, a, b):  # local item suggestion: a stream-stream join
+    sellers = p.where(F.col("state").isin("OR", "ID", "CA")).alias("P")
+    return (a.where("category = 10").alias("A").join(sellers, F.col("A.seller") == F.col("P.id"))
+            .select("P.name", "P.city", "P.state", F.col("A.id").alias("auction")))
+
+
+def q4(p, a, b):  # average closing price per category: two aggregations after a join
+    won = (a.alias("A").join(b.alias("B"), (F.col("A.id") == F.col("B.auction"))
+                             & F.col("B.dateTime").between(F.col("A.dateTime"), F.col("A.expires")))
+           .select(F.col("A.id").alias("id"), F.col("A.category").alias("category"),
+                   F.col("B.price").alias("price"))
+           .groupBy("id", "category").agg(F.max("price").alias("final")))
+    return won.groupBy("category").agg(F.avg("final").alias("avg_final"))
+
+
+def q5(p, a, b):  # hot items: the most-bid auctions of each sliding window
+    counts = (b.withWatermark("dateTime", "10 seconds")
+              .groupBy(F.window("dateTime", "10 seconds", "2 seconds").alias("w"), "auction")
+              .count())
+    top = counts.groupBy("w").agg(F.max("count").alias("top"))
+    return (counts.alias("C").join(top.alias("T"), (F.col("C.w") == F.col("T.w"))
+                                   & (F.col("C.count") == F.col("T.top")))
+            .select(F.col("C.w.start").alias("starttime"), "C.auction", "C.count"))
+
+
+def q7(p, a, b):  # highest bid of each 10-second window
+    b = b.withWatermark("dateTime", "10 seconds")
+    top = (b.groupBy(F.window("dateTime", "10 seconds").alias("w"))
+           .agg(F.max("price").alias("top")).alias("T"))
+    # A time-range join: a window column on the bids too would be a second event-time column.
+    in_window = ((F.col("B.dateTime") >= F.col("T.w.start"))
+                 & (F.col("B.dateTime") < F.col("T.w.end")))
+    return (b.alias("B").join(top, (F.col("B.price") == F.col("T.top")) & in_window)
+            .select("B.auction", "B.price", "B.bidder", "B.dateTime"))
+
+
+def q8(p, a, b):  # new users: persons who opened an auction in the window they joined
+    people = p.select("id", "name", F.window("dateTime", "10 seconds").start.alias("starttime"))
+    sellers = a.select("seller", F.window("dateTime", "10 seconds").start.alias("astart"))
+    return (people.join(sellers, (F.col("id") == F.col("seller"))
+                        & (F.col("starttime") == F.col("astart")))
+            .select("id", "name", "starttime"))
+
+
+def q11(p, a, b):  # user sessions: bids per bidder per session with a 10-second gap
+    return (b.withWatermark("dateTime", "10 seconds")
+            .groupBy("bidder", F.session_window("dateTime", "10 seconds")).count()
+            .select("bidder", F.col("session_window.start").alias("starttime"),
+                    F.col("session_window.end").alias("endtime"), "count"))
+
+
+# All run as streaming queries but q4: its aggregations group by auction, not by event time, so
+# append mode cannot finalize them, and Spark allows a stream-stream join in append mode only.
+# It runs as a batch query on both engines. q5 and q7 stream only thanks to their watermarks.
+NEXMARK = {"q0": "stream", "q1": "stream", "q2": "stream", "q3": "stream", "q4": "batch",
+           "q5": "stream", "q7": "stream", "q8": "stream", "q11": "stream"}
+
+
+def nexmark(spark, data, work):
+    for name, mode in NEXMARK.items():
+        entry = RESULT.setdefault("queries", {}).setdefault(name, {"mode": mode})
+        entry["start"] = time.time()
+        try:
+            streams = [source(spark, os.path.join(data, "nexmark", kind), schema, mode == "stream")
+                       for kind, schema in (("person", PERSON_SCHEMA), ("auction", AUCTION_SCHEMA),
+                                            ("bid", BID_SCHEMA))]
+            df = globals()[name](*streams)
+            if mode == "stream":
+                df = run_stream(df, work, f"nexmark_{name}")
+            rows = df.collect() if mode == "batch" else df
+            first_result()
+            entry["done"] = time.time()
+            entry["digest"] = digest(rows)
+        except Exception as error:  # an unsupported query is reported, and the others still run
+            entry["error"] = describe(error)
+    return None
+
+
+def plain(v):
+    """A value both engines render alike: floats to 6 places, times as ISO text."""
+    if isinstance(v, float):
+        return round(v, 6)
+    if isinstance(v, (datetime, date, Decimal)):
+        return str(v)
+    if isinstance(v, (tuple, list)):
+        return tuple(plain(x) for x in v)
+    return v
+
+
+def digest(output):
+    """Row count and a hash of the sorted rows; for very large outputs, sums per column."""
+    if output is None:
+        return None
+    if not isinstance(output, list):
+        n = output.count()
+        if n > LARGE:
+            sums = [F.sum(F.col(c).cast("double") if t not in ("string", "timestamp") else
+                          F.length(c) if t == "string" else F.col(c).cast("long")).alias(c)
+                    for c, t in output.dtypes]
+            # Nine significant digits: engines may add doubles in different orders.
+            totals = [float(f"{x:.9g}") if isinstance(x, float) else x
+                      for x in output.agg(*sums).collect()[0]]
+            return {"rows": n, "sums": repr(totals)}
+        output = output.collect()
+    lines = sorted(repr(plain(tuple(r))) for r in output)
+    return {"rows": len(lines), "sha1": hashlib.sha1("\n".join(lines).encode()).hexdigest()}
+
+
+def describe(error):
+    """The error's first line, without the query ids that change from run to run."""
+    line = (str(error).strip().splitlines() or [""])[0]
+    line = re.sub(r"Query \[id = [^]]*\] terminated with exception: ", "", line)
+    return f"{type(error).__name__}: {line[:300]}"
+
+
+def main():
+    workload, data, work, out = sys.argv[2:6]
+    fn, spark = globals()[workload], None
+    try:
+        spark = session(work, iceberg=workload in ("ingest", "windows"))
+        RESULT["start"] = time.time()
+        output = fn(spark, data, work)
+        RESULT["done"] = time.time()
+        RESULT["digest"] = digest(output)
+    except Exception as error:
+        traceback.print_exc()
+        RESULT["error"] = describe(error)
+    with open(out, "w") as f:
+        json.dump(RESULT, f)
+    if ENGINE == "spark" and spark is not None:
+        spark.stop()
+        # Wait for the JVM, so that the parent's wait4 counts its CPU time and memory.
+        from pyspark import SparkContext
+
+        SparkContext._gateway.proc.stdin.close()
+        SparkContext._gateway.proc.wait(timeout=120)
+
+
+if __name__ == "__main__":
+    main()
