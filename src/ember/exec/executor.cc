@@ -356,6 +356,21 @@ class PlanBuilder {
       }
       residual.push_back(c);
     }
+    // Acero's hash join cannot carry struct columns (a window): each passes as its fields and a
+    // validity flag, and is rebuilt after the join. A condition beyond the equalities then runs
+    // after the join, which only an inner join allows.
+    bool has_structs = false;
+    for (const auto* child : {&left, &right}) {
+      for (const auto& a : child->output) has_structs = has_structs || a.type->id() == arrow::Type::STRUCT;
+    }
+    bool filter_after = has_structs && !residual.empty();
+    if (filter_after && p.join_type != plan::JoinType::kInner && p.join_type != plan::JoinType::kCross) {
+      return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                       "The feature is not supported: an outer join with a non-equality condition "
+                       "over struct columns is not supported by Ember yet.",
+                       "0A000");
+    }
+    auto part = [](int64_t id, const std::string& suffix) { return ColumnName(id) + "#" + suffix; };
     // Without an equality, join every row with every row through a constant key.
     bool constant_key = left_keys.empty();
     auto side = [&](const LogicalPlan& child, const std::vector<plan::ExprPtr>& key_exprs,
@@ -365,8 +380,18 @@ class PlanBuilder {
       std::vector<cp::Expression> exprs;
       std::vector<std::string> names;
       for (const auto& a : child.output) {
-        exprs.push_back(cp::field_ref(ColumnName(a.id)));
-        names.push_back(ColumnName(a.id));
+        auto column = cp::field_ref(ColumnName(a.id));
+        if (a.type->id() != arrow::Type::STRUCT) {
+          exprs.push_back(column);
+          names.push_back(ColumnName(a.id));
+          continue;
+        }
+        exprs.push_back(cp::call("is_valid", {column}));
+        names.push_back(part(a.id, "valid"));
+        for (int f = 0; f < a.type->num_fields(); ++f) {
+          exprs.push_back(cp::call("struct_field", {column}, cp::StructFieldOptions({f})));
+          names.push_back(part(a.id, std::to_string(f)));
+        }
       }
       for (size_t i = 0; i < key_exprs.size(); ++i) {
         ARROW_ASSIGN_OR_RAISE(auto key, LowerExpr(*key_exprs[i], options_.eval));
@@ -389,6 +414,7 @@ class PlanBuilder {
       ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*r, options_.eval));
       filter = cp::call("and_kleene", {filter, lowered});
     }
+    cp::Expression in_join = filter_after ? cp::literal(true) : filter;
     ac::JoinType type = ac::JoinType::INNER;
     switch (p.join_type) {
       case plan::JoinType::kInner:
@@ -399,12 +425,45 @@ class PlanBuilder {
       case plan::JoinType::kLeftSemi: type = ac::JoinType::LEFT_SEMI; break;
       case plan::JoinType::kLeftAnti: type = ac::JoinType::LEFT_ANTI; break;
     }
-    ac::HashJoinNodeOptions join_options(type, lkeys, rkeys, filter, "", "");
+    ac::HashJoinNodeOptions join_options(type, lkeys, rkeys, in_join, "", "");
     ac::Declaration join("hashjoin", {std::move(left_decl), std::move(right_decl)},
                          std::move(join_options));
+    if (!has_structs) {
+      std::vector<cp::Expression> out;
+      for (const auto& a : p.output) out.push_back(cp::field_ref(ColumnName(a.id)));
+      return Project(std::move(join), std::move(out), Names(p));
+    }
+    // Rebuild the structs under their own names, keeping the flattened parts for nothing else.
+    std::vector<cp::Expression> rebuilt;
+    std::vector<std::string> rebuilt_names;
+    for (const auto* child : {&left, &right}) {
+      if (p.join_type == plan::JoinType::kLeftSemi || p.join_type == plan::JoinType::kLeftAnti) {
+        if (child == &right) break;
+      }
+      for (const auto& a : child->output) {
+        if (a.type->id() != arrow::Type::STRUCT) {
+          rebuilt.push_back(cp::field_ref(ColumnName(a.id)));
+        } else {
+          std::vector<cp::Expression> fields;
+          std::vector<std::string> field_names;
+          for (int f = 0; f < a.type->num_fields(); ++f) {
+            fields.push_back(cp::field_ref(part(a.id, std::to_string(f))));
+            field_names.push_back(a.type->field(f)->name());
+          }
+          auto value = cp::call("make_struct", fields, cp::MakeStructOptions(field_names));
+          rebuilt.push_back(cp::call("if_else", {cp::field_ref(part(a.id, "valid")), value,
+                                                 cp::literal(arrow::MakeNullScalar(a.type))}));
+        }
+        rebuilt_names.push_back(ColumnName(a.id));
+      }
+    }
+    ac::Declaration result = Project(std::move(join), std::move(rebuilt), std::move(rebuilt_names));
+    if (filter_after) {
+      result = ac::Declaration("filter", {std::move(result)}, ac::FilterNodeOptions(std::move(filter)));
+    }
     std::vector<cp::Expression> out;
     for (const auto& a : p.output) out.push_back(cp::field_ref(ColumnName(a.id)));
-    return Project(std::move(join), std::move(out), Names(p));
+    return Project(std::move(result), std::move(out), Names(p));
   }
 
   // Arrow places nulls once for all keys, Spark per key: sort on (is_null, value) pairs.

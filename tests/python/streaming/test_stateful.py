@@ -503,3 +503,23 @@ def test_unsupported_operations_raise_sparks_messages(spark, tmp_path):
     # Sorting an aggregation in complete mode is allowed.
     query = start(counts.orderBy("company"), "complete")
     query.stop()
+
+
+def test_window_structs_pass_through_joins(spark):
+    """A window column on either side of a join (Nexmark q7's shape): kept whole, with a
+    non-equality condition over it on an inner join."""
+    from ember.sql import functions as F
+    events = spark.createDataFrame(
+        [("a", "2024-01-01 10:01:00"), ("a", "2024-01-01 10:07:00"), ("b", "2024-01-01 10:02:00")],
+        "k STRING, t STRING").withColumn("t", F.col("t").cast("timestamp"))
+    windows = events.groupBy(F.window("t", "5 minutes"), "k").count()
+    names = spark.createDataFrame([("a", "Alpha"), ("c", "Gamma")], "k STRING, name STRING")
+    inner = windows.join(names, "k").select("k", "window", "name", "count")
+    got = sorted((r.k, r.window.start.strftime("%H:%M"), r.name, r["count"]) for r in inner.collect())
+    assert got == [("a", "10:00", "Alpha", 1), ("a", "10:05", "Alpha", 1)]
+    left = windows.join(names, "k", "left").where(F.col("name").isNull()).select("window", "k")
+    assert [(r.window.end.strftime("%H:%M"), r.k) for r in left.collect()] == [("10:05", "b")]
+    ranged = events.alias("e").join(windows.alias("w"), (F.col("e.k") == F.col("w.k"))
+                                    & (F.col("e.t") >= F.col("w.window.start"))
+                                    & (F.col("e.t") < F.col("w.window.end")))
+    assert ranged.count() == 3
