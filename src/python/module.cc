@@ -298,7 +298,8 @@ NB_MODULE(_core, m) {
                result = q.AwaitTermination(timeout);
              }
              return Unwrap(std::move(result));
-           })
+           },
+           nb::arg("timeout").none())  // awaitTermination() without a timeout passes None
       .def("stop", &ember::StreamingQuery::Stop, nb::call_guard<nb::gil_scoped_release>())
       .def("exception",
            [](const ember::StreamingQuery& q) -> std::optional<std::string> {

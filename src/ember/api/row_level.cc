@@ -29,8 +29,9 @@ namespace cp = arrow::compute;
 
 namespace {
 
-// Hidden columns: the data file a target row comes from (an index into Target::paths), the row's
-// position in the scan, whether a joined row has a source row, and what happens to a row.
+// Hidden columns (their names start with "__ember_"): the data file a target row comes from (an
+// index into Target::paths), the row's position in the scan, whether a joined row has a source
+// row, and what happens to a row.
 constexpr char kFileColumn[] = "__ember_file";
 constexpr char kRowColumn[] = "__ember_row";
 constexpr char kSourceColumn[] = "__ember_source";
@@ -114,31 +115,46 @@ Result<Target> LoadTarget(Session& session, const sql::Statement& st,
   return t;
 }
 
-// Resolves an expression against some columns only: MERGE resolves each clause's expressions
-// against the side(s) of the join it may see.
+// Resolves a user's expression against some columns only (MERGE resolves each clause against
+// the side(s) of the join it may see), never against the hidden ones.
 Result<ExprPtr> ResolveIn(const plan::Analyzer& analyzer, const ExprPtr& expr,
-                          std::vector<Attribute> scope) {
+                          const std::vector<Attribute>& scope) {
   auto columns = std::make_shared<plan::LogicalPlan>();
-  columns->output = std::move(scope);
+  for (const auto& a : scope) {
+    if (a.name.rfind("__ember_", 0) != 0) columns->output.push_back(a);
+  }
   return analyzer.ResolveExpr(expr, columns);
 }
 
 // Spark's checks of MERGE's conditions (RewriteMergeIntoTable.checkMergeIntoCondition).
-Status CheckCondition(const char* name, const ExprPtr& original, const ExprPtr& resolved) {
+Status CheckCondition(const char* name, const ExprPtr& resolved) {
   if (plan::ContainsAggregate(*resolved)) {
     return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_MERGE_CONDITION.AGGREGATE",
                      std::string("MERGE operation contains unsupported ") + name +
                          " condition. Aggregates are not allowed: \"" +
-                         plan::DisplayName(*original) + "\".",
+                         plan::DisplayName(*resolved) + "\".",
                      "42K0E");
   }
   return Status::OK();
 }
 
+bool IsDateTime(const arrow::DataType& type) {
+  return type.id() == arrow::Type::DATE32 || type.id() == arrow::Type::TIMESTAMP;
+}
+
+// Spark's ANSI store assignment (Cast.canANSIStoreAssign), the default policy for table writes:
+// numbers into numbers, anything atomic into strings, dates and timestamps into each other.
+bool CanStoreAssign(const arrow::DataType& from, const arrow::DataType& to) {
+  if (from.Equals(to) || from.id() == arrow::Type::NA) return true;
+  if (plan::IsNumeric(from) && plan::IsNumeric(to)) return true;
+  if (plan::IsString(to)) return from.num_fields() == 0;
+  return IsDateTime(from) && IsDateTime(to);
+}
+
 // A value for a table column, cast to the column's type as Spark's store assignment does.
 Result<ExprPtr> Assigned(const ExprPtr& resolved, const Attribute& column, const Target& target) {
   ExprPtr value = plan::StripAlias(resolved);
-  if (!plan::CanCast(*value->type, *column.type)) {
+  if (!CanStoreAssign(*value->type, *column.type)) {
     return UserError(ErrorKind::kAnalysis, "INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST",
                      "Cannot write incompatible data for the table `" + target.name +
                          "`: Cannot safely cast `" + column.name + "` \"" +
@@ -156,7 +172,9 @@ Result<std::vector<ExprPtr>> Assignments(const plan::Analyzer& analyzer, const T
                                          std::vector<ExprPtr> values) {
   std::vector<Attribute> columns(target.plan->output.begin(),
                                  target.plan->output.begin() + target.num_columns);
-  std::vector<bool> assigned(columns.size(), false);
+  // Spark refuses two assignments to one column, naming all of them.
+  std::vector<std::vector<std::string>> shown(columns.size());
+  std::vector<size_t> targets;
   for (const auto& a : assignments) {
     ARROW_ASSIGN_OR_RAISE(auto key, ResolveIn(analyzer, plan::Column(a.column), columns));
     if (key->kind != plan::ExprKind::kAttribute) {
@@ -167,14 +185,24 @@ Result<std::vector<ExprPtr>> Assignments(const plan::Analyzer& analyzer, const T
     }
     size_t i = 0;
     while (columns[i].id != key->id) ++i;
-    if (assigned[i]) {
-      return UserError(ErrorKind::kAnalysis, "DUPLICATE_ASSIGNMENTS",
-                       "The columns or variables `" + columns[i].name +
-                           "` appear more than once as assignment targets.",
-                       "42701");
+    shown[i].push_back(plan::DisplayName(*a.value));
+    targets.push_back(i);
+  }
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (shown[i].size() < 2) continue;
+    std::string pairs, values_shown;
+    for (const auto& v : shown[i]) {
+      pairs += (pairs.empty() ? "\"" : ", \"") + columns[i].name + " = " + v + "\"";
+      values_shown += (values_shown.empty() ? "" : ", ") + v;
     }
-    assigned[i] = true;
-    ARROW_ASSIGN_OR_RAISE(auto value, ResolveIn(analyzer, a.value, value_scope));
+    return UserError(ErrorKind::kAnalysis, "DATATYPE_MISMATCH.INVALID_ROW_LEVEL_OPERATION_ASSIGNMENTS",
+                     "Cannot resolve " + pairs + " due to data type mismatch: \n- Multiple "
+                         "assignments for '" + columns[i].name + "': " + values_shown,
+                     "42K09");
+  }
+  for (size_t k = 0; k < assignments.size(); ++k) {
+    size_t i = targets[k];
+    ARROW_ASSIGN_OR_RAISE(auto value, ResolveIn(analyzer, assignments[k].value, value_scope));
     ARROW_ASSIGN_OR_RAISE(values[i], Assigned(value, columns[i], target));
   }
   return values;
@@ -222,7 +250,8 @@ Result<std::shared_ptr<arrow::Table>> TableColumns(const Target& target,
 // Commits the computed changes: the table columns, kFileColumn, kRowColumn and kActionColumn of
 // every row with an action. A data file is rewritten when one of its rows is updated or
 // deleted: its other rows, the updated rows and the inserted rows make one new data file.
-Status Commit(const Target& target, const std::shared_ptr<arrow::Table>& changes) {
+Status Commit(const Target& target, const std::shared_ptr<arrow::Table>& changes,
+              bool delete_statement) {
   auto action = changes->GetColumnByName(kActionColumn);
   ARROW_ASSIGN_OR_RAISE(auto is_insert, cp::CallFunction("equal", {action, arrow::Datum(int32_t{kInsert})}));
   ARROW_ASSIGN_OR_RAISE(auto is_update, cp::CallFunction("equal", {action, arrow::Datum(int32_t{kUpdate})}));
@@ -251,6 +280,7 @@ Status Commit(const Target& target, const std::shared_ptr<arrow::Table>& changes
   }
   request.scan_snapshot_id = target.snapshot_id;
   request.serializable = target.serializable;
+  request.delete_statement = delete_statement;
   return iceberg::OverwriteFiles(target.catalog, target.ident, request);
 }
 
@@ -315,7 +345,7 @@ Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& st) {
     std::vector<Attribute> both = target.plan->output;
     both.insert(both.end(), source->output.begin(), source->output.end());
     ARROW_ASSIGN_OR_RAISE(auto on, ResolveIn(analyzer, st.condition, both));
-    ARROW_RETURN_NOT_OK(CheckCondition("SEARCH", st.condition, on));
+    ARROW_RETURN_NOT_OK(CheckCondition("SEARCH", on));
   }
   if (insert_only) {
     ARROW_ASSIGN_OR_RAISE(joined, analyzer.Join(source, target.plan, plan::JoinType::kLeftAnti, st.condition, {}));
@@ -367,7 +397,7 @@ Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& st) {
     }
     if (clause.condition) {
       ARROW_ASSIGN_OR_RAISE(auto condition, ResolveIn(analyzer, clause.condition, *scope));
-      ARROW_RETURN_NOT_OK(CheckCondition(name, clause.condition, condition));
+      ARROW_RETURN_NOT_OK(CheckCondition(name, condition));
       when = plan::Call("and", {when, plan::StripAlias(condition)});
     }
     std::vector<ExprPtr> values;
@@ -440,7 +470,7 @@ Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& st) {
     ARROW_ASSIGN_OR_RAISE(auto rows, TableColumns(target, changes));
     ARROW_RETURN_NOT_OK(iceberg::AppendRows(target.catalog, target.ident, rows, {}).status());
   } else {
-    ARROW_RETURN_NOT_OK(Commit(target, changes));
+    ARROW_RETURN_NOT_OK(Commit(target, changes, false));
   }
   return Done(session);
 }
@@ -452,7 +482,8 @@ Result<DataFrame> ExecuteUpdateOrDelete(Session& session, const sql::Statement& 
                                                                        : "write.update.isolation-level"));
   PlanPtr rows = target.plan;
   if (st.condition) {
-    ARROW_ASSIGN_OR_RAISE(rows, analyzer.Filter(rows, st.condition));
+    ARROW_ASSIGN_OR_RAISE(auto condition, ResolveIn(analyzer, st.condition, target.plan->output));
+    ARROW_ASSIGN_OR_RAISE(rows, analyzer.Filter(rows, condition));
   }
   std::vector<ExprPtr> values;
   for (int i = 0; i < target.num_columns; ++i) {
@@ -464,7 +495,7 @@ Result<DataFrame> ExecuteUpdateOrDelete(Session& session, const sql::Statement& 
   ARROW_ASSIGN_OR_RAISE(auto changes_plan, ChangesPlan(analyzer, rows, &target, values,
                                                        Int32(is_delete ? kDelete : kUpdate)));
   ARROW_ASSIGN_OR_RAISE(auto changes, Run(session, changes_plan));
-  ARROW_RETURN_NOT_OK(Commit(target, changes));
+  ARROW_RETURN_NOT_OK(Commit(target, changes, is_delete));
   return Done(session);
 }
 

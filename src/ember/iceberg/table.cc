@@ -561,7 +561,8 @@ Status OverwriteFiles(HadoopCatalog* catalog, const std::vector<std::string>& id
                    std::vector<std::string>* written) -> Result<Changes> {
     ARROW_RETURN_NOT_OK(ValidateSinceScan(m, request));
     Changes changes;
-    changes.operation = !removed.empty() && added.empty() ? "delete" : "overwrite";
+    bool deletes = !removed.empty() || request.delete_statement;
+    changes.operation = deletes && added.empty() ? "delete" : "overwrite";
     ARROW_ASSIGN_OR_RAISE(changes.manifests, AddedManifest(m, snapshot_id, sequence, added, written));
     const Snapshot* parent = m.current_snapshot();
     if (!parent) return changes;

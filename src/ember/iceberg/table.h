@@ -40,6 +40,9 @@ struct OverwriteRequest {
   std::shared_ptr<arrow::Table> added;
   /// Extra snapshot summary entries.
   std::map<std::string, std::string> summary;
+  /// A DELETE statement: its snapshot is a `delete` whenever it adds no file, even when nothing
+  /// matched (Spark's metadata-only delete).
+  bool delete_statement = false;
   /// Serializable isolation (Iceberg's default) also fails when a commit since the scan added
   /// data files; snapshot isolation fails only when one removed a file this commit removes.
   bool serializable = true;
