@@ -66,8 +66,8 @@ struct Target {
   bool serializable = true;
   std::vector<std::string> paths;
   std::shared_ptr<arrow::Table> rows;
-  int num_columns = 0;   // the table's columns come first in `rows` and in `plan`
-  PlanPtr plan;          // `rows` under the target's alias
+  int num_columns = 0;  // the table's columns come first in `rows` and in `plan`
+  PlanPtr plan;         // `rows` under the target's alias
 };
 
 // `isolation_property` is the table property choosing serializable (default) or snapshot
@@ -82,18 +82,23 @@ Result<Target> LoadTarget(Session& session, const sql::Statement& st,
   ARROW_ASSIGN_OR_RAISE(auto table, t.catalog->LoadTable(t.ident));
   t.snapshot_id = table.metadata.current_snapshot_id;
   auto isolation = table.metadata.properties.find(isolation_property);
-  t.serializable = isolation == table.metadata.properties.end() || Lower(isolation->second) != "snapshot";
+  t.serializable =
+      isolation == table.metadata.properties.end() || Lower(isolation->second) != "snapshot";
   ARROW_ASSIGN_OR_RAISE(auto files, iceberg::ScanFiles(table));
   auto columns = iceberg::PlainSchema(*table.metadata.schema);
   t.num_columns = columns->num_fields();
-  ARROW_ASSIGN_OR_RAISE(auto schema, columns->AddField(t.num_columns, arrow::field(kFileColumn, arrow::int32(), false)));
-  ARROW_ASSIGN_OR_RAISE(schema, schema->AddField(t.num_columns + 1, arrow::field(kRowColumn, arrow::int64(), false)));
+  ARROW_ASSIGN_OR_RAISE(
+      auto schema,
+      columns->AddField(t.num_columns, arrow::field(kFileColumn, arrow::int32(), false)));
+  ARROW_ASSIGN_OR_RAISE(
+      schema, schema->AddField(t.num_columns + 1, arrow::field(kRowColumn, arrow::int64(), false)));
   std::vector<std::shared_ptr<arrow::Table>> parts;
   int64_t first_row = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     const auto& rows = files[i].rows;
     int64_t n = rows->num_rows();
-    ARROW_ASSIGN_OR_RAISE(auto file, arrow::MakeArrayFromScalar(arrow::Int32Scalar(static_cast<int32_t>(i)), n));
+    ARROW_ASSIGN_OR_RAISE(
+        auto file, arrow::MakeArrayFromScalar(arrow::Int32Scalar(static_cast<int32_t>(i)), n));
     arrow::Int64Builder numbers;
     ARROW_RETURN_NOT_OK(numbers.Reserve(n));
     for (int64_t r = 0; r < n; ++r) numbers.UnsafeAppend(first_row + r);
@@ -111,7 +116,8 @@ Result<Target> LoadTarget(Session& session, const sql::Statement& st,
     ARROW_ASSIGN_OR_RAISE(t.rows, arrow::ConcatenateTables(parts));
   }
   ARROW_ASSIGN_OR_RAISE(auto df, session.FromArrow(t.rows));
-  ARROW_ASSIGN_OR_RAISE(t.plan, session.analyzer().SubqueryAlias(df.plan(), st.alias.empty() ? st.name.back() : st.alias));
+  ARROW_ASSIGN_OR_RAISE(t.plan, session.analyzer().SubqueryAlias(
+                                    df.plan(), st.alias.empty() ? st.name.back() : st.alias));
   return t;
 }
 
@@ -195,9 +201,12 @@ Result<std::vector<ExprPtr>> Assignments(const plan::Analyzer& analyzer, const T
       pairs += (pairs.empty() ? "\"" : ", \"") + columns[i].name + " = " + v + "\"";
       values_shown += (values_shown.empty() ? "" : ", ") + v;
     }
-    return UserError(ErrorKind::kAnalysis, "DATATYPE_MISMATCH.INVALID_ROW_LEVEL_OPERATION_ASSIGNMENTS",
-                     "Cannot resolve " + pairs + " due to data type mismatch: \n- Multiple "
-                         "assignments for '" + columns[i].name + "': " + values_shown,
+    return UserError(ErrorKind::kAnalysis,
+                     "DATATYPE_MISMATCH.INVALID_ROW_LEVEL_OPERATION_ASSIGNMENTS",
+                     "Cannot resolve " + pairs +
+                         " due to data type mismatch: \n- Multiple "
+                         "assignments for '" +
+                         columns[i].name + "': " + values_shown,
                      "42K09");
   }
   for (size_t k = 0; k < assignments.size(); ++k) {
@@ -214,7 +223,8 @@ Result<std::vector<ExprPtr>> FromSourceByName(const plan::Analyzer& analyzer, co
   std::vector<ExprPtr> values;
   for (int i = 0; i < target.num_columns; ++i) {
     const Attribute& column = target.plan->output[static_cast<size_t>(i)];
-    ARROW_ASSIGN_OR_RAISE(auto value, ResolveIn(analyzer, plan::Column({column.name}), source_scope));
+    ARROW_ASSIGN_OR_RAISE(auto value,
+                          ResolveIn(analyzer, plan::Column({column.name}), source_scope));
     ARROW_ASSIGN_OR_RAISE(value, Assigned(value, column, target));
     values.push_back(value);
   }
@@ -237,7 +247,8 @@ Result<std::shared_ptr<arrow::Table>> TableColumns(const Target& target,
                                                    const std::shared_ptr<arrow::Table>& rows) {
   arrow::FieldVector fields(target.rows->schema()->fields().begin(),
                             target.rows->schema()->fields().begin() + target.num_columns);
-  arrow::ChunkedArrayVector columns(rows->columns().begin(), rows->columns().begin() + target.num_columns);
+  arrow::ChunkedArrayVector columns(rows->columns().begin(),
+                                    rows->columns().begin() + target.num_columns);
   for (size_t i = 0; i < fields.size(); ++i) {
     if (!columns[i]->type()->Equals(*fields[i]->type())) {
       ARROW_ASSIGN_OR_RAISE(auto cast, cp::Cast(columns[i], fields[i]->type()));
@@ -253,15 +264,20 @@ Result<std::shared_ptr<arrow::Table>> TableColumns(const Target& target,
 Status Commit(const Target& target, const std::shared_ptr<arrow::Table>& changes,
               bool delete_statement) {
   auto action = changes->GetColumnByName(kActionColumn);
-  ARROW_ASSIGN_OR_RAISE(auto is_insert, cp::CallFunction("equal", {action, arrow::Datum(int32_t{kInsert})}));
-  ARROW_ASSIGN_OR_RAISE(auto is_update, cp::CallFunction("equal", {action, arrow::Datum(int32_t{kUpdate})}));
-  ARROW_ASSIGN_OR_RAISE(auto is_change, cp::CallFunction("not_equal", {action, arrow::Datum(int32_t{kInsert})}));
+  ARROW_ASSIGN_OR_RAISE(auto is_insert,
+                        cp::CallFunction("equal", {action, arrow::Datum(int32_t{kInsert})}));
+  ARROW_ASSIGN_OR_RAISE(auto is_update,
+                        cp::CallFunction("equal", {action, arrow::Datum(int32_t{kUpdate})}));
+  ARROW_ASSIGN_OR_RAISE(auto is_change,
+                        cp::CallFunction("not_equal", {action, arrow::Datum(int32_t{kInsert})}));
   ARROW_ASSIGN_OR_RAISE(auto changed, Where(changes, is_change));
   ARROW_ASSIGN_OR_RAISE(auto files, cp::Unique(changed->GetColumnByName(kFileColumn)));
   // Rows of the rewritten files that the statement leaves as they are.
-  ARROW_ASSIGN_OR_RAISE(auto in_file, cp::IsIn(target.rows->GetColumnByName(kFileColumn), cp::SetLookupOptions(files)));
-  ARROW_ASSIGN_OR_RAISE(auto is_changed, cp::IsIn(target.rows->GetColumnByName(kRowColumn),
-                                                  cp::SetLookupOptions(changed->GetColumnByName(kRowColumn))));
+  ARROW_ASSIGN_OR_RAISE(auto in_file, cp::IsIn(target.rows->GetColumnByName(kFileColumn),
+                                               cp::SetLookupOptions(files)));
+  ARROW_ASSIGN_OR_RAISE(auto is_changed,
+                        cp::IsIn(target.rows->GetColumnByName(kRowColumn),
+                                 cp::SetLookupOptions(changed->GetColumnByName(kRowColumn))));
   ARROW_ASSIGN_OR_RAISE(auto unchanged, cp::CallFunction("invert", {is_changed}));
   ARROW_ASSIGN_OR_RAISE(auto kept_mask, cp::CallFunction("and", {in_file, unchanged}));
   ARROW_ASSIGN_OR_RAISE(auto kept, Where(target.rows, kept_mask));
@@ -327,7 +343,11 @@ Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& st) {
   auto analyzer = session.analyzer();
   ARROW_ASSIGN_OR_RAISE(auto target, LoadTarget(session, st, "write.merge.isolation-level"));
   ARROW_ASSIGN_OR_RAISE(auto source, analyzer.Resolve(st.source));
-  ARROW_ASSIGN_OR_RAISE(source, analyzer.Project(source, {plan::Star(), plan::Alias(plan::Literal(std::make_shared<arrow::BooleanScalar>(true)), kSourceColumn)}));
+  ARROW_ASSIGN_OR_RAISE(
+      source, analyzer.Project(
+                  source, {plan::Star(),
+                           plan::Alias(plan::Literal(std::make_shared<arrow::BooleanScalar>(true)),
+                                       kSourceColumn)}));
 
   bool has_matched = false, has_not_matched = false, has_by_source = false;
   for (const auto& c : st.clauses) {
@@ -348,13 +368,16 @@ Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& st) {
     ARROW_RETURN_NOT_OK(CheckCondition("SEARCH", on));
   }
   if (insert_only) {
-    ARROW_ASSIGN_OR_RAISE(joined, analyzer.Join(source, target.plan, plan::JoinType::kLeftAnti, st.condition, {}));
+    ARROW_ASSIGN_OR_RAISE(
+        joined, analyzer.Join(source, target.plan, plan::JoinType::kLeftAnti, st.condition, {}));
     source_scope = joined->output;
   } else {
     auto type = has_not_matched ? plan::JoinType::kFullOuter : plan::JoinType::kLeftOuter;
     ARROW_ASSIGN_OR_RAISE(joined, analyzer.Join(target.plan, source, type, st.condition, {}));
-    target_scope.assign(joined->output.begin(), joined->output.begin() + static_cast<long>(target.plan->output.size()));
-    source_scope.assign(joined->output.begin() + static_cast<long>(target.plan->output.size()), joined->output.end());
+    target_scope.assign(joined->output.begin(),
+                        joined->output.begin() + static_cast<long>(target.plan->output.size()));
+    source_scope.assign(joined->output.begin() + static_cast<long>(target.plan->output.size()),
+                        joined->output.end());
   }
   // Whether a joined row has a target row, and a source row; only the target's hidden row column
   // and the source's marker are never NULL in their own rows.
@@ -372,16 +395,18 @@ Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& st) {
   std::vector<std::vector<ExprPtr>> value_branches(static_cast<size_t>(target.num_columns));
   std::vector<ExprPtr> unchanged;
   for (int i = 0; i < target.num_columns; ++i) {
-    unchanged.push_back(insert_only ? plan::Literal(arrow::MakeNullScalar(target.plan->output[i].type))
-                                    : plan::AttributeRef(target_scope[static_cast<size_t>(i)]));
+    unchanged.push_back(insert_only
+                            ? plan::Literal(arrow::MakeNullScalar(target.plan->output[i].type))
+                            : plan::AttributeRef(target_scope[static_cast<size_t>(i)]));
   }
   std::vector<Attribute> all = target_scope;
   all.insert(all.end(), source_scope.begin(), source_scope.end());
   for (const auto& clause : st.clauses) {
     ExprPtr when;
     const std::vector<Attribute>* scope = &all;
-    const char* name = clause.action == MergeAction::kDelete ? "DELETE"
-                       : clause.match == MergeMatch::kNotMatched ? "INSERT" : "UPDATE";
+    const char* name = clause.action == MergeAction::kDelete     ? "DELETE"
+                       : clause.match == MergeMatch::kNotMatched ? "INSERT"
+                                                                 : "UPDATE";
     switch (clause.match) {
       case MergeMatch::kMatched:
         when = plan::Call("and", {target_present, source_present});
@@ -407,7 +432,8 @@ Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& st) {
         action = kDelete;
         break;
       case MergeAction::kUpdate: {
-        ARROW_ASSIGN_OR_RAISE(values, Assignments(analyzer, target, clause.assignments, *scope, unchanged));
+        ARROW_ASSIGN_OR_RAISE(values,
+                              Assignments(analyzer, target, clause.assignments, *scope, unchanged));
         break;
       }
       case MergeAction::kUpdateStar: {
@@ -444,7 +470,8 @@ Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& st) {
   std::vector<ExprPtr> values;
   for (int i = 0; i < target.num_columns; ++i) {
     auto& branches = value_branches[static_cast<size_t>(i)];
-    values.push_back(branches.empty() ? unchanged[static_cast<size_t>(i)] : plan::Call("when", branches));
+    values.push_back(branches.empty() ? unchanged[static_cast<size_t>(i)]
+                                      : plan::Call("when", branches));
   }
   ARROW_ASSIGN_OR_RAISE(auto changes_plan, ChangesPlan(analyzer, joined, &target, values,
                                                        plan::Call("when", action_branches)));
@@ -456,10 +483,14 @@ Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& st) {
                      !st.clauses.front().condition &&
                      (st.clauses.size() == 1 || st.clauses[1].match != MergeMatch::kMatched);
   if (has_matched && !only_delete) {
-    ARROW_ASSIGN_OR_RAISE(auto matched, analyzer.Filter(joined, plan::Call("and", {target_present, source_present})));
-    ARROW_ASSIGN_OR_RAISE(auto counted, analyzer.Aggregate(matched, {plan::Column({kRowColumn})},
-                                                           {plan::Alias(plan::Call("count", {Int32(1)}), "n")}, false));
-    ARROW_ASSIGN_OR_RAISE(auto repeated, analyzer.Filter(counted, plan::Call(">", {plan::Column({"n"}), Int32(1)})));
+    ARROW_ASSIGN_OR_RAISE(
+        auto matched, analyzer.Filter(joined, plan::Call("and", {target_present, source_present})));
+    ARROW_ASSIGN_OR_RAISE(
+        auto counted,
+        analyzer.Aggregate(matched, {plan::Column({kRowColumn})},
+                           {plan::Alias(plan::Call("count", {Int32(1)}), "n")}, false));
+    ARROW_ASSIGN_OR_RAISE(
+        auto repeated, analyzer.Filter(counted, plan::Call(">", {plan::Column({"n"}), Int32(1)})));
     ARROW_ASSIGN_OR_RAISE(repeated, analyzer.Limit(repeated, 1));
     ARROW_ASSIGN_OR_RAISE(auto found, Run(session, repeated));
     if (found->num_rows() > 0) return CardinalityViolation();
@@ -478,8 +509,9 @@ Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& st) {
 Result<DataFrame> ExecuteUpdateOrDelete(Session& session, const sql::Statement& st) {
   bool is_delete = st.kind == sql::StatementKind::kDelete;
   auto analyzer = session.analyzer();
-  ARROW_ASSIGN_OR_RAISE(auto target, LoadTarget(session, st, is_delete ? "write.delete.isolation-level"
-                                                                       : "write.update.isolation-level"));
+  ARROW_ASSIGN_OR_RAISE(auto target, LoadTarget(session, st,
+                                                is_delete ? "write.delete.isolation-level"
+                                                          : "write.update.isolation-level"));
   PlanPtr rows = target.plan;
   if (st.condition) {
     ARROW_ASSIGN_OR_RAISE(auto condition, ResolveIn(analyzer, st.condition, target.plan->output));
@@ -490,7 +522,8 @@ Result<DataFrame> ExecuteUpdateOrDelete(Session& session, const sql::Statement& 
     values.push_back(plan::AttributeRef(target.plan->output[static_cast<size_t>(i)]));
   }
   if (!is_delete) {
-    ARROW_ASSIGN_OR_RAISE(values, Assignments(analyzer, target, st.assignments, target.plan->output, values));
+    ARROW_ASSIGN_OR_RAISE(
+        values, Assignments(analyzer, target, st.assignments, target.plan->output, values));
   }
   ARROW_ASSIGN_OR_RAISE(auto changes_plan, ChangesPlan(analyzer, rows, &target, values,
                                                        Int32(is_delete ? kDelete : kUpdate)));

@@ -1,8 +1,8 @@
 #include "ember/iceberg/table.h"
 
 #include <filesystem>
-#include <set>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -150,7 +150,7 @@ Datum DataFileDatum(const DataFile& f) {
 struct ManifestEntry {
   int32_t status = 1;  // 0 EXISTING, 1 ADDED, 2 DELETED
   int64_t snapshot_id = 0;
-  std::optional<int64_t> sequence_number;       // null: inherited from the manifest list
+  std::optional<int64_t> sequence_number;  // null: inherited from the manifest list
   std::optional<int64_t> file_sequence_number;
   std::string path;
   int64_t record_count = 0;
@@ -166,14 +166,18 @@ Result<Datum> WriteManifest(const TableMetadata& metadata, int64_t snapshot_id, 
   int64_t rows[3] = {0, 0, 0};
   int64_t min_sequence = sequence;
   for (const auto& e : entries) {
-    auto optional = [](const std::optional<int64_t>& v) { return v ? Datum(int64_t{*v}) : Datum(nullptr); };
+    auto optional = [](const std::optional<int64_t>& v) {
+      return v ? Datum(int64_t{*v}) : Datum(nullptr);
+    };
     Record entry;
     entry.fields = {Datum(int32_t{e.status}), Datum(int64_t{e.snapshot_id}),
                     optional(e.sequence_number), optional(e.file_sequence_number), e.data_file};
     records.push_back(Datum(std::move(entry)));
     counts[e.status] += 1;
     rows[e.status] += e.record_count;
-    if (e.status != 2 && e.sequence_number) min_sequence = std::min(min_sequence, *e.sequence_number);
+    if (e.status != 2 && e.sequence_number) {
+      min_sequence = std::min(min_sequence, *e.sequence_number);
+    }
   }
   std::string schema_json = SchemaToJson(*metadata.schema, metadata.current_schema_id).dump();
   ARROW_ASSIGN_OR_RAISE(
@@ -243,7 +247,8 @@ Result<std::vector<Datum>> ReadManifestList(const Snapshot& snapshot) {
 // A data file entry rewritten in Ember's manifest schema, by field id, so that a manifest from
 // another writer (Java's r2 has more fields) can be carried into a rewritten manifest.
 Result<Datum> EmberDataFile(const avro::Schema& schema, const Datum& data_file) {
-  static const int kIds[] = {134, 100, 101, 102, 103, 104, 108, 109, 110, 137, 125, 128, 131, 132, 135, 140};
+  static const int kIds[] = {134, 100, 101, 102, 103, 104, 108, 109,
+                             110, 137, 125, 128, 131, 132, 135, 140};
   Record out;
   for (int id : kIds) {
     const Datum* value = avro::FieldById(schema, data_file, id);
@@ -271,7 +276,9 @@ Result<std::vector<ManifestEntry>> ReadManifestEntries(const Datum& manifest) {
   ARROW_ASSIGN_OR_RAISE(auto container, avro::ReadContainer(bytes));
   const avro::Schema& schema = *container.schema;
   int data_index = schema.FieldIndexById(2);
-  if (data_index < 0) return Status::Invalid("manifest without data_file: ", m[0].as<std::string>());
+  if (data_index < 0) {
+    return Status::Invalid("manifest without data_file: ", m[0].as<std::string>());
+  }
   const avro::Schema& data_schema = schema.fields()[data_index].schema->NonNull();
   auto long_or = [](const Datum* d) -> std::optional<int64_t> {
     if (d && d->is<int64_t>()) return d->as<int64_t>();
@@ -285,14 +292,15 @@ Result<std::vector<ManifestEntry>> ReadManifestEntries(const Datum& manifest) {
     // Null snapshot ids and sequence numbers inherit from the manifest list.
     e.snapshot_id = long_or(avro::FieldById(schema, record, 1)).value_or(m[6].as<int64_t>());
     e.sequence_number = long_or(avro::FieldById(schema, record, 3)).value_or(m[4].as<int64_t>());
-    e.file_sequence_number = long_or(avro::FieldById(schema, record, 4)).value_or(m[4].as<int64_t>());
+    e.file_sequence_number =
+        long_or(avro::FieldById(schema, record, 4)).value_or(m[4].as<int64_t>());
     const Datum* data_file = avro::FieldById(schema, record, 2);
     if (!data_file) continue;
     const Datum* content = avro::FieldById(data_schema, *data_file, 134);
     if (e.status != 2 && content && content->is<int32_t>() && content->as<int32_t>() != 0) {
-      return UserError(ErrorKind::kUnsupportedOperation, "UNSUPPORTED_FEATURE",
-                       "Reading Iceberg delete files (merge-on-read) is not supported by Ember yet.",
-                       "0A000");
+      return UserError(
+          ErrorKind::kUnsupportedOperation, "UNSUPPORTED_FEATURE",
+          "Reading Iceberg delete files (merge-on-read) is not supported by Ember yet.", "0A000");
     }
     const Datum* path = avro::FieldById(data_schema, *data_file, 100);
     e.path = path->as<std::string>();
@@ -304,7 +312,9 @@ Result<std::vector<ManifestEntry>> ReadManifestEntries(const Datum& manifest) {
   return entries;
 }
 
-bool IsDataManifest(const Datum& manifest) { return manifest.as<Record>().fields[3].as<int32_t>() == 0; }
+bool IsDataManifest(const Datum& manifest) {
+  return manifest.as<Record>().fields[3].as<int32_t>() == 0;
+}
 
 // Whether a manifest still lists a file any scan reads (ADDED or EXISTING).
 bool HasLiveFiles(const Datum& manifest) {
@@ -319,9 +329,9 @@ Result<std::vector<ManifestEntry>> LiveFiles(const Snapshot& snapshot) {
   for (const auto& m : manifests) {
     if (!IsDataManifest(m)) {
       if (!HasLiveFiles(m)) continue;
-      return UserError(ErrorKind::kUnsupportedOperation, "UNSUPPORTED_FEATURE",
-                       "Reading Iceberg delete files (merge-on-read) is not supported by Ember yet.",
-                       "0A000");
+      return UserError(
+          ErrorKind::kUnsupportedOperation, "UNSUPPORTED_FEATURE",
+          "Reading Iceberg delete files (merge-on-read) is not supported by Ember yet.", "0A000");
     }
     ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(m));
     for (auto& e : entries) {
@@ -419,12 +429,14 @@ Result<bool> CommitWithRetries(HadoopCatalog* catalog, const std::vector<std::st
     written.push_back(list_path);
     ARROW_ASSIGN_OR_RAISE(
         auto list_bytes,
-        avro::WriteContainer(ManifestFileSchema(),
-                             {{"snapshot-id", std::to_string(snapshot_id)},
-                              {"parent-snapshot-id", m.current_snapshot_id ? std::to_string(*m.current_snapshot_id) : "null"},
-                              {"sequence-number", std::to_string(sequence)},
-                              {"format-version", "2"}},
-                             changes.manifests, avro::Codec::kDeflate));
+        avro::WriteContainer(
+            ManifestFileSchema(),
+            {{"snapshot-id", std::to_string(snapshot_id)},
+             {"parent-snapshot-id",
+              m.current_snapshot_id ? std::to_string(*m.current_snapshot_id) : "null"},
+             {"sequence-number", std::to_string(sequence)},
+             {"format-version", "2"}},
+            changes.manifests, avro::Codec::kDeflate));
     ARROW_RETURN_NOT_OK(WriteBytes(list_path, list_bytes));
 
     TableMetadata updated = m;
@@ -456,12 +468,14 @@ Result<bool> CommitWithRetries(HadoopCatalog* catalog, const std::vector<std::st
 }
 
 // Rows conformed to the table's schema as a new data file, or none for no rows.
-Result<std::vector<DataFile>> WriteRows(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+Result<std::vector<DataFile>> WriteRows(HadoopCatalog* catalog,
+                                        const std::vector<std::string>& ident,
                                         const std::shared_ptr<arrow::Table>& rows) {
   if (rows->num_rows() == 0) return std::vector<DataFile>{};
   ARROW_ASSIGN_OR_RAISE(auto base, catalog->LoadTable(ident));
   const TableMetadata& m = base.metadata;
-  ARROW_ASSIGN_OR_RAISE(auto conformed, ConformToSchema(rows, m.schema, catalog->QualifiedName(ident)));
+  ARROW_ASSIGN_OR_RAISE(auto conformed,
+                        ConformToSchema(rows, m.schema, catalog->QualifiedName(ident)));
   std::string path = m.location + "/data/00000-0-" + NewUuid() + "-0-00001.parquet";
   ARROW_ASSIGN_OR_RAISE(auto file, WriteDataFile(conformed, path));
   return std::vector<DataFile>{file};
@@ -474,8 +488,8 @@ Result<std::vector<Datum>> AddedManifest(const TableMetadata& m, int64_t snapsho
   if (added.empty()) return std::vector<Datum>{};
   std::string path = m.location + "/metadata/" + NewUuid() + "-m0.avro";
   written->push_back(path);
-  ARROW_ASSIGN_OR_RAISE(auto entry, WriteManifest(m, snapshot_id, sequence,
-                                                  AddedEntries(added, snapshot_id), path));
+  ARROW_ASSIGN_OR_RAISE(
+      auto entry, WriteManifest(m, snapshot_id, sequence, AddedEntries(added, snapshot_id), path));
   return std::vector<Datum>{entry};
 }
 
@@ -500,7 +514,8 @@ Status ValidateSinceScan(const TableMetadata& m, const OverwriteRequest& request
     if (!scanned) {
       return UserError(ErrorKind::kRuntime, "",
                        "Cannot determine history between read snapshot " +
-                           std::to_string(*request.scan_snapshot_id) + " and the current table state",
+                           std::to_string(*request.scan_snapshot_id) +
+                           " and the current table state",
                        "");
     }
     ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(*scanned));
@@ -520,10 +535,9 @@ Status ValidateSinceScan(const TableMetadata& m, const OverwriteRequest& request
     if (!live_then.count(path)) added.push_back(path);
   }
   if (request.serializable && !added.empty()) {
-    return UserError(ErrorKind::kRuntime, "",
-                     "Found conflicting files that can contain records matching true: " +
-                         PathList(added),
-                     "");
+    return UserError(
+        ErrorKind::kRuntime, "",
+        "Found conflicting files that can contain records matching true: " + PathList(added), "");
   }
   return Status::OK();
 }
@@ -538,7 +552,8 @@ Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& 
   auto apply = [&](const TableMetadata& m, int64_t snapshot_id, int64_t sequence,
                    std::vector<std::string>* written) -> Result<Changes> {
     Changes changes;
-    ARROW_ASSIGN_OR_RAISE(changes.manifests, AddedManifest(m, snapshot_id, sequence, added, written));
+    ARROW_ASSIGN_OR_RAISE(changes.manifests,
+                          AddedManifest(m, snapshot_id, sequence, added, written));
     if (const Snapshot* parent = m.current_snapshot()) {
       if (options.overwrite) {
         ARROW_ASSIGN_OR_RAISE(changes.removed, LiveFiles(*parent));
@@ -550,7 +565,8 @@ Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& 
     changes.operation = changes.removed.empty() ? "append" : added.empty() ? "delete" : "overwrite";
     return changes;
   };
-  return CommitWithRetries(catalog, ident, added, options.summary, options.already_committed, apply);
+  return CommitWithRetries(catalog, ident, added, options.summary, options.already_committed,
+                           apply);
 }
 
 Status OverwriteFiles(HadoopCatalog* catalog, const std::vector<std::string>& ident,
@@ -563,7 +579,8 @@ Status OverwriteFiles(HadoopCatalog* catalog, const std::vector<std::string>& id
     Changes changes;
     bool deletes = !removed.empty() || request.delete_statement;
     changes.operation = deletes && added.empty() ? "delete" : "overwrite";
-    ARROW_ASSIGN_OR_RAISE(changes.manifests, AddedManifest(m, snapshot_id, sequence, added, written));
+    ARROW_ASSIGN_OR_RAISE(changes.manifests,
+                          AddedManifest(m, snapshot_id, sequence, added, written));
     const Snapshot* parent = m.current_snapshot();
     if (!parent) return changes;
     ARROW_ASSIGN_OR_RAISE(auto parent_list, ReadManifestList(*parent));
@@ -656,7 +673,8 @@ Result<std::shared_ptr<arrow::Table>> ScanTable(const LoadedTable& table,
 std::shared_ptr<arrow::Schema> PlainSchema(const arrow::Schema& schema) {
   // Output columns carry the user's names without Iceberg's id metadata.
   arrow::FieldVector plain;
-  for (const auto& f : schema.fields()) plain.push_back(arrow::field(f->name(), f->type(), f->nullable()));
+  for (const auto& f : schema.fields())
+    plain.push_back(arrow::field(f->name(), f->type(), f->nullable()));
   return arrow::schema(plain);
 }
 

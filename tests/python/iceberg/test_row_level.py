@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
@@ -327,7 +328,8 @@ SPARK_MERGE = textwrap.dedent("""
     for statement in spec["statements"]:
         spark.sql(statement.format(t="local.db.spark_t"))
     out["spark_table"] = [list(r) for r in spark.table("local.db.spark_t").collect()]
-    spark.createDataFrame([(2, "a"), (2, "b")], "id INT, name STRING").createOrReplaceTempView("dup")
+    key = spec["cardinality_key"]
+    spark.createDataFrame([(key, "a"), (key, "b")], "id INT, name STRING").createOrReplaceTempView("dup")
     try:
         spark.sql("MERGE INTO local.db.spark_t t USING dup s ON t.id = s.id "
                   "WHEN MATCHED AND s.name = 'zzz' THEN DELETE")
@@ -353,7 +355,7 @@ def test_spark_runs_the_same_statements_and_reads_what_ember_wrote(tmp_path):
         spark.sql(statement.format(t="local.db.t"))
     merged = ember_rows(spark)
     spec = {"columns": COLUMNS, "files": FILES, "source": SOURCE, "source_columns": SOURCE_COLUMNS,
-            "stars": STAR_SOURCE, "statements": statements}
+            "stars": STAR_SOURCE, "statements": statements, "cardinality_key": merged[0][0]}
     script = tmp_path / "spark_merge.py"
     script.write_text(SPARK_MERGE)
     result = subprocess.run([sys.executable, str(script), ICEBERG_JAR, str(warehouse), json.dumps(spec)],
@@ -390,6 +392,12 @@ FROM read_json('{source}/*.json', columns = {{'customer_id': 'INTEGER', 'name': 
 """
 
 
+def utc_naive(rows):
+    """Timestamps as naive UTC datetimes, as DuckDB returns them (the tests run with TZ=UTC)."""
+    return sorted(tuple(v.astimezone(timezone.utc).replace(tzinfo=None)
+                        if isinstance(v, datetime) and v.tzinfo else v for v in r) for r in rows)
+
+
 def test_scd2_dimension_from_a_stream_survives_restarts_and_a_rerun_batch(tmp_path):
     sys.path.insert(0, str(ROOT / "examples" / "scd"))
     from customer_changes import make_exports, write_export
@@ -408,45 +416,95 @@ def test_scd2_dimension_from_a_stream_survives_restarts_and_a_rerun_batch(tmp_pa
         return [line for line in result.stdout.splitlines() if line.startswith("batch ")]
 
     exports = make_exports(seed=11, exports=7, customers=5)
+
+    def arrive(number):
+        write_export(source, number, exports[number])
+        os.utime(source / f"export-{number:03d}.json", (1_700_000_000 + number,) * 2)
+
     assert any(len({c["customer_id"] for c in e}) < len(e) for e in exports), \
         "some export should change a customer twice"
     for number in range(3):
-        write_export(source, number, exports[number])
+        arrive(number)
     assert [b.split(":")[0] for b in run()] == ["batch 0", "batch 1", "batch 2"]
     for number in range(3, 5):
-        write_export(source, number, exports[number])
+        arrive(number)
     assert [b.split(":")[0] for b in run()] == ["batch 3", "batch 4"]
 
     spark = session(warehouse)
-    before = sorted(tuple(r) for r in spark.table("local.crm.customers").collect())
+    before = utc_naive(spark.table("local.crm.customers").collect())
     # A crash after batch 4's table commits, before its checkpoint commit: batch 4 runs again.
     os.remove(checkpoint / "commits" / "4")
     assert [b.split(":")[0] for b in run()] == ["batch 4"]
-    assert sorted(tuple(r) for r in spark.table("local.crm.customers").collect()) == before
+    assert utc_naive(spark.table("local.crm.customers").collect()) == before
     for number in range(5, 7):
-        write_export(source, number, exports[number])
+        arrive(number)
     assert [b.split(":")[0] for b in run()] == ["batch 5", "batch 6"]
 
-    rows = sorted(tuple(r) for r in spark.table("local.crm.customers").collect())
+    rows = utc_naive(spark.table("local.crm.customers").collect())
     assert rows == sorted(duckdb.sql(DUCK_SCD2.format(source=source)).fetchall())
     table = static_table(warehouse, "crm", "customers")
-    assert sorted(tuple(r.values()) for r in table.scan().to_arrow().to_pylist()) == rows
-    # The SCD2 invariants, checked directly as well.
+    assert utc_naive(r.values() for r in table.scan().to_arrow().to_pylist()) == rows
+    # The SCD2 invariants, checked directly as well: one current version per customer, its latest
+    # change; each closed version ends where the next one starts.
     latest = {}
-    for change in (c for e in exports for c in e):
-        if change["customer_id"] not in latest or change["updated_at"] > latest[change["customer_id"]]["updated_at"]:
-            latest[change["customer_id"]] = change
+    for change in sorted((c for e in exports for c in e), key=lambda c: c["updated_at"]):
+        latest[change["customer_id"]] = change
     current = {r[0]: r for r in rows if r[5]}
-    assert sorted(current) == sorted(latest)
+    assert sorted(current) == sorted(latest) and len(current) == sum(1 for r in rows if r[5])
     for customer, change in latest.items():
-        assert current[customer][1:4] == (change["name"], change["city"],
-                                          current[customer][3]) and current[customer][4] is None
-        assert current[customer][3].isoformat() == change["updated_at"]
-    for customer in latest:
-        versions = [r for r in rows if r[0] == customer]
+        assert current[customer][1:5] == (change["name"], change["city"],
+                                          datetime.fromisoformat(change["updated_at"]), None)
+        versions = sorted((r for r in rows if r[0] == customer), key=lambda r: r[3])
         for older, newer in zip(versions, versions[1:]):
             assert older[4] == newer[3] and not older[5]
     assert sum(1 for s in table.inspect.snapshots().to_pylist() if s["operation"] == "overwrite") > 0
+
+
+# The example's pipeline on the real Spark: `ember.activate()` is the only line that is Ember's.
+SPARK_SCD2 = textwrap.dedent("""
+    import json, sys, types
+    from pyspark.sql import SparkSession
+    jar, examples, source, warehouse, checkpoint = sys.argv[1:6]
+    spark = (SparkSession.builder.master("local[2]").config("spark.jars", jar)
+             .config("spark.ui.enabled", "false").getOrCreate())
+    sys.modules["ember"] = types.SimpleNamespace(activate=lambda: None)
+    sys.path.insert(0, examples)
+    import scd2
+    scd2.run(scd2.session(warehouse), source, checkpoint)
+    rows = spark.table("local.crm.customers").collect()
+    print(json.dumps([[v.isoformat() if hasattr(v, "isoformat") else v for v in r] for r in rows]))
+    spark.stop()
+""")
+
+
+@pytest.mark.skipif(not spark_available(), reason="Spark is off")
+def test_spark_keeps_the_same_scd2_dimension(tmp_path):
+    sys.path.insert(0, str(ROOT / "examples" / "scd"))
+    from customer_changes import make_exports, write_export
+
+    source = tmp_path / "in"
+    source.mkdir()
+    for number, changes in enumerate(make_exports(seed=11, exports=7, customers=5)):
+        write_export(source, number, changes)
+        # Both engines take the files in modification-time order: make it the export order.
+        os.utime(source / f"export-{number:03d}.json", (1_700_000_000 + number,) * 2)
+    job = tmp_path / "job.py"
+    job.write_text(SCD2_JOB)
+    result = subprocess.run([sys.executable, str(job), str(ROOT / "examples" / "scd"), str(source),
+                             str(tmp_path / "wh"), str(tmp_path / "cp")],
+                            capture_output=True, text=True, timeout=600, env={**os.environ, "TZ": "UTC"})
+    assert result.returncode == 0, result.stderr[-4000:]
+    ember = utc_naive(session(tmp_path / "wh").table("local.crm.customers").collect())
+    script = tmp_path / "spark_scd2.py"
+    script.write_text(SPARK_SCD2)
+    result = subprocess.run([sys.executable, str(script), ICEBERG_JAR, str(ROOT / "examples" / "scd"),
+                             str(source), str(tmp_path / "spark_wh"), str(tmp_path / "spark_cp")],
+                            capture_output=True, text=True, timeout=900, env={**os.environ, "TZ": "UTC"})
+    assert result.returncode == 0, result.stderr[-4000:]
+    rows = json.loads(result.stdout.strip().splitlines()[-1])
+    spark = sorted(tuple(datetime.fromisoformat(v) if isinstance(v, str) and v[:2] == "20" else v
+                         for v in r) for r in rows)
+    assert spark == ember
 
 
 @pytest.mark.parametrize("example", ["scd1.py", "scd2.py"])
@@ -455,3 +513,28 @@ def test_examples_run(tmp_path, example):
                             capture_output=True, text=True, timeout=600, env={**os.environ, "TZ": "UTC"})
     assert result.returncode == 0, result.stderr[-4000:]
     assert "Lovelace" in result.stdout or "Turing" in result.stdout
+
+
+def test_a_failing_merge_in_foreach_batch_fails_the_query(tmp_path):
+    from ember.errors import StreamingQueryException
+
+    warehouse, source = tmp_path / "wh", tmp_path / "in"
+    source.mkdir()
+    spark = session(warehouse)
+    make_target(spark, warehouse)
+    (source / "a.json").write_text('{"id": 1, "name": "x"}\n{"id": 1, "name": "y"}\n')
+
+    def merge(batch_df, batch_id):
+        assert isinstance(batch_id, int)
+        batch_df.createOrReplaceTempView("batch")
+        batch_df.sparkSession.sql("MERGE INTO local.db.t t USING batch s ON t.id = s.id "
+                                  "WHEN MATCHED THEN UPDATE SET name = s.name")
+
+    query = (spark.readStream.schema("id INT, name STRING").json(str(source))
+             .writeStream.foreachBatch(merge).option("checkpointLocation", str(tmp_path / "cp"))
+             .trigger(availableNow=True).start())
+    with pytest.raises(StreamingQueryException) as error:
+        query.awaitTermination()
+    message = str(error.value)
+    assert "FOREACH_BATCH_USER_FUNCTION_ERROR" in message and "MERGE_CARDINALITY_VIOLATION" in message
+    assert len(snapshots(warehouse)) == 3
