@@ -171,7 +171,8 @@ Result<ExprPtr> Assigned(const ExprPtr& resolved, const Attribute& column, const
   return plan::CastIfNeeded(value, column.type);
 }
 
-// The new value of every table column for SET assignments; unassigned columns keep `fallback`.
+// The new value of every table column for SET assignments; unassigned columns keep theirs from
+// `values`.
 Result<std::vector<ExprPtr>> Assignments(const plan::Analyzer& analyzer, const Target& target,
                                          const std::vector<sql::Assignment>& assignments,
                                          const std::vector<Attribute>& value_scope,
@@ -203,10 +204,8 @@ Result<std::vector<ExprPtr>> Assignments(const plan::Analyzer& analyzer, const T
     }
     return UserError(ErrorKind::kAnalysis,
                      "DATATYPE_MISMATCH.INVALID_ROW_LEVEL_OPERATION_ASSIGNMENTS",
-                     "Cannot resolve " + pairs +
-                         " due to data type mismatch: \n- Multiple "
-                         "assignments for '" +
-                         columns[i].name + "': " + values_shown,
+                     "Cannot resolve " + pairs + " due to data type mismatch: \n- Multiple " +
+                         "assignments for '" + columns[i].name + "': " + values_shown,
                      "42K09");
   }
   for (size_t k = 0; k < assignments.size(); ++k) {
@@ -307,11 +306,11 @@ Result<DataFrame> Done(Session& session) {
 // The rows a statement changes, as Commit takes them: `values` for the table columns (any
 // value for deleted rows), and the row's file, position and action.
 Result<PlanPtr> ChangesPlan(const plan::Analyzer& analyzer, const PlanPtr& input,
-                            const Target* target, const std::vector<ExprPtr>& values,
+                            const Target& target, const std::vector<ExprPtr>& values,
                             const ExprPtr& action) {
   std::vector<ExprPtr> exprs;
   for (size_t i = 0; i < values.size(); ++i) {
-    exprs.push_back(plan::Alias(values[i], target->plan->output[i].name));
+    exprs.push_back(plan::Alias(values[i], target.plan->output[i].name));
   }
   auto hidden = [&](const char* name, std::shared_ptr<arrow::Scalar> none) {
     for (const auto& a : input->output) {
@@ -473,7 +472,7 @@ Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& st) {
     values.push_back(branches.empty() ? unchanged[static_cast<size_t>(i)]
                                       : plan::Call("when", branches));
   }
-  ARROW_ASSIGN_OR_RAISE(auto changes_plan, ChangesPlan(analyzer, joined, &target, values,
+  ARROW_ASSIGN_OR_RAISE(auto changes_plan, ChangesPlan(analyzer, joined, target, values,
                                                        plan::Call("when", action_branches)));
 
   // Spark's cardinality rule: unless the only MATCHED clause is an unconditional DELETE, no
@@ -525,7 +524,7 @@ Result<DataFrame> ExecuteUpdateOrDelete(Session& session, const sql::Statement& 
     ARROW_ASSIGN_OR_RAISE(
         values, Assignments(analyzer, target, st.assignments, target.plan->output, values));
   }
-  ARROW_ASSIGN_OR_RAISE(auto changes_plan, ChangesPlan(analyzer, rows, &target, values,
+  ARROW_ASSIGN_OR_RAISE(auto changes_plan, ChangesPlan(analyzer, rows, target, values,
                                                        Int32(is_delete ? kDelete : kUpdate)));
   ARROW_ASSIGN_OR_RAISE(auto changes, Run(session, changes_plan));
   ARROW_RETURN_NOT_OK(Commit(target, changes, is_delete));
