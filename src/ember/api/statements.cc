@@ -1,4 +1,5 @@
-// SQL statements other than queries: namespaces and tables in Iceberg catalogs, INSERT, SET.
+// SQL statements other than queries: namespaces and tables in Iceberg catalogs, INSERT, SET;
+// MERGE, UPDATE and DELETE are in row_level.cc.
 #include <arrow/builder.h>
 #include <arrow/table.h>
 
@@ -79,6 +80,10 @@ Result<DataFrame> ValuesFrame(Session& session, const std::vector<std::vector<pl
 }
 
 }  // namespace
+
+// Row-level statements on Iceberg tables, in row_level.cc.
+Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& statement);
+Result<DataFrame> ExecuteUpdateOrDelete(Session& session, const sql::Statement& statement);
 
 Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
   using sql::StatementKind;
@@ -238,11 +243,10 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
       }
       return Unsupported("USE of a namespace");
     case StatementKind::kMerge:
-      return Unsupported("MERGE INTO");
+      return ExecuteMerge(session, st);
     case StatementKind::kUpdate:
-      return Unsupported("UPDATE");
     case StatementKind::kDelete:
-      return Unsupported("DELETE FROM");
+      return ExecuteUpdateOrDelete(session, st);
   }
   return Unsupported("this statement");
 }

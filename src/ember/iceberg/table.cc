@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -127,31 +128,56 @@ Result<std::string> ReadBytes(const std::string& uri) {
   return *text;
 }
 
-// One manifest of ADDED data files for a new snapshot.
+Datum DataFileDatum(const DataFile& f) {
+  Record data_file;
+  data_file.fields = {
+      Datum(int32_t{0}), Datum(f.path), Datum("PARQUET"), Datum(Record{}),
+      Datum(int64_t{f.record_count}), Datum(int64_t{f.file_size_in_bytes}),
+      IdMap(f.column_sizes), IdMap(f.value_counts),
+      IdMap(f.null_value_counts), Datum(nullptr), IdMap(f.lower_bounds),
+      IdMap(f.upper_bounds), Datum(nullptr),
+      f.split_offsets.empty() ? Datum(nullptr) : [&] {
+        Array offsets;
+        for (int64_t o : f.split_offsets) offsets.items.push_back(Datum(int64_t{o}));
+        return Datum(std::move(offsets));
+      }(),
+      Datum(nullptr), Datum(int32_t{0})};
+  return Datum(std::move(data_file));
+}
+
+// A manifest entry with the inherited snapshot id and sequence numbers filled in, and its data
+// file in Ember's manifest schema whoever wrote it.
+struct ManifestEntry {
+  int32_t status = 1;  // 0 EXISTING, 1 ADDED, 2 DELETED
+  int64_t snapshot_id = 0;
+  std::optional<int64_t> sequence_number;  // null: inherited from the manifest list
+  std::optional<int64_t> file_sequence_number;
+  std::string path;
+  int64_t record_count = 0;
+  int64_t size = 0;
+  Datum data_file;
+};
+
+// Writes a data manifest for snapshot `snapshot_id` and returns its manifest-list record.
 Result<Datum> WriteManifest(const TableMetadata& metadata, int64_t snapshot_id, int64_t sequence,
-                            const std::vector<DataFile>& files, const std::string& path) {
-  std::vector<Datum> entries;
-  int64_t rows = 0;
-  for (const auto& f : files) {
-    Record data_file;
-    data_file.fields = {
-        Datum(int32_t{0}), Datum(f.path), Datum("PARQUET"), Datum(Record{}),
-        Datum(int64_t{f.record_count}), Datum(int64_t{f.file_size_in_bytes}),
-        IdMap(f.column_sizes), IdMap(f.value_counts),
-        IdMap(f.null_value_counts), Datum(nullptr), IdMap(f.lower_bounds),
-        IdMap(f.upper_bounds), Datum(nullptr),
-        f.split_offsets.empty() ? Datum(nullptr) : [&] {
-          Array offsets;
-          for (int64_t o : f.split_offsets) offsets.items.push_back(Datum(int64_t{o}));
-          return Datum(std::move(offsets));
-        }(),
-        Datum(nullptr), Datum(int32_t{0})};
+                            const std::vector<ManifestEntry>& entries, const std::string& path) {
+  std::vector<Datum> records;
+  int32_t counts[3] = {0, 0, 0};  // by status
+  int64_t rows[3] = {0, 0, 0};
+  int64_t min_sequence = sequence;
+  for (const auto& e : entries) {
+    auto optional = [](const std::optional<int64_t>& v) {
+      return v ? Datum(int64_t{*v}) : Datum(nullptr);
+    };
     Record entry;
-    // ADDED, with sequence numbers left to inheritance from the manifest list.
-    entry.fields = {Datum(int32_t{1}), Datum(int64_t{snapshot_id}), Datum(nullptr), Datum(nullptr),
-                    Datum(std::move(data_file))};
-    entries.push_back(Datum(std::move(entry)));
-    rows += f.record_count;
+    entry.fields = {Datum(int32_t{e.status}), Datum(int64_t{e.snapshot_id}),
+                    optional(e.sequence_number), optional(e.file_sequence_number), e.data_file};
+    records.push_back(Datum(std::move(entry)));
+    counts[e.status] += 1;
+    rows[e.status] += e.record_count;
+    if (e.status != 2 && e.sequence_number) {
+      min_sequence = std::min(min_sequence, *e.sequence_number);
+    }
   }
   std::string schema_json = SchemaToJson(*metadata.schema, metadata.current_schema_id).dump();
   ARROW_ASSIGN_OR_RAISE(
@@ -162,7 +188,7 @@ Result<Datum> WriteManifest(const TableMetadata& metadata, int64_t snapshot_id, 
                                         {"partition-spec-id", "0"},
                                         {"format-version", "2"},
                                         {"content", "data"}},
-                                       entries, avro::Codec::kDeflate));
+                                       records, avro::Codec::kDeflate));
   ARROW_RETURN_NOT_OK(WriteBytes(path, bytes));
   Record manifest_file;
   manifest_file.fields = {Datum(path),
@@ -170,17 +196,27 @@ Result<Datum> WriteManifest(const TableMetadata& metadata, int64_t snapshot_id, 
                           Datum(int32_t{0}),
                           Datum(int32_t{0}),
                           Datum(int64_t{sequence}),
-                          Datum(int64_t{sequence}),
+                          Datum(int64_t{min_sequence}),
                           Datum(int64_t{snapshot_id}),
-                          Datum(int32_t{static_cast<int32_t>(files.size())}),
-                          Datum(int32_t{0}),
-                          Datum(int32_t{0}),
-                          Datum(int64_t{rows}),
-                          Datum(int64_t{0}),
-                          Datum(int64_t{0}),
+                          Datum(int32_t{counts[1]}),
+                          Datum(int32_t{counts[0]}),
+                          Datum(int32_t{counts[2]}),
+                          Datum(int64_t{rows[1]}),
+                          Datum(int64_t{rows[0]}),
+                          Datum(int64_t{rows[2]}),
                           Datum(Array{}),
                           Datum(nullptr)};
   return Datum(std::move(manifest_file));
+}
+
+// ADDED entries for new data files, sequence numbers left to inheritance.
+std::vector<ManifestEntry> AddedEntries(const std::vector<DataFile>& files, int64_t snapshot_id) {
+  std::vector<ManifestEntry> entries;
+  for (const auto& f : files) {
+    entries.push_back(ManifestEntry{1, snapshot_id, std::nullopt, std::nullopt, f.path,
+                                    f.record_count, f.file_size_in_bytes, DataFileDatum(f)});
+  }
+  return entries;
 }
 
 // The manifest-list entries of a snapshot, as records of the manifest_file schema.
@@ -208,46 +244,106 @@ Result<std::vector<Datum>> ReadManifestList(const Snapshot& snapshot) {
   return out;
 }
 
-struct LiveFile {
-  std::string path;
-  int64_t record_count = 0;
-  int64_t size = 0;
-};
-
-Result<std::vector<LiveFile>> LiveFiles(const Snapshot& snapshot) {
-  ARROW_ASSIGN_OR_RAISE(auto manifests, ReadManifestList(snapshot));
-  std::vector<LiveFile> files;
-  for (const auto& m : manifests) {
-    const auto& fields = m.as<Record>().fields;
-    if (fields[3].as<int32_t>() != 0) continue;  // delete manifests: not written by Ember
-    ARROW_ASSIGN_OR_RAISE(auto bytes, ReadBytes(fields[0].as<std::string>()));
-    ARROW_ASSIGN_OR_RAISE(auto container, avro::ReadContainer(bytes));
-    for (const auto& entry : container.records) {
-      const Datum* status = avro::FieldById(*container.schema, entry, 0);
-      if (status && status->is<int32_t>() && status->as<int32_t>() == 2) continue;  // DELETED
-      const Datum* data_file = avro::FieldById(*container.schema, entry, 2);
-      int data_index = container.schema->FieldIndexById(2);
-      const avro::Schema* data_schema =
-          data_index < 0 ? nullptr : &container.schema->fields()[data_index].schema->NonNull();
-      if (!data_file || !data_schema) continue;
-      const Datum* path = avro::FieldById(*data_schema, *data_file, 100);
-      const Datum* count = avro::FieldById(*data_schema, *data_file, 103);
-      const Datum* size = avro::FieldById(*data_schema, *data_file, 104);
-      const Datum* content = avro::FieldById(*data_schema, *data_file, 134);
-      if (content && content->is<int32_t>() && content->as<int32_t>() != 0) {
+// A data file entry rewritten in Ember's manifest schema, by field id, so that a manifest from
+// another writer (Java's r2 has more fields) can be carried into a rewritten manifest.
+Result<Datum> EmberDataFile(const avro::Schema& schema, const Datum& data_file) {
+  static const int kIds[] = {134, 100, 101, 102, 103, 104, 108, 109,
+                             110, 137, 125, 128, 131, 132, 135, 140};
+  Record out;
+  for (int id : kIds) {
+    const Datum* value = avro::FieldById(schema, data_file, id);
+    if (id == 134) {
+      out.fields.push_back(value && value->is<int32_t>() ? *value : Datum(int32_t{0}));
+    } else if (id == 102) {
+      if (value && value->is<Record>() && !value->as<Record>().fields.empty()) {
         return UserError(ErrorKind::kUnsupportedOperation, "UNSUPPORTED_FEATURE",
-                         "Reading Iceberg delete files (merge-on-read) is not supported by Ember yet.",
+                         "Rewriting data files of partitioned Iceberg tables is not supported by "
+                         "Ember yet.",
                          "0A000");
       }
-      files.push_back(LiveFile{path->as<std::string>(), count ? count->as<int64_t>() : 0,
-                               size ? size->as<int64_t>() : 0});
+      out.fields.push_back(Datum(Record{}));
+    } else {
+      out.fields.push_back(value ? *value : Datum(nullptr));
+    }
+  }
+  return Datum(std::move(out));
+}
+
+// The entries of a data manifest, given its manifest-list record (ReadManifestList's layout).
+Result<std::vector<ManifestEntry>> ReadManifestEntries(const Datum& manifest) {
+  const auto& m = manifest.as<Record>().fields;
+  ARROW_ASSIGN_OR_RAISE(auto bytes, ReadBytes(m[0].as<std::string>()));
+  ARROW_ASSIGN_OR_RAISE(auto container, avro::ReadContainer(bytes));
+  const avro::Schema& schema = *container.schema;
+  int data_index = schema.FieldIndexById(2);
+  if (data_index < 0) {
+    return Status::Invalid("manifest without data_file: ", m[0].as<std::string>());
+  }
+  const avro::Schema& data_schema = schema.fields()[data_index].schema->NonNull();
+  auto long_or = [](const Datum* d) -> std::optional<int64_t> {
+    if (d && d->is<int64_t>()) return d->as<int64_t>();
+    return std::nullopt;
+  };
+  std::vector<ManifestEntry> entries;
+  for (const auto& record : container.records) {
+    ManifestEntry e;
+    const Datum* status = avro::FieldById(schema, record, 0);
+    e.status = status && status->is<int32_t>() ? status->as<int32_t>() : 1;
+    // Null snapshot ids and sequence numbers inherit from the manifest list.
+    e.snapshot_id = long_or(avro::FieldById(schema, record, 1)).value_or(m[6].as<int64_t>());
+    e.sequence_number = long_or(avro::FieldById(schema, record, 3)).value_or(m[4].as<int64_t>());
+    e.file_sequence_number =
+        long_or(avro::FieldById(schema, record, 4)).value_or(m[4].as<int64_t>());
+    const Datum* data_file = avro::FieldById(schema, record, 2);
+    if (!data_file) continue;
+    const Datum* content = avro::FieldById(data_schema, *data_file, 134);
+    if (e.status != 2 && content && content->is<int32_t>() && content->as<int32_t>() != 0) {
+      return UserError(
+          ErrorKind::kUnsupportedOperation, "UNSUPPORTED_FEATURE",
+          "Reading Iceberg delete files (merge-on-read) is not supported by Ember yet.", "0A000");
+    }
+    const Datum* path = avro::FieldById(data_schema, *data_file, 100);
+    e.path = path->as<std::string>();
+    e.record_count = long_or(avro::FieldById(data_schema, *data_file, 103)).value_or(0);
+    e.size = long_or(avro::FieldById(data_schema, *data_file, 104)).value_or(0);
+    ARROW_ASSIGN_OR_RAISE(e.data_file, EmberDataFile(data_schema, *data_file));
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+bool IsDataManifest(const Datum& manifest) {
+  return manifest.as<Record>().fields[3].as<int32_t>() == 0;
+}
+
+// Whether a manifest still lists a file any scan reads (ADDED or EXISTING).
+bool HasLiveFiles(const Datum& manifest) {
+  const auto& m = manifest.as<Record>().fields;
+  auto count = [](const Datum& d) { return d.is<int32_t>() ? d.as<int32_t>() : 1; };
+  return count(m[7]) + count(m[8]) > 0;
+}
+
+Result<std::vector<ManifestEntry>> LiveFiles(const Snapshot& snapshot) {
+  ARROW_ASSIGN_OR_RAISE(auto manifests, ReadManifestList(snapshot));
+  std::vector<ManifestEntry> files;
+  for (const auto& m : manifests) {
+    if (!IsDataManifest(m)) {
+      if (!HasLiveFiles(m)) continue;
+      return UserError(
+          ErrorKind::kUnsupportedOperation, "UNSUPPORTED_FEATURE",
+          "Reading Iceberg delete files (merge-on-read) is not supported by Ember yet.", "0A000");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(m));
+    for (auto& e : entries) {
+      if (e.status != 2) files.push_back(std::move(e));
     }
   }
   return files;
 }
 
-std::map<std::string, std::string> Summary(const TableMetadata& base, const std::vector<DataFile>& added,
-                                           const std::vector<LiveFile>& removed,
+std::map<std::string, std::string> Summary(const TableMetadata& base, const std::string& operation,
+                                           const std::vector<DataFile>& added,
+                                           const std::vector<ManifestEntry>& removed,
                                            const std::map<std::string, std::string>& extra) {
   auto parent_total = [&](const char* key) -> int64_t {
     const Snapshot* parent = base.current_snapshot();
@@ -265,7 +361,7 @@ std::map<std::string, std::string> Summary(const TableMetadata& base, const std:
     removed_size += f.size;
   }
   std::map<std::string, std::string> s = extra;
-  s["operation"] = removed.empty() ? "append" : (added.empty() ? "delete" : "overwrite");
+  s["operation"] = operation;
   s["added-data-files"] = std::to_string(added.size());
   s["added-records"] = std::to_string(added_records);
   s["added-files-size"] = std::to_string(added_size);
@@ -299,49 +395,48 @@ bool AncestryHas(const TableMetadata& metadata,
   return false;
 }
 
-Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& ident,
-                        const std::shared_ptr<arrow::Table>& rows, const AppendOptions& options) {
-  std::vector<DataFile> files;
-  std::optional<Datum> manifest;
-  std::string manifest_path;
+namespace {
+
+// One attempt's changes on top of a fresh base: the new snapshot's manifest list and what it
+// removes.
+struct Changes {
+  std::vector<Datum> manifests;
+  std::vector<ManifestEntry> removed;
+  std::string operation;
+};
+
+using ApplyFn = std::function<Result<Changes>(const TableMetadata& base, int64_t snapshot_id,
+                                              int64_t sequence, std::vector<std::string>* written)>;
+
+// Iceberg's optimistic commit loop (ICEBERG.md 5.1): refresh, apply the change to the fresh
+// base, swap the metadata; on a lost race remove this attempt's manifests and try again.
+// `added` holds the data files written once before the loop; `skip` may end the loop early.
+Result<bool> CommitWithRetries(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+                               const std::vector<DataFile>& added,
+                               const std::map<std::string, std::string>& summary,
+                               const std::function<bool(const TableMetadata&)>& skip,
+                               const ApplyFn& apply) {
   for (int attempt = 0;; ++attempt) {
     ARROW_ASSIGN_OR_RAISE(auto base, catalog->LoadTable(ident));
-    if (options.already_committed && options.already_committed(base.metadata)) return false;
+    if (skip && skip(base.metadata)) return false;
     const TableMetadata& m = base.metadata;
     int64_t snapshot_id = NewSnapshotId();
     int64_t sequence = m.last_sequence_number + 1;
-    // Data files are written once and reused by every attempt.
-    if (files.empty() && rows->num_rows() > 0) {
-      ARROW_ASSIGN_OR_RAISE(auto conformed, ConformToSchema(rows, m.schema, catalog->QualifiedName(ident)));
-      std::string path = m.location + "/data/00000-0-" + NewUuid() + "-0-00001.parquet";
-      ARROW_ASSIGN_OR_RAISE(auto file, WriteDataFile(conformed, path));
-      files.push_back(file);
-    }
-    std::vector<Datum> list;
-    if (!files.empty()) {
-      manifest_path = m.location + "/metadata/" + NewUuid() + "-m0.avro";
-      ARROW_ASSIGN_OR_RAISE(auto entry, WriteManifest(m, snapshot_id, sequence, files, manifest_path));
-      list.push_back(entry);
-    }
-    std::vector<LiveFile> removed;
-    if (const Snapshot* parent = m.current_snapshot()) {
-      if (options.overwrite) {
-        ARROW_ASSIGN_OR_RAISE(removed, LiveFiles(*parent));
-      } else {
-        ARROW_ASSIGN_OR_RAISE(auto parent_list, ReadManifestList(*parent));
-        list.insert(list.end(), parent_list.begin(), parent_list.end());
-      }
-    }
+    std::vector<std::string> written;
+    ARROW_ASSIGN_OR_RAISE(auto changes, apply(m, snapshot_id, sequence, &written));
     std::string list_path = m.location + "/metadata/snap-" + std::to_string(snapshot_id) + "-" +
                             std::to_string(attempt) + "-" + NewUuid() + ".avro";
+    written.push_back(list_path);
     ARROW_ASSIGN_OR_RAISE(
         auto list_bytes,
-        avro::WriteContainer(ManifestFileSchema(),
-                             {{"snapshot-id", std::to_string(snapshot_id)},
-                              {"parent-snapshot-id", m.current_snapshot_id ? std::to_string(*m.current_snapshot_id) : "null"},
-                              {"sequence-number", std::to_string(sequence)},
-                              {"format-version", "2"}},
-                             list, avro::Codec::kDeflate));
+        avro::WriteContainer(
+            ManifestFileSchema(),
+            {{"snapshot-id", std::to_string(snapshot_id)},
+             {"parent-snapshot-id",
+              m.current_snapshot_id ? std::to_string(*m.current_snapshot_id) : "null"},
+             {"sequence-number", std::to_string(sequence)},
+             {"format-version", "2"}},
+            changes.manifests, avro::Codec::kDeflate));
     ARROW_RETURN_NOT_OK(WriteBytes(list_path, list_bytes));
 
     TableMetadata updated = m;
@@ -351,7 +446,7 @@ Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& 
     snapshot.sequence_number = sequence;
     snapshot.timestamp_ms = std::max(CurrentTimeMs(), m.last_updated_ms);
     snapshot.manifest_list = list_path;
-    snapshot.summary = Summary(m, files, removed, options.summary);
+    snapshot.summary = Summary(m, changes.operation, added, changes.removed, summary);
     snapshot.schema_id = m.current_schema_id;
     updated.snapshots.push_back(snapshot);
     updated.current_snapshot_id = snapshot_id;
@@ -361,8 +456,7 @@ Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& 
     ARROW_ASSIGN_OR_RAISE(bool committed, catalog->Commit(base, std::move(updated)));
     if (committed) return true;
     std::error_code ec;
-    fs::remove(list_path, ec);
-    if (!manifest_path.empty()) fs::remove(manifest_path, ec);
+    for (const auto& path : written) fs::remove(path, ec);
     if (attempt >= 10) {
       return UserError(ErrorKind::kRuntime, "ICEBERG_COMMIT_FAILED",
                        "Could not commit to " + catalog->QualifiedName(ident) +
@@ -373,21 +467,175 @@ Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& 
   }
 }
 
-Result<std::shared_ptr<arrow::Table>> ScanTable(const LoadedTable& table,
-                                                std::optional<int64_t> snapshot_id) {
+// Rows conformed to the table's schema as a new data file, or none for no rows.
+Result<std::vector<DataFile>> WriteRows(HadoopCatalog* catalog,
+                                        const std::vector<std::string>& ident,
+                                        const std::shared_ptr<arrow::Table>& rows) {
+  if (rows->num_rows() == 0) return std::vector<DataFile>{};
+  ARROW_ASSIGN_OR_RAISE(auto base, catalog->LoadTable(ident));
+  const TableMetadata& m = base.metadata;
+  ARROW_ASSIGN_OR_RAISE(auto conformed,
+                        ConformToSchema(rows, m.schema, catalog->QualifiedName(ident)));
+  std::string path = m.location + "/data/00000-0-" + NewUuid() + "-0-00001.parquet";
+  ARROW_ASSIGN_OR_RAISE(auto file, WriteDataFile(conformed, path));
+  return std::vector<DataFile>{file};
+}
+
+// The manifest of the files a commit adds, first in the new manifest list.
+Result<std::vector<Datum>> AddedManifest(const TableMetadata& m, int64_t snapshot_id,
+                                         int64_t sequence, const std::vector<DataFile>& added,
+                                         std::vector<std::string>* written) {
+  if (added.empty()) return std::vector<Datum>{};
+  std::string path = m.location + "/metadata/" + NewUuid() + "-m0.avro";
+  written->push_back(path);
+  ARROW_ASSIGN_OR_RAISE(
+      auto entry, WriteManifest(m, snapshot_id, sequence, AddedEntries(added, snapshot_id), path));
+  return std::vector<Datum>{entry};
+}
+
+std::string PathList(const std::vector<std::string>& paths) {
+  std::string out;
+  for (const auto& p : paths) out += (out.empty() ? "" : ", ") + p;
+  return "[" + out + "]";
+}
+
+// Iceberg's validation of a copy-on-write commit against the commits made since its scan: the
+// files it removes must still be live (a concurrent delete or rewrite conflicts), and under
+// serializable isolation no data file may have been added (Ember's conflict filter is `true`).
+Status ValidateSinceScan(const TableMetadata& m, const OverwriteRequest& request) {
+  if (m.current_snapshot_id == request.scan_snapshot_id) return Status::OK();
+  std::set<std::string> live_now, live_then;
+  if (const Snapshot* current = m.current_snapshot()) {
+    ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(*current));
+    for (const auto& f : files) live_now.insert(f.path);
+  }
+  if (request.scan_snapshot_id) {
+    const Snapshot* scanned = m.snapshot(*request.scan_snapshot_id);
+    if (!scanned) {
+      return UserError(ErrorKind::kRuntime, "",
+                       "Cannot determine history between read snapshot " +
+                           std::to_string(*request.scan_snapshot_id) +
+                           " and the current table state",
+                       "");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(*scanned));
+    for (const auto& f : files) live_then.insert(f.path);
+  }
+  std::vector<std::string> deleted, added;
+  for (const auto& path : request.removed) {
+    if (!live_now.count(path)) deleted.push_back(path);
+  }
+  if (!deleted.empty()) {
+    return UserError(ErrorKind::kRuntime, "",
+                     "Found conflicting deleted files that can contain records matching true: " +
+                         PathList(deleted),
+                     "");
+  }
+  for (const auto& path : live_now) {
+    if (!live_then.count(path)) added.push_back(path);
+  }
+  if (request.serializable && !added.empty()) {
+    return UserError(
+        ErrorKind::kRuntime, "",
+        "Found conflicting files that can contain records matching true: " + PathList(added), "");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+                        const std::shared_ptr<arrow::Table>& rows, const AppendOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto base, catalog->LoadTable(ident));
+  if (options.already_committed && options.already_committed(base.metadata)) return false;
+  ARROW_ASSIGN_OR_RAISE(auto added, WriteRows(catalog, ident, rows));
+  auto apply = [&](const TableMetadata& m, int64_t snapshot_id, int64_t sequence,
+                   std::vector<std::string>* written) -> Result<Changes> {
+    Changes changes;
+    ARROW_ASSIGN_OR_RAISE(changes.manifests,
+                          AddedManifest(m, snapshot_id, sequence, added, written));
+    if (const Snapshot* parent = m.current_snapshot()) {
+      if (options.overwrite) {
+        ARROW_ASSIGN_OR_RAISE(changes.removed, LiveFiles(*parent));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto parent_list, ReadManifestList(*parent));
+        changes.manifests.insert(changes.manifests.end(), parent_list.begin(), parent_list.end());
+      }
+    }
+    changes.operation = changes.removed.empty() ? "append" : added.empty() ? "delete" : "overwrite";
+    return changes;
+  };
+  return CommitWithRetries(catalog, ident, added, options.summary, options.already_committed,
+                           apply);
+}
+
+Status OverwriteFiles(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+                      const OverwriteRequest& request) {
+  ARROW_ASSIGN_OR_RAISE(auto added, WriteRows(catalog, ident, request.added));
+  std::set<std::string> removed(request.removed.begin(), request.removed.end());
+  auto apply = [&](const TableMetadata& m, int64_t snapshot_id, int64_t sequence,
+                   std::vector<std::string>* written) -> Result<Changes> {
+    ARROW_RETURN_NOT_OK(ValidateSinceScan(m, request));
+    Changes changes;
+    bool deletes = !removed.empty() || request.delete_statement;
+    changes.operation = deletes && added.empty() ? "delete" : "overwrite";
+    ARROW_ASSIGN_OR_RAISE(changes.manifests,
+                          AddedManifest(m, snapshot_id, sequence, added, written));
+    const Snapshot* parent = m.current_snapshot();
+    if (!parent) return changes;
+    ARROW_ASSIGN_OR_RAISE(auto parent_list, ReadManifestList(*parent));
+    for (const auto& manifest : parent_list) {
+      // A manifest whose files were all removed by earlier commits is dropped, as Java does.
+      if (!HasLiveFiles(manifest)) continue;
+      if (!IsDataManifest(manifest)) {
+        changes.manifests.push_back(manifest);
+        continue;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(manifest));
+      bool touched = std::any_of(entries.begin(), entries.end(), [&](const ManifestEntry& e) {
+        return e.status != 2 && removed.count(e.path);
+      });
+      if (!touched) {
+        changes.manifests.push_back(manifest);
+        continue;
+      }
+      // Rewrite it: removed files become DELETED by this snapshot, the others EXISTING with
+      // their sequence numbers written out; entries deleted earlier are dropped.
+      std::vector<ManifestEntry> rewritten;
+      for (auto& e : entries) {
+        if (e.status == 2) continue;
+        if (removed.count(e.path)) {
+          e.status = 2;
+          e.snapshot_id = snapshot_id;
+          changes.removed.push_back(e);
+        } else {
+          e.status = 0;
+        }
+        rewritten.push_back(std::move(e));
+      }
+      std::string path = m.location + "/metadata/" + NewUuid() + "-m" +
+                         std::to_string(changes.manifests.size()) + ".avro";
+      written->push_back(path);
+      ARROW_ASSIGN_OR_RAISE(auto entry, WriteManifest(m, snapshot_id, sequence, rewritten, path));
+      changes.manifests.push_back(std::move(entry));
+    }
+    return changes;
+  };
+  return CommitWithRetries(catalog, ident, added, request.summary, nullptr, apply).status();
+}
+
+Result<std::vector<FileRows>> ScanFiles(const LoadedTable& table,
+                                        std::optional<int64_t> snapshot_id) {
   const TableMetadata& m = table.metadata;
   auto schema = m.schema;
   const Snapshot* snapshot = snapshot_id ? m.snapshot(*snapshot_id) : m.current_snapshot();
   if (snapshot_id && !snapshot) {
     return UserError(ErrorKind::kAnalysis, "", "Cannot find snapshot with ID " + std::to_string(*snapshot_id), "");
   }
-  // Output columns carry the user's names without Iceberg's id metadata.
-  arrow::FieldVector plain;
-  for (const auto& f : schema->fields()) plain.push_back(arrow::field(f->name(), f->type(), f->nullable()));
-  auto out_schema = arrow::schema(plain);
-  if (!snapshot) return arrow::Table::MakeEmpty(out_schema);
+  if (!snapshot) return std::vector<FileRows>{};
+  auto out_schema = PlainSchema(*schema);
   ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(*snapshot));
-  std::vector<std::shared_ptr<arrow::Table>> parts;
+  std::vector<FileRows> parts;
   for (const auto& f : files) {
     ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(io::PathFromUri(f.path)));
     ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
@@ -408,10 +656,26 @@ Result<std::shared_ptr<arrow::Table>> ScanTable(const LoadedTable& table,
         columns.push_back(data->column(index));
       }
     }
-    parts.push_back(arrow::Table::Make(out_schema, columns, data->num_rows()));
+    parts.push_back(FileRows{f.path, arrow::Table::Make(out_schema, columns, data->num_rows())});
   }
-  if (parts.empty()) return arrow::Table::MakeEmpty(out_schema);
+  return parts;
+}
+
+Result<std::shared_ptr<arrow::Table>> ScanTable(const LoadedTable& table,
+                                                std::optional<int64_t> snapshot_id) {
+  ARROW_ASSIGN_OR_RAISE(auto files, ScanFiles(table, snapshot_id));
+  if (files.empty()) return arrow::Table::MakeEmpty(PlainSchema(*table.metadata.schema));
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  for (const auto& f : files) parts.push_back(f.rows);
   return arrow::ConcatenateTables(parts);
+}
+
+std::shared_ptr<arrow::Schema> PlainSchema(const arrow::Schema& schema) {
+  // Output columns carry the user's names without Iceberg's id metadata.
+  arrow::FieldVector plain;
+  for (const auto& f : schema.fields())
+    plain.push_back(arrow::field(f->name(), f->type(), f->nullable()));
+  return arrow::schema(plain);
 }
 
 }  // namespace ember::iceberg

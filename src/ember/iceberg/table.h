@@ -1,5 +1,5 @@
-// Operations on Iceberg tables: appends (a data file, a manifest, a manifest list and a new
-// metadata version, committed optimistically with retries) and scans.
+// Operations on Iceberg tables: appends and copy-on-write overwrites (data files, manifests, a
+// manifest list and a new metadata version, committed optimistically with retries) and scans.
 #pragma once
 
 #include <functional>
@@ -30,9 +30,47 @@ struct AppendOptions {
 arrow::Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& ident,
                                const std::shared_ptr<arrow::Table>& rows, const AppendOptions& options);
 
+/// What a copy-on-write commit (Iceberg's OverwriteFiles, ICEBERG.md 5.3) changes.
+struct OverwriteRequest {
+  /// The snapshot the rewritten rows were read from (none: the table was empty).
+  std::optional<int64_t> scan_snapshot_id;
+  /// Data files to remove, by path as the manifests list them.
+  std::vector<std::string> removed;
+  /// Rows for one new data file (matched to the table's columns by name); may be empty.
+  std::shared_ptr<arrow::Table> added;
+  /// Extra snapshot summary entries.
+  std::map<std::string, std::string> summary;
+  /// A DELETE statement: its snapshot is a `delete` whenever it adds no file, even when nothing
+  /// matched (Spark's metadata-only delete).
+  bool delete_statement = false;
+  /// Serializable isolation (Iceberg's default) also fails when a commit since the scan added
+  /// data files; snapshot isolation fails only when one removed a file this commit removes.
+  bool serializable = true;
+};
+
+/// Commits `request` as a new snapshot: operation `delete` when it only removes files, otherwise
+/// `overwrite`. Manifests listing removed files are rewritten with them DELETED; the others are
+/// carried over. A lost race is retried on the fresh table, after validating the commits made
+/// since the scan.
+arrow::Status OverwriteFiles(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+                             const OverwriteRequest& request);
+
+/// A live data file and its rows, columns of the table's current schema.
+struct FileRows {
+  std::string path;
+  std::shared_ptr<arrow::Table> rows;
+};
+
+/// The live data files of a snapshot (the current one by default) with their rows.
+arrow::Result<std::vector<FileRows>> ScanFiles(const LoadedTable& table,
+                                               std::optional<int64_t> snapshot_id = {});
+
 /// The rows of a snapshot (the current one by default), columns of the table's current schema.
 arrow::Result<std::shared_ptr<arrow::Table>> ScanTable(const LoadedTable& table,
                                                        std::optional<int64_t> snapshot_id = {});
+
+/// The table schema without Iceberg's field-id metadata, as scans return it.
+std::shared_ptr<arrow::Schema> PlainSchema(const arrow::Schema& schema);
 
 /// Whether a snapshot or one of its ancestors carries summary[key] == value for every pair.
 bool AncestryHas(const TableMetadata& metadata,
