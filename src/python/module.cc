@@ -315,8 +315,7 @@ NB_MODULE(_core, m) {
                                                                : std::optional<double>(timeout_seconds));
              }
              return Unwrap(std::move(result));
-           },
-           nb::arg("timeout").none())  // awaitTermination() without a timeout passes None
+           })
       .def("stop", &ember::StreamingQuery::Stop, nb::call_guard<nb::gil_scoped_release>())
       .def("exception",
            [](const ember::StreamingQuery& q) -> std::optional<std::string> {

@@ -1,5 +1,6 @@
 """DataFrameReader, as pyspark.sql.DataFrameReader (spark.read)."""
 
+import time
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 from ember.errors import IllegalArgumentException, PySparkTypeError
@@ -85,8 +86,10 @@ class DataFrameReader:
             return self._session.sql(f"SELECT * FROM {tableName} VERSION AS OF {int(version)}")
         millis = self._options.get("as-of-timestamp")
         if millis:
-            return self._session.sql(
-                f"SELECT * FROM {tableName} TIMESTAMP AS OF CAST({int(millis)} / 1000.0 AS TIMESTAMP)")
+            # Milliseconds since the epoch, as an exact UTC instant.
+            seconds, fraction = divmod(int(millis), 1000)
+            at = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{fraction:03d}Z"
+            return self._session.sql(f"SELECT * FROM {tableName} TIMESTAMP AS OF '{at}'")
         timestamp = self._options.get("timestampAsOf")
         if timestamp:
             text = timestamp.replace("'", "''")
