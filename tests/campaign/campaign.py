@@ -147,7 +147,7 @@ def difference_kinds(diffs):
     return sorted(kinds)
 
 
-REPRO = '''"""Reproduction of campaign scenario {name} ({template}, {output_mode} mode, {sink} sink,
+REPRO = '''"""Reproduction of scenario {name} ({template}, {output_mode} mode, {sink} sink,
 {n_runs} run(s)). Runs the scenario on the real Spark and on Ember, each in a process of its own,
 and prints the differences (DIFFERENCE.txt holds what the campaign saw).
 
@@ -187,20 +187,24 @@ if __name__ == "__main__":
 '''
 
 
-def write_repro(scenario, scenario_dir, repro_dir, spark, ember, diffs):
+def write_repro(scenario, repro_dir, diffs=None, spark=None, ember=None):
+    """A self-contained reproduction: the scenario, runner.py, compare.py and repro.py (plus what
+    the campaign saw, if given)."""
     shutil.rmtree(repro_dir, ignore_errors=True)
-    shutil.copytree(scenario_dir, repro_dir)
+    generator.write(scenario, repro_dir)
     shutil.copy(RUNNER, repro_dir)
     shutil.copy(os.path.join(HERE, "compare.py"), repro_dir)
     with open(os.path.join(repro_dir, "repro.py"), "w") as f:
         f.write(REPRO.format(name=scenario.name, template=scenario.template,
                              output_mode=scenario.output_mode, sink=scenario.sink,
                              n_runs=len(scenario.runs)))
-    with open(os.path.join(repro_dir, "DIFFERENCE.txt"), "w") as f:
-        f.write("\n".join(diffs) + "\n")
+    if diffs is not None:
+        with open(os.path.join(repro_dir, "DIFFERENCE.txt"), "w") as f:
+            f.write("\n".join(diffs) + "\n")
     for engine, result in (("spark", spark), ("ember", ember)):
-        with open(os.path.join(repro_dir, f"{engine}.result.json"), "w") as f:
-            json.dump(result, f, indent=1)
+        if result is not None:
+            with open(os.path.join(repro_dir, f"{engine}.result.json"), "w") as f:
+                json.dump(result, f, indent=1)
 
 
 def run_campaign(seed, indices, out, small=False, log=print):
@@ -246,7 +250,7 @@ def run_campaign(seed, indices, out, small=False, log=print):
                       "features": s.features}
             if outcome == "undocumented":
                 record["repro"] = os.path.join(out, "repros", s.name)
-                write_repro(s, directory, record["repro"], spark, ember, diffs)
+                write_repro(s, record["repro"], diffs, spark, ember)
             records.append(record)
             journal.write(json.dumps(record) + "\n")
             journal.flush()
