@@ -76,6 +76,25 @@ MINIMAL = [
              [READ, '    return events.withWatermark("t", "5 minutes")'
                     '.groupBy(F.window("t", "5 minutes")).count()'],
              "update", "foreach_batch", [("availableNow", "processAllAvailable", TWO_FILES)]),
+    # Distinct aggregates are rejected on streams (5.2).
+    scenario("distinct_aggregate_rejected",
+             [READ, '    return events.groupBy("k").agg(F.countDistinct("v"))'],
+             "update", "foreach_batch", [("availableNow", "processAllAvailable", TWO_FILES[:1])]),
+    # Complete mode without an aggregation: Spark 4.0.1 raises
+    # STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION (STREAMING.md 5.2 says _LEGACY_ERROR_TEMP_3102).
+    scenario("complete_mode_without_aggregation_condition", [READ, '    return events.select("id")'],
+             "complete", "foreach_batch", [("availableNow", "processAllAvailable", TWO_FILES[:1])]),
+    # A stateful operator after an update-mode aggregation is rejected by the global-watermark
+    # correctness check (5.2).
+    scenario("stateful_after_update_aggregation_rejected",
+             [READ, '    return events.withWatermark("t", "5 minutes")'
+                    '.groupBy(F.window("t", "5 minutes")).count().groupBy("count").count()'],
+             "update", "foreach_batch", [("availableNow", "processAllAvailable", TWO_FILES[:1])]),
+    # A filter on a column the preceding projection dropped: Spark's analyzer resolves it from
+    # the projection's input (not streaming-specific).
+    scenario("filter_on_a_column_projected_away",
+             [READ, '    return events.select("id").where("v > 0")'],
+             "append", "foreach_batch", [("availableNow", "processAllAvailable", TWO_FILES[:1])]),
     # toTable creates the table when it does not exist (7.6).
     scenario("to_table_creates_the_table", [READ, '    return events.select("id", "k")'],
              "append", "table", [("availableNow", "processAllAvailable", TWO_FILES[:1])]),

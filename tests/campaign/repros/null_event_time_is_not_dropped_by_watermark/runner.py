@@ -49,7 +49,11 @@ def start_session(engine, warehouse):
                            "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
                    .config("spark.ui.enabled", "false")
                    .config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC"))
+                   .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
+                   # Filters pushed into the JSON parser make Spark's numInputRows count only
+                   # the rows that pass them; without it, every row read counts, as in Ember
+                   # (docs/compatibility.md).
+                   .config("spark.sql.json.filterPushdown.enabled", "false"))
     spark = builder.getOrCreate()
     if engine == "spark":
         spark.sparkContext.setLogLevel("ERROR")
