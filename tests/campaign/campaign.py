@@ -54,6 +54,8 @@ BUGS = [
      r"Spark fails with STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION, Ember with _LEGACY_ERROR_TEMP_3102"),
     ("global-watermark correctness check missing", r"Detected pattern of possible 'correctness'"),
     ("filter on a column projected away", r"UNRESOLVED_COLUMN"),
+    ("window() over a window column rejected", r"Cannot resolve \"window\(window,"),
+    ("stream-static right outer join accepted", r"RightOuter join with a streaming DataFrame"),
 ]
 # Trigger.Once honouring maxFilesPerTrigger changes the batches, hence any number or row after it.
 ONCE_BUG = "Trigger.Once honours maxFilesPerTrigger"

@@ -95,6 +95,20 @@ MINIMAL = [
     scenario("filter_on_a_column_projected_away",
              [READ, '    return events.select("id").where("v > 0")'],
              "append", "foreach_batch", [("availableNow", "processAllAvailable", TWO_FILES[:1])]),
+    # A window over the window column of another aggregation: chained windows (4.1, 5.2).
+    scenario("window_over_a_window_column",
+             [READ, '    counts = events.withWatermark("t", "5 minutes")'
+                    '.groupBy(F.window("t", "5 minutes")).count()',
+              '    return counts.groupBy(F.window("window", "10 minutes")).agg(F.sum("count"))'],
+             "append", "foreach_batch",
+             [("availableNow", "processAllAvailable",
+               [("a.json", [event(1, "a", 1.0, "2024-05-01 10:00:00"),
+                            event(2, "a", 1.0, "2024-05-01 10:30:00")])])]),
+    # A right outer join of a stream with a static DataFrame is rejected (9.1).
+    scenario("stream_static_right_outer_join_rejected",
+             [READ, '    static = spark.createDataFrame([("a", 1)], "k STRING, x INT")',
+              '    return events.join(static, "k", "right")'],
+             "append", "foreach_batch", [("availableNow", "processAllAvailable", TWO_FILES[:1])]),
     # toTable creates the table when it does not exist (7.6).
     scenario("to_table_creates_the_table", [READ, '    return events.select("id", "k")'],
              "append", "table", [("availableNow", "processAllAvailable", TWO_FILES[:1])]),
