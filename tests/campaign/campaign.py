@@ -57,8 +57,8 @@ BUGS = [
     ("window() over a window column rejected", r"Cannot resolve \"window\(window,"),
     ("stream-static right outer join accepted", r"RightOuter join with a streaming DataFrame"),
 ]
-# Trigger.Once honouring maxFilesPerTrigger changes the batches, hence any number or row after it.
-ONCE_BUG = "Trigger.Once honours maxFilesPerTrigger"
+# Trigger.Once honouring read limits changes the batches, hence any number or row after it.
+ONCE_BUG = "Trigger.Once honours maxFilesPerTrigger/maxBytesPerTrigger"
 
 TIMEOUT = {"spark": 300, "ember": 120}
 
@@ -284,7 +284,7 @@ def run_campaign(seed, indices, out, small=False, log=print):
                       "signature": signature(diffs) if outcome == "undocumented" else None,
                       "features": s.features,
                       "once_with_limit": any(r["trigger"] == "once" for r in s.runs)
-                      and "maxFilesPerTrigger" in s.query}
+                      and "PerTrigger" in s.query}
             if outcome == "undocumented":
                 record["repro"] = os.path.join(out, "repros", s.name)
                 write_repro(s, record["repro"], diffs, spark, ember)
