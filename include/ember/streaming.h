@@ -57,9 +57,11 @@ std::shared_ptr<Sink> MakeForeachBatchSink(
 /// writeStream.toTable: appends each batch to an Iceberg table (complete mode replaces the
 /// table's rows) in one snapshot whose summary records ember.query-id and ember.batch-id; a batch
 /// the table's history already holds is skipped, so a re-run batch is not written twice.
+/// An Iceberg table; created with `schema` when it does not exist, as Spark's toTable does.
 arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> session,
                                                    const std::string& table_name,
-                                                   std::string output_mode);
+                                                   std::string output_mode,
+                                                   const arrow::Schema& schema);
 
 /// The parquet, json and csv sinks: part files under `path`, committed in its _spark_metadata log.
 /// parquet/json/csv files under `path` in `column=value` directories of `partition_by`,

@@ -246,8 +246,9 @@ NB_MODULE(_core, m) {
       .def("temp_view_names", &Session::TempViewNames);
 
   nb::class_<ember::Sink>(m, "Sink");
-  m.def("table_sink", [](std::shared_ptr<Session> session, const std::string& name, std::string mode) {
-    return Unwrap(ember::MakeTableSink(std::move(session), name, std::move(mode)));
+  m.def("table_sink", [](std::shared_ptr<Session> session, const std::string& name, std::string mode,
+                         const DataFrame& df) {
+    return Unwrap(ember::MakeTableSink(std::move(session), name, std::move(mode), *df.schema()));
   });
   m.def("file_sink", [](std::shared_ptr<Session> session, const std::string& format,
                         const std::string& path, std::vector<std::string> partition_by) {

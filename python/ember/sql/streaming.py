@@ -307,7 +307,7 @@ class DataStreamWriter:
         self.options(**options)
         session = self._df.sparkSession
         self._format = "table"
-        sink = _core.table_sink(session._core, tableName, self._output_mode)
+        sink = _core.table_sink(session._core, tableName, self._output_mode, self._df._df)
         return self._start(session, sink)
 
 

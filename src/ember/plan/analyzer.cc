@@ -438,7 +438,18 @@ Result<PlanPtr> Analyzer::WithEventTime(const PlanPtr& child, ExprPtr* resolved,
 }
 
 Result<PlanPtr> Analyzer::Filter(const PlanPtr& child, const ExprPtr& condition) const {
-  ARROW_ASSIGN_OR_RAISE(auto resolved, Resolve(condition, Scope{child->output}));
+  auto resolved_or = Resolve(condition, Scope{child->output});
+  if (!resolved_or.ok() && child->kind == PlanKind::kProject) {
+    // Spark's ResolveMissingReferences: `select("id").where("v > 0")` filters on a column the
+    // projection dropped, below the projection.
+    auto below = Filter(child->children[0], condition);
+    if (below.ok()) {
+      auto project = std::make_shared<LogicalPlan>(*child);
+      project->children[0] = *below;
+      return project;
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto resolved, std::move(resolved_or));
   if (ContainsAggregate(*resolved)) {
     return UserError(ErrorKind::kAnalysis, "INVALID_WHERE_CONDITION",
                      "The WHERE condition \"" + DisplayName(*condition) +

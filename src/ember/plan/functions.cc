@@ -1033,7 +1033,12 @@ Catalog BuildCatalog() {
   Add(c, Scalar(
              "window", 3, 5,
              [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
-               ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+               // A window over a window column (chained windows) uses its window_time.
+               bool over_window = args[0]->type->id() == arrow::Type::STRUCT &&
+                   static_cast<const arrow::StructType&>(*args[0]->type).GetFieldIndex("end") >= 0;
+               if (!over_window) {
+                 ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+               }
                for (size_t i = 1; i < args.size() && i < 4; ++i) {
                  ARROW_ASSIGN_OR_RAISE(auto text, LiteralString(call, args[i]));
                  ARROW_RETURN_NOT_OK(ParseIntervalMicros(text).status());
@@ -1066,8 +1071,13 @@ Catalog BuildCatalog() {
                  return Status::Invalid("a sliding window() must be expanded by the analyzer");
                }
                // The latest start = ts - floor_mod(ts - offset, slide), with micros since the
-               // epoch; the n-th latest starts n slides before it.
-               auto micros = CastTo(a[0], arrow::int64());
+               // epoch; the n-th latest starts n slides before it. Over a window: its end - 1.
+               cp::Expression time = a[0];
+               if (call.args[0]->type->id() == arrow::Type::STRUCT) {
+                 int end = static_cast<const arrow::StructType&>(*call.args[0]->type).GetFieldIndex("end");
+                 time = Fn("subtract", {CastTo(Fn("struct_field", {a[0]}, std::make_shared<cp::StructFieldOptions>(std::vector<int>{end})), arrow::int64()), I64(1)});
+               }
+               auto micros = CastTo(time, arrow::int64());
                auto shifted = Fn("subtract", {micros, I64(offset)});
                auto rem = Fn("subtract", {shifted, Fn("multiply", {Fn("divide", {shifted, I64(slide)}), I64(slide)})});
                auto floor_rem = Fn("if_else", {Fn("less", {rem, I64(0)}), Fn("add", {rem, I64(slide)}), rem});

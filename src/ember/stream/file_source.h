@@ -28,6 +28,8 @@ class FileStreamSource {
 
   /// Trigger.AvailableNow: later triggers choose only among the files present now.
   arrow::Status PrepareForAvailableNow();
+  /// Trigger.Once: one batch of every new file, whatever maxFilesPerTrigger/maxBytesPerTrigger say.
+  void ReadAllAvailable() { max_files_ = max_bytes_ = 0; }
 
   /// Selects the next files within the read limits and logs them as entry K; returns the latest
   /// offset K (-1 when no file was ever selected).

@@ -178,9 +178,11 @@ namespace {
 arrow::Status CheckStreamingPlan(const LogicalPlan& plan, const std::string& mode) {
   bool aggregates = Contains(plan, PlanKind::kAggregate);
   if (mode == "complete" && !aggregates) {
-    return AnalysisError(
-        "Complete output mode not supported when there are no streaming aggregations on "
-        "streaming DataFrames/Datasets;");
+    // Spark 4.0's condition (STREAMING.md 5.2 quotes the older legacy message).
+    return UserError(ErrorKind::kAnalysis, "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+                     "Invalid streaming output mode: complete. This output mode is not supported "
+                     "for no streaming aggregations on streaming DataFrames/DataSets.",
+                     "42KDE");
   }
   std::function<arrow::Status(const LogicalPlan&)> visit = [&](const LogicalPlan& p) -> arrow::Status {
     if (p.kind == PlanKind::kSort && !(aggregates && mode == "complete")) {
@@ -210,6 +212,25 @@ arrow::Status CheckStreamingPlan(const LogicalPlan& plan, const std::string& mod
                        "The feature is not supported: stream-stream joins are not supported by "
                        "Ember yet.",
                        "0A000");
+    }
+    // Stream-static joins (STREAMING.md 9.1): the static side cannot be the preserved one.
+    if (p.kind == PlanKind::kJoin && p.children[0]->is_streaming != p.children[1]->is_streaming) {
+      bool stream_left = p.children[0]->is_streaming;
+      const char* name = nullptr;
+      switch (p.join_type) {
+        case plan::JoinType::kRightOuter: name = stream_left ? "RightOuter" : nullptr; break;
+        case plan::JoinType::kFullOuter: name = "FullOuter"; break;
+        case plan::JoinType::kLeftOuter: name = stream_left ? nullptr : "LeftOuter"; break;
+        case plan::JoinType::kLeftSemi: name = stream_left ? nullptr : "LeftSemi"; break;
+        case plan::JoinType::kLeftAnti: name = stream_left ? nullptr : "LeftAnti"; break;
+        default: break;
+      }
+      if (name) {
+        return AnalysisError(std::string(name) + " join with a streaming DataFrame/Dataset on the " +
+                             (stream_left ? "left and a static DataFrame/DataSet on the right"
+                                          : "right and a static DataFrame/DataSet on the left") +
+                             " not supported;");
+      }
     }
     // An aggregation in update or complete mode emits rows older than the watermark: a stateful
     // operator that judges lateness after it would drop them (the global watermark check).
@@ -403,6 +424,9 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   }
   if (query->options_.trigger.kind == TriggerKind::kAvailableNow) {
     for (auto& source : execution->sources) ARROW_RETURN_NOT_OK(source->PrepareForAvailableNow());
+  }
+  if (query->options_.trigger.kind == TriggerKind::kOnce) {
+    for (auto& source : execution->sources) source->ReadAllAvailable();
   }
   query->thread_ = std::thread([raw = query.get()] { raw->Run(); });
   return query;

@@ -199,11 +199,12 @@ arrow::Result<std::shared_ptr<Sink>> MakeFileSink(std::shared_ptr<Session> sessi
 
 arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> session,
                                                    const std::string& table_name,
-                                                   std::string output_mode) {
+                                                   std::string output_mode,
+                                                   const arrow::Schema& schema) {
   auto parts = plan::ColumnFromString(table_name)->name_parts;
   ARROW_ASSIGN_OR_RAISE(auto resolved, session->ResolveTableName(parts));
   if (!resolved.first->TableExists(resolved.second)) {
-    return TableOrViewNotFound(parts);
+    ARROW_RETURN_NOT_OK(resolved.first->CreateTable(resolved.second, schema, {}, /*if_not_exists=*/true));
   }
   std::transform(output_mode.begin(), output_mode.end(), output_mode.begin(), ::tolower);
   std::shared_ptr<Sink> sink =

@@ -1,6 +1,7 @@
 #include "ember/stream/stateful.h"
 
 #include <chrono>
+#include <set>
 #include <unordered_set>
 
 #include <arrow/api.h>
@@ -326,34 +327,42 @@ arrow::Status LegacyAnalysisError(const std::string& message) {
   return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102", message, "");
 }
 
-// The expression an Expand below `plan` computes attribute `id` with (a sliding window), or null.
-const plan::Expr* Expanded(const LogicalPlan& plan, int64_t id) {
-  if (plan.kind == plan::PlanKind::kExpand) {
-    for (size_t i = 0; i < plan.output.size(); ++i) {
-      if (plan.output[i].id == id) return plan.projections[0][i].get();
+// Attributes carrying event time below and at `plan`: the watermarked column, and the windows
+// (or plain keys) computed over one of them by an aggregation or an Expand, so that a window of
+// a window (chained aggregations) is event time too, as Spark's watermark metadata propagates.
+void CollectEventTimes(const LogicalPlan& plan, std::set<int64_t>* times) {
+  for (const auto& child : plan.children) CollectEventTimes(*child, times);
+  auto over_event_time = [&](const plan::Expr& e) {
+    if (e.kind == ExprKind::kAttribute) return times->count(e.id) > 0;
+    return e.kind == ExprKind::kCall && (e.name == "window" || e.name == "session_window") &&
+           e.args[0]->kind == ExprKind::kAttribute && times->count(e.args[0]->id) > 0;
+  };
+  if (plan.kind == plan::PlanKind::kAggregate) {
+    for (size_t i = 0; i < plan.groupings.size(); ++i) {
+      if (over_event_time(*plan.groupings[i])) times->insert(plan.output[i].id);
     }
   }
-  for (const auto& child : plan.children) {
-    if (const plan::Expr* found = Expanded(*child, id)) return found;
+  if (plan.kind == plan::PlanKind::kExpand && !plan.projections.empty()) {
+    for (size_t i = 0; i < plan.output.size(); ++i) {
+      if (over_event_time(*plan.projections[0][i])) times->insert(plan.output[i].id);
+    }
   }
-  return nullptr;
 }
 
-// The grouping whose value is the event time: the watermarked column, or a window over it.
+// The grouping whose value is event time: an event-time column, or a window over one.
 int EventTimeGrouping(const LogicalPlan& node, int64_t event_time_id) {
-  auto is_window_of_event_time = [&](const plan::Expr* e) {
-    return e && e->kind == ExprKind::kCall && e->name == "window" &&
-           e->args[0]->kind == ExprKind::kAttribute && e->args[0]->id == event_time_id;
-  };
-  for (size_t i = 0; event_time_id >= 0 && i < node.groupings.size(); ++i) {
+  if (event_time_id < 0) return -1;
+  std::set<int64_t> times{event_time_id};
+  CollectEventTimes(*node.children[0], &times);
+  for (size_t i = 0; i < node.groupings.size(); ++i) {
     const auto& key = *node.groupings[i];
-    if (key.kind == ExprKind::kAttribute && key.id == event_time_id) return static_cast<int>(i);
-    bool session = key.kind == ExprKind::kCall && key.name == "session_window" &&
-                   key.args[0]->kind == ExprKind::kAttribute && key.args[0]->id == event_time_id;
-    if (session || is_window_of_event_time(&key) ||
-        (key.kind == ExprKind::kAttribute && is_window_of_event_time(Expanded(*node.children[0], key.id)))) {
-      return static_cast<int>(i);
-    }
+    bool event_time = key.kind == ExprKind::kAttribute
+                          ? times.count(key.id) > 0
+                          : key.kind == ExprKind::kCall &&
+                                (key.name == "window" || key.name == "session_window") &&
+                                key.args[0]->kind == ExprKind::kAttribute &&
+                                times.count(key.args[0]->id) > 0;
+    if (event_time) return static_cast<int>(i);
   }
   return -1;
 }
