@@ -1,8 +1,0 @@
-from pyspark.sql import functions as F
-
-SCHEMA = "id INT, k STRING, k2 INT, v DOUBLE, t TIMESTAMP"
-
-
-def query(spark, source):
-    events = spark.readStream.schema(SCHEMA).format("json").load(source)
-    return events.withWatermark("t", "5 minutes").groupBy(F.window("t", "5 minutes")).count()

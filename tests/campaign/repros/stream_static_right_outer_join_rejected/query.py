@@ -1,9 +1,0 @@
-from pyspark.sql import functions as F
-
-SCHEMA = "id INT, k STRING, k2 INT, v DOUBLE, t TIMESTAMP"
-
-
-def query(spark, source):
-    events = spark.readStream.schema(SCHEMA).format("json").load(source)
-    static = spark.createDataFrame([("a", 1)], "k STRING, x INT")
-    return events.join(static, "k", "right")

@@ -1,9 +1,0 @@
-from pyspark.sql import functions as F
-
-SCHEMA = "id INT, k STRING, k2 INT, v DOUBLE, t TIMESTAMP"
-
-
-def query(spark, source):
-    events = spark.readStream.schema(SCHEMA).format("json").load(source)
-    counts = events.withWatermark("t", "5 minutes").groupBy(F.window("t", "5 minutes")).count()
-    return counts.groupBy(F.window("window", "10 minutes")).agg(F.sum("count"))
