@@ -394,22 +394,12 @@ class DataFrame:
         return self._wrap(self._df.distinct())
 
     def dropDuplicates(self, subset: Optional[List[str]] = None) -> "DataFrame":
-        if subset is not None and not isinstance(subset, (list, tuple)):
-            raise PySparkTypeError(
-                errorClass="NOT_LIST_OR_TUPLE",
-                messageParameters={"arg_name": "subset", "arg_type": type(subset).__name__},
-            )
-        return self._wrap(self._df.drop_duplicates(list(subset or [])))
+        return self._wrap(self._df.drop_duplicates(_subset(subset)))
 
     drop_duplicates = dropDuplicates
 
     def dropDuplicatesWithinWatermark(self, subset: Optional[List[str]] = None) -> "DataFrame":
-        if subset is not None and not isinstance(subset, (list, tuple)):
-            raise PySparkTypeError(
-                errorClass="NOT_LIST_OR_TUPLE",
-                messageParameters={"arg_name": "subset", "arg_type": type(subset).__name__},
-            )
-        return self._wrap(self._df.drop_duplicates_within_watermark(list(subset or [])))
+        return self._wrap(self._df.drop_duplicates_within_watermark(_subset(subset)))
 
     drop_duplicates_within_watermark = dropDuplicatesWithinWatermark
 
@@ -575,3 +565,13 @@ class DataFrame:
                 messageParameters={"arg_name": "n", "arg_type": type(n).__name__},
             )
         print(self._show_string(n, truncate, vertical))
+
+
+def _subset(subset: Any) -> List[str]:
+    """The columns of dropDuplicates(subset): a list or tuple, or None for all of them."""
+    if subset is not None and not isinstance(subset, (list, tuple)):
+        raise PySparkTypeError(
+            errorClass="NOT_LIST_OR_TUPLE",
+            messageParameters={"arg_name": "subset", "arg_type": type(subset).__name__},
+        )
+    return list(subset or [])
