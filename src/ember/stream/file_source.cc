@@ -307,6 +307,18 @@ Result<std::shared_ptr<arrow::Table>> FileStreamSource::GetBatch(int64_t start, 
     ARROW_ASSIGN_OR_RAISE(auto entries, ReadEntries(k));
     for (const auto& e : entries) files.push_back(io::PathFromUri(e.path));
   }
+  // Spark reads a batch's files largest first (FilePartition packs splits by descending
+  // length, stably); "first row wins" operators (dropDuplicates, first()) see rows in that order.
+  std::vector<std::pair<uintmax_t, std::string>> sized;
+  for (auto& f : files) {
+    std::error_code ec;
+    uintmax_t size = fs::file_size(f, ec);
+    sized.emplace_back(ec ? 0 : size, std::move(f));
+  }
+  std::stable_sort(sized.begin(), sized.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  files.clear();
+  for (auto& [size, f] : sized) files.push_back(std::move(f));
   return io::ReadFiles(*source_, files, ctx);
 }
 

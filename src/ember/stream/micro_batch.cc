@@ -515,8 +515,10 @@ Result<std::shared_ptr<arrow::Table>> EventTimes(
 }
 
 json StateOperatorsProgress(const std::vector<std::unique_ptr<stream::StatefulOperator>>& operators) {
+  // Spark lists them as its plan traversal meets them: the outermost first.
   json all = json::array();
-  for (const auto& op : operators) {
+  for (auto it = operators.rbegin(); it != operators.rend(); ++it) {
+    const auto& op = *it;
     const auto& m = op->metrics();
     json custom = json::object();
     if (m.dropped_duplicates >= 0) custom["numDroppedDuplicateRows"] = m.dropped_duplicates;
