@@ -584,3 +584,28 @@ def test_state_stays_bounded_as_event_time_advances(spark, tmp_path):
         WHERE time_bucket(INTERVAL 5 MINUTE, ts) + INTERVAL 5 MINUTE <= TIMESTAMP '2024-01-01 14:54:00'
         GROUP BY ALL""")
     assert emitted == sorted(want)
+
+
+@pytest.mark.parametrize("form", ["event_time_key", "within_watermark"])
+def test_dedup_state_stays_bounded_under_a_watermark(spark, tmp_path, form):
+    """With a watermark, deduplication forgets keys the watermark passed: the state holds only
+    recent keys however long the stream, while every key (ids repeat within each file) is
+    emitted once."""
+    source = tmp_path / "in"
+    source.mkdir()
+    for f in range(20):
+        rows = [(f * 100 + i, f"id{f}-{i % 10}", "x", 1.0, f"10:{f * 2:02d}:{i % 10:02d}")
+                for i in range(100)]
+        write_rows(source, f"f{f:02d}.json", rows)
+        os.utime(source / f"f{f:02d}.json", (1_700_000_000 + f, 1_700_000_000 + f))
+    df = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+          .withWatermark("ts", "1 minute"))
+    df = df.dropDuplicates(["id", "ts"]) if form == "event_time_key" else df.dropDuplicatesWithinWatermark(["id"])
+    out = []
+    query = (df.writeStream.foreachBatch(collecting(out)).option("checkpointLocation", str(tmp_path / "cp"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination()
+    totals = [p["stateOperators"][0]["numRowsTotal"] for p in query.recentProgress]
+    assert len(totals) >= 20 and max(totals) <= 30, totals
+    want = duck(source, "SELECT count(DISTINCT id) FROM {events}")[0][0]
+    assert len(out) == want == 200
