@@ -128,12 +128,34 @@ TEST(SqlStatementTest, UnsupportedStatementsSayWhat) {
   EXPECT_EQ(Error("DROP VIEW v"), Unsupported("DROP VIEW", 5));
   EXPECT_EQ(Error("SHOW VIEWS"), Unsupported("SHOW VIEWS", 5));
   EXPECT_EQ(Error("SHOW TABLE EXTENDED LIKE 'x'"), Unsupported("SHOW TABLE EXTENDED", 5));
-  // Time travel is not represented in the plan yet.
-  EXPECT_EQ(Error("SELECT * FROM t VERSION AS OF 1"), Unsupported("time travel (AS OF)", 16));
-  EXPECT_EQ(Error("SELECT * FROM t FOR SYSTEM_TIME AS OF '2024-01-01'"),
-            Unsupported("time travel (AS OF)", 16));
   EXPECT_EQ(Error("CREATE"), SyntaxError("end of input", 6));
   EXPECT_EQ(Error("DROP 1"), SyntaxError("'1'", 5));
+}
+
+// The relation of a one-table query, wherever the parser put it.
+const plan::LogicalPlan* Relation(const plan::LogicalPlan& p) {
+  if (p.kind == PlanKind::kUnresolvedRelation) return &p;
+  for (const auto& child : p.children) {
+    if (const auto* found = Relation(*child)) return found;
+  }
+  return nullptr;
+}
+
+TEST(SqlStatementTest, TimeTravelClausesStayOnTheRelation) {
+  auto version = ParseQuery("SELECT * FROM local.db.t VERSION AS OF 123 AS x");
+  ASSERT_TRUE(version.ok()) << version.status().ToString();
+  const auto* relation = Relation(**version);
+  ASSERT_NE(relation, nullptr);
+  ASSERT_NE(relation->as_of_version, nullptr);
+  EXPECT_EQ(relation->as_of_version->value->ToString(), "123");
+  EXPECT_EQ(relation->as_of_timestamp, nullptr);
+  auto timestamp = ParseQuery("SELECT * FROM t FOR SYSTEM_TIME AS OF '2024-01-01 10:00:00'");
+  ASSERT_TRUE(timestamp.ok()) << timestamp.status().ToString();
+  relation = Relation(**timestamp);
+  ASSERT_NE(relation, nullptr);
+  ASSERT_NE(relation->as_of_timestamp, nullptr);
+  EXPECT_EQ(relation->as_of_timestamp->value->ToString(), "2024-01-01 10:00:00");
+  EXPECT_EQ(Error("SELECT * FROM t VERSION AS 1"), SyntaxError("'1'", 27));
 }
 
 // ---- Namespaces ----
