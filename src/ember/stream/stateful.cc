@@ -114,10 +114,12 @@ class AggregateOperator : public StatefulOperator {
     if (input->num_rows() > 0) {
       ARROW_ASSIGN_OR_RAISE(partial, aggregate_.Partial(input, batch.eval));
     }
-    // Complete mode neither drops late rows nor evicts (Spark ignores the watermark there).
+    // Complete mode neither drops late rows nor evicts (Spark ignores the watermark there),
+    // except that session windows drop late sessions in every mode.
     const bool watermarked = event_time_column_ >= 0 && mode_ != "complete";
+    const bool drops_late = watermarked || (event_time_column_ >= 0 && aggregate_.has_sessions());
     metrics_.rows_dropped_by_watermark = 0;
-    if (watermarked && partial->num_rows() > 0) {
+    if (drops_late && partial->num_rows() > 0) {
       ARROW_ASSIGN_OR_RAISE(auto late, AtOrBelow(partial, event_time_column_, batch.late_ms * 1000));
       ARROW_ASSIGN_OR_RAISE(auto on_time, Not(late));
       int64_t before = partial->num_rows();
@@ -258,8 +260,10 @@ class DeduplicateOperator : public StatefulOperator {
     std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
     for (int c : key_columns_) columns.push_back(input->column(c));
     if (metrics_.operator_name == "dedupeWithinWatermark") {
-      ARROW_ASSIGN_OR_RAISE(auto micros, cp::Cast(arrow::Datum(input->column(event_time_column_)),
-                                                  arrow::int64()));
+      // Spark reads the time with getLong: a NULL time is 0, so its key expires at once.
+      ARROW_ASSIGN_OR_RAISE(auto times, cp::Cast(arrow::Datum(input->column(event_time_column_)),
+                                                 arrow::int64()));
+      ARROW_ASSIGN_OR_RAISE(auto micros, cp::CallFunction("coalesce", {times, arrow::Datum(int64_t{0})}));
       ARROW_ASSIGN_OR_RAISE(auto expires, cp::CallFunction("add", {micros, arrow::Datum(delay_ms_ * 1000)}));
       columns.push_back(expires.chunked_array());
     }
