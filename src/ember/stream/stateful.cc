@@ -146,21 +146,18 @@ class AggregateOperator : public StatefulOperator {
         } else if (fresh->num_rows() > 0) {
           // Session windows: merge the touched groups' stored sessions (first) with the batch's;
           // a group is its keys without the session bounds.
-          const auto& touch_columns = groups;
-          ARROW_ASSIGN_OR_RAISE(auto fresh_keys, KeysOf(fresh, touch_columns));
+          ARROW_ASSIGN_OR_RAISE(auto fresh_keys, KeysOf(fresh, groups));
           std::unordered_set<std::string> touched(fresh_keys.begin(), fresh_keys.end());
-          ARROW_ASSIGN_OR_RAISE(auto stored_keys, KeysOf(rows, touch_columns));
+          ARROW_ASSIGN_OR_RAISE(auto stored_keys, KeysOf(rows, groups));
           ARROW_ASSIGN_OR_RAISE(auto before, WithKeys(rows, stored_keys, touched, true));
           ARROW_ASSIGN_OR_RAISE(auto untouched, WithKeys(rows, stored_keys, touched, false));
           ARROW_ASSIGN_OR_RAISE(auto both, Concat({before, fresh}));
           ARROW_ASSIGN_OR_RAISE(changed, aggregate_.Merge(both));
           ARROW_ASSIGN_OR_RAISE(rows, Concat({untouched, changed}));
-          if (aggregate_.has_sessions()) {
-            ARROW_ASSIGN_OR_RAISE(auto changed_keys, KeysOf(changed, all_keys_));
-            std::unordered_set<std::string> kept(changed_keys.begin(), changed_keys.end());
-            ARROW_ASSIGN_OR_RAISE(auto before_keys, KeysOf(before, all_keys_));
-            ARROW_ASSIGN_OR_RAISE(merged_away, WithKeys(before, before_keys, kept, false));
-          }
+          ARROW_ASSIGN_OR_RAISE(auto changed_keys, KeysOf(changed, all_keys_));
+          std::unordered_set<std::string> kept(changed_keys.begin(), changed_keys.end());
+          ARROW_ASSIGN_OR_RAISE(auto before_keys, KeysOf(before, all_keys_));
+          ARROW_ASSIGN_OR_RAISE(merged_away, WithKeys(before, before_keys, kept, false));
         } else if (!watermarked) {
           emitted[static_cast<size_t>(p)] = mode_ == "complete" ? rows : nullptr;
           return arrow::Status::OK();
