@@ -494,6 +494,7 @@ Result<PlanPtr> Analyzer::Aggregate(const PlanPtr& child, const std::vector<Expr
     } else {
       attr = OutputAttribute(Named(r, g));
     }
+    if (r->kind == ExprKind::kAlias) attr.name = r->name;  // groupBy(expr.alias("w"))
     node->groupings.push_back(key);
     node->output.push_back(attr);
     key_prints.push_back(print);
