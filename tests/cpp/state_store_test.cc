@@ -51,15 +51,15 @@ class StateStoreTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::unique_ptr<StateStore> Open(const std::string& name = "stateStoreSave") {
-    auto store = StateStore::Open(dir_.string(), 0, name, 1, Schema(), 1);
+  std::unique_ptr<StateStore> Open(const std::string& name = "stateStoreSave", int64_t retain = 100) {
+    auto store = StateStore::Open(dir_.string(), 0, name, 1, Schema(), 1, retain);
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     return std::move(*store);
   }
 
   // Batch `batch`: loads version `batch`, sets the new rows, commits version batch + 1.
   void RunBatch(StateStore* store, int64_t batch, const std::map<std::string, int64_t>& puts,
-                const std::vector<std::string>& removals, int64_t retain = 100) {
+                const std::vector<std::string>& removals) {
     ASSERT_TRUE(store->Load(batch).ok());
     auto rows = AsMap(store->rows(0));
     for (const auto& [k, v] : puts) rows[k] = v;
@@ -69,7 +69,7 @@ class StateStoreTest : public ::testing::Test {
       removed[k] = 0;
     }
     store->Stage(0, Rows(rows), Rows(puts), Rows(removed));
-    ASSERT_TRUE(store->Commit(batch + 1, retain).ok());
+    ASSERT_TRUE(store->Commit(batch + 1).ok());
   }
 
   fs::path dir_;
@@ -106,12 +106,12 @@ TEST_F(StateStoreTest, ARerunBatchOverwritesItsVersion) {
 }
 
 TEST_F(StateStoreTest, SnapshotsBoundWhatIsKeptAndLoaded) {
-  auto store = Open();
+  auto store = Open("stateStoreSave", /*retain=*/5);
   std::map<std::string, int64_t> want;
   for (int64_t batch = 0; batch < 25; ++batch) {
     std::string key = "k" + std::to_string(batch % 4);
     want[key] = batch;
-    RunBatch(store.get(), batch, {{key, batch}}, {}, /*retain=*/5);
+    RunBatch(store.get(), batch, {{key, batch}}, {});
   }
   fs::path partition = dir_ / "state" / "0" / "0";
   EXPECT_TRUE(fs::exists(partition / "20.snapshot"));
@@ -130,7 +130,7 @@ TEST_F(StateStoreTest, SnapshotsBoundWhatIsKeptAndLoaded) {
 
 TEST_F(StateStoreTest, AnotherOperatorInTheCheckpointIsAnError) {
   Open("stateStoreSave");
-  auto other = StateStore::Open(dir_.string(), 0, "dedupe", 1, Schema(), 1);
+  auto other = StateStore::Open(dir_.string(), 0, "dedupe", 1, Schema(), 1, 100);
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.status().message().find("STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA"),
             std::string::npos)

@@ -138,10 +138,8 @@ Result<std::shared_ptr<arrow::Scalar>> Session::Evaluate(const plan::ExprPtr& ex
   ARROW_ASSIGN_OR_RAISE(auto table, exec::Execute(projected, options));
   ARROW_ASSIGN_OR_RAISE(auto scalar, table->column(0)->GetScalar(0));
   if (!scalar->is_valid) {
-    return UserError(ErrorKind::kAnalysis, "INVALID_TIME_TRAVEL_SPEC",
-                     "Cannot specify both version and timestamp when time travelling the table, "
-                     "or the time travel point is NULL.",
-                     "42K0E");
+    return UserError(ErrorKind::kAnalysis, "INVALID_TIME_TRAVEL_TIMESTAMP_EXPR.INPUT",
+                     "The time travel point " + plan::DisplayName(*expr) + " is NULL.", "42K0E");
   }
   return scalar;
 }

@@ -375,20 +375,15 @@ Result<PlanPtr> Analyzer::WithEventTime(const PlanPtr& child, ExprPtr* resolved,
                                         const Scope& scope) const {
   PlanPtr out = child;
   std::function<Result<ExprPtr>(const ExprPtr&)> visit = [&](const ExprPtr& e) -> Result<ExprPtr> {
-    if (e->kind == ExprKind::kCall && e->name == "session_window") {
+    bool is_window = e->kind == ExprKind::kCall && e->name == "window" && e->args.size() <= 4;
+    if (is_window || (e->kind == ExprKind::kCall && e->name == "session_window")) {
       ARROW_ASSIGN_OR_RAISE(auto has_time, Resolve(Call("isnotnull", {e->args[0]}), scope));
       auto filter = NewNode(PlanKind::kFilter, {out});
       filter->exprs = {has_time};
       filter->output = out->output;
       out = filter;
-      return e;
     }
-    if (e->kind == ExprKind::kCall && e->name == "window" && e->args.size() <= 4) {
-      ARROW_ASSIGN_OR_RAISE(auto has_time, Resolve(Call("isnotnull", {e->args[0]}), scope));
-      auto filter = NewNode(PlanKind::kFilter, {out});
-      filter->exprs = {has_time};
-      filter->output = out->output;
-      out = filter;
+    if (is_window) {
       auto micros = [&](size_t i) -> Result<int64_t> {
         return ParseIntervalMicros(e->args[i]->value ? e->args[i]->value->ToString() : "");
       };

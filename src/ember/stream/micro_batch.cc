@@ -43,14 +43,6 @@ int64_t NowMs() {
       .count();
 }
 
-void CollectSources(const PlanPtr& plan, std::vector<const LogicalPlan*>* out) {
-  if (plan->kind == PlanKind::kStreamSource) {
-    if (std::find(out->begin(), out->end(), plan.get()) == out->end()) out->push_back(plan.get());
-    return;
-  }
-  for (const auto& child : plan->children) CollectSources(child, out);
-}
-
 bool Contains(const LogicalPlan& plan, PlanKind kind) {
   if (plan.kind == kind) return true;
   for (const auto& child : plan.children) {
@@ -343,7 +335,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
                      "");
   }
 
-  CollectSources(df.plan(), &execution->source_nodes);
+  CollectKind(*df.plan(), PlanKind::kStreamSource, &execution->source_nodes);
   for (size_t i = 0; i < execution->source_nodes.size(); ++i) {
     auto log_dir = fs::path(root) / "sources" / std::to_string(i);
     std::error_code ec;

@@ -171,10 +171,11 @@ void ParallelFor(int n, const std::function<void(int)>& fn) {
 }
 
 StateStore::StateStore(std::string directory, std::shared_ptr<arrow::Schema> schema, int num_keys,
-                       int num_partitions)
+                       int num_partitions, int64_t retain)
     : directory_(std::move(directory)),
       schema_(std::move(schema)),
       num_keys_(num_keys),
+      retain_(retain),
       rows_(static_cast<size_t>(num_partitions)),
       staged_rows_(static_cast<size_t>(num_partitions)),
       staged_(static_cast<size_t>(num_partitions)) {}
@@ -183,7 +184,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
                                                      const std::string& operator_name,
                                                      int num_partitions,
                                                      std::shared_ptr<arrow::Schema> schema,
-                                                     int num_keys) {
+                                                     int num_keys, int64_t retain) {
   std::string directory = (fs::path(checkpoint) / "state" / std::to_string(operator_id)).string();
   std::string metadata_path = (fs::path(directory) / "_metadata" / "metadata").string();
   ARROW_ASSIGN_OR_RAISE(auto metadata, ReadFileIfExists(metadata_path));
@@ -213,7 +214,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
     ARROW_RETURN_NOT_OK(WriteFileAtomically(metadata_path, "v1\n" + body.dump()).status());
   }
   auto store = std::unique_ptr<StateStore>(
-      new StateStore(std::move(directory), std::move(schema), num_keys, num_partitions));
+      new StateStore(std::move(directory), std::move(schema), num_keys, num_partitions, retain));
   return store;
 }
 
@@ -289,7 +290,7 @@ void StateStore::Stage(int p, std::shared_ptr<arrow::Table> rows, std::shared_pt
   staged_[static_cast<size_t>(p)] = Change{std::move(puts), std::move(removed)};
 }
 
-Status StateStore::Commit(int64_t version, int64_t retain) {
+Status StateStore::Commit(int64_t version) {
   const bool snapshot = version % kSnapshotInterval == 0;
   std::vector<Status> statuses(rows_.size());
   ParallelFor(num_partitions(), [&](int p) {
@@ -334,10 +335,11 @@ Status StateStore::Commit(int64_t version, int64_t retain) {
     if (status.ok() && snapshot) {
       const auto& rows = staged_rows_[static_cast<size_t>(p)] ? staged_rows_[static_cast<size_t>(p)]
                                                              : rows_[static_cast<size_t>(p)];
-      auto empty = arrow::Table::MakeEmpty(schema_);
-      status = WriteTable(VersionFile(directory, version, "snapshot"), rows ? rows : *empty);
+      std::shared_ptr<arrow::Table> snapshot = rows;
+      if (!snapshot) snapshot = *arrow::Table::MakeEmpty(schema_);
+      status = WriteTable(VersionFile(directory, version, "snapshot"), snapshot);
       // Files older than the newest snapshot every retained version can start from.
-      int64_t oldest_kept = version - retain + 1;
+      int64_t oldest_kept = version - retain_ + 1;
       int64_t base = -1;
       auto versions = ListVersions(directory);
       for (const auto& [v, kinds] : versions) {

@@ -40,7 +40,7 @@ class StateStore {
                                                          const std::string& operator_name,
                                                          int num_partitions,
                                                          std::shared_ptr<arrow::Schema> schema,
-                                                         int num_keys);
+                                                         int num_keys, int64_t retain);
 
   /// Makes `version` current: from memory when it is the version last committed here, else
   /// from its files.
@@ -55,7 +55,7 @@ class StateStore {
   /// Writes `version` (the staged partitions' deltas, and every tenth version a snapshot of each
   /// partition), deletes files no longer needed for the last `retain` versions, and makes it
   /// current.
-  arrow::Status Commit(int64_t version, int64_t retain);
+  arrow::Status Commit(int64_t version);
 
   int num_partitions() const { return static_cast<int>(rows_.size()); }
   int num_keys() const { return num_keys_; }
@@ -65,13 +65,14 @@ class StateStore {
 
  private:
   StateStore(std::string directory, std::shared_ptr<arrow::Schema> schema, int num_keys,
-             int num_partitions);
+             int num_partitions, int64_t retain);
   arrow::Result<std::shared_ptr<arrow::Table>> LoadPartition(int p, int64_t version) const;
   std::string PartitionDirectory(int p) const;
 
   std::string directory_;  // <checkpoint>/state/<operator>
   std::shared_ptr<arrow::Schema> schema_;
   int num_keys_;
+  int64_t retain_;  // spark.sql.streaming.minBatchesToRetain
   int64_t version_ = -1;  // the version rows_ holds; -1: none loaded
   std::vector<std::shared_ptr<arrow::Table>> rows_;
   struct Change {

@@ -192,7 +192,7 @@ class AggregateOperator : public StatefulOperator {
     for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
     int64_t commit_start = NowMs();
     metrics_.update_ms = commit_start - start;
-    ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1, retain_));
+    ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1));
     metrics_.commit_ms = NowMs() - commit_start;
     metrics_.rows_updated = Rows(updated);
     metrics_.rows_removed = Rows(evicted);
@@ -209,8 +209,6 @@ class AggregateOperator : public StatefulOperator {
     ARROW_ASSIGN_OR_RAISE(auto all, Concat(out));
     return aggregate_.Finalize(all);
   }
-
-  int64_t retain_ = 100;
 
  private:
   exec::IncrementalAggregate aggregate_;
@@ -256,7 +254,7 @@ class DeduplicateOperator : public StatefulOperator {
     // instant the key expires (first occurrence's event time plus the delay).
     std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
     for (int c : key_columns_) columns.push_back(input->column(c));
-    if (metrics_.operator_name == "dedupeWithinWatermark") {
+    if (node_->within_watermark) {
       // Spark reads the time with getLong: a NULL time is 0, so its key expires at once.
       ARROW_ASSIGN_OR_RAISE(auto times, cp::Cast(arrow::Datum(input->column(event_time_column_)),
                                                  arrow::int64()));
@@ -282,7 +280,7 @@ class DeduplicateOperator : public StatefulOperator {
     }
     metrics_.dropped_duplicates = input->num_rows() - static_cast<int64_t>(kept.size());
     // Eviction: the event-time key at or below the watermark, or the expiry reached.
-    int evict_column = metrics_.operator_name == "dedupeWithinWatermark" ? num_keys : event_time_key_;
+    int evict_column = node_->within_watermark ? num_keys : event_time_key_;
     int64_t puts = 0, removals = 0;
     for (int p = 0; p < n; ++p) {
       ARROW_ASSIGN_OR_RAISE(auto added, Take(state_rows, new_rows[static_cast<size_t>(p)]));
@@ -305,7 +303,7 @@ class DeduplicateOperator : public StatefulOperator {
     }
     int64_t commit_start = NowMs();
     metrics_.update_ms = commit_start - start;
-    ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1, retain_));
+    ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1));
     metrics_.commit_ms = NowMs() - commit_start;
     metrics_.rows_updated = puts;
     metrics_.rows_removed = removals;
@@ -313,8 +311,6 @@ class DeduplicateOperator : public StatefulOperator {
     metrics_.memory_bytes = store_->memory_bytes();
     return Take(input, kept);
   }
-
-  int64_t retain_ = 100;
 
  private:
   std::vector<int> key_columns_;
@@ -393,10 +389,10 @@ Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan
     }
     ARROW_ASSIGN_OR_RAISE(auto store, StateStore::Open(options.checkpoint, options.operator_id,
                                                        "stateStoreSave", options.num_partitions,
-                                                       aggregate.buffer_schema(), aggregate.num_keys()));
+                                                       aggregate.buffer_schema(), aggregate.num_keys(),
+                                                       options.retain));
     auto op = std::make_unique<AggregateOperator>(node, std::move(aggregate), std::move(store),
                                                   options.output_mode, key);
-    op->retain_ = options.retain;
     return op;
   }
   // Deduplicate: the keys are columns of the input.
@@ -424,10 +420,9 @@ Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan
       auto store, StateStore::Open(options.checkpoint, options.operator_id,
                                    node.within_watermark ? "dedupeWithinWatermark" : "dedupe",
                                    options.num_partitions, arrow::schema(fields),
-                                   static_cast<int>(key_columns.size())));
+                                   static_cast<int>(key_columns.size()), options.retain));
   auto op = std::make_unique<DeduplicateOperator>(node, std::move(key_columns), event_time_column,
                                                   event_time_key, options.delay_ms, std::move(store));
-  op->retain_ = options.retain;
   return op;
 }
 
