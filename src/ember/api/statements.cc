@@ -117,7 +117,6 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
       if (!provider.empty() && provider != "iceberg") {
         return Unsupported("tables USING " + st.provider + " (Ember's tables are Iceberg tables)");
       }
-      if (!st.partitioning.empty()) return Unsupported("PARTITIONED BY");
       ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(st.name));
       auto [catalog, ident] = resolved;
       std::optional<DataFrame> source;
@@ -135,8 +134,12 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
       } else if (st.if_not_exists && catalog->TableExists(ident)) {
         return Empty(session);
       }
+      std::vector<iceberg::PartitionTerm> partitioning;
+      for (const auto& term : st.partitioning) {
+        partitioning.push_back({term.transform, term.column, term.argument});
+      }
       ARROW_RETURN_NOT_OK(catalog->CreateTable(ident, *IcebergColumns(*schema), st.properties,
-                                               st.if_not_exists));
+                                               st.if_not_exists, partitioning));
       if (source) ARROW_RETURN_NOT_OK(session.WriteTable(Joined(st.name), *source, "append"));
       return Empty(session);
     }

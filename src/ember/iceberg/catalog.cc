@@ -116,7 +116,8 @@ bool HadoopCatalog::TableExists(const std::vector<std::string>& ident) const {
 
 Status HadoopCatalog::CreateTable(const std::vector<std::string>& ident, const arrow::Schema& schema,
                                   std::map<std::string, std::string> properties,
-                                  bool if_not_exists) {
+                                  bool if_not_exists,
+                                  const std::vector<PartitionTerm>& partitioning) {
   if (TableExists(ident)) {
     if (if_not_exists) return Status::OK();
     return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_ALREADY_EXISTS",
@@ -134,7 +135,8 @@ Status HadoopCatalog::CreateTable(const std::vector<std::string>& ident, const a
                          "catalog.",
                      "42704");
   }
-  auto metadata = NewTableMetadata(schema, TableLocation(ident), std::move(properties));
+  ARROW_ASSIGN_OR_RAISE(auto metadata, NewTableMetadata(schema, TableLocation(ident),
+                                                        std::move(properties), partitioning));
   LoadedTable base;  // version 0: the table's first metadata is v1
   ARROW_ASSIGN_OR_RAISE(bool created, Commit(base, std::move(metadata)));
   if (!created && !if_not_exists) {

@@ -34,7 +34,8 @@ class HadoopCatalog {
 
   /// `ident` is the namespace levels then the table name.
   arrow::Status CreateTable(const std::vector<std::string>& ident, const arrow::Schema& schema,
-                            std::map<std::string, std::string> properties, bool if_not_exists);
+                            std::map<std::string, std::string> properties, bool if_not_exists,
+                            const std::vector<PartitionTerm>& partitioning = {});
   arrow::Result<bool> DropTable(const std::vector<std::string>& ident, bool purge);
   bool TableExists(const std::vector<std::string>& ident) const;
   arrow::Result<LoadedTable> LoadTable(const std::vector<std::string>& ident) const;

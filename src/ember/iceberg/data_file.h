@@ -11,6 +11,8 @@
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
 
+#include "ember/iceberg/avro.h"
+
 namespace ember::iceberg {
 
 struct DataFile {
@@ -23,6 +25,7 @@ struct DataFile {
   std::map<int, std::string> lower_bounds;  // Iceberg's single-value serialization
   std::map<int, std::string> upper_bounds;
   std::vector<int64_t> split_offsets;
+  avro::Record partition;  // the values of the default spec's fields; empty if unpartitioned
 };
 
 /// Writes `rows` (columns already in the table schema's order and types, fields carrying ids) to

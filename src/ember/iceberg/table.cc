@@ -15,6 +15,7 @@
 #include "ember/error.h"
 #include "ember/iceberg/avro.h"
 #include "ember/iceberg/data_file.h"
+#include "ember/iceberg/partition.h"
 #include "ember/iceberg/schema.h"
 #include "ember/io/file_reader.h"
 #include "ember/stream/metadata_log.h"
@@ -41,32 +42,31 @@ std::string MetricsMap(const char* name, int field, int key, int value, const ch
          R"(}]},"logicalType":"map"}],"default":null,"field-id":)" + std::to_string(field) + "}";
 }
 
-const std::string& ManifestEntrySchema() {
-  static const std::string schema =
-      R"({"type":"record","name":"manifest_entry","fields":[)"
-      R"({"name":"status","type":"int","field-id":0},)"
-      R"({"name":"snapshot_id","type":["null","long"],"default":null,"field-id":1},)"
-      R"({"name":"sequence_number","type":["null","long"],"default":null,"field-id":3},)"
-      R"({"name":"file_sequence_number","type":["null","long"],"default":null,"field-id":4},)"
-      R"({"name":"data_file","type":{"type":"record","name":"r2","fields":[)"
-      R"({"name":"content","type":"int","field-id":134},)"
-      R"({"name":"file_path","type":"string","field-id":100},)"
-      R"({"name":"file_format","type":"string","field-id":101},)"
-      R"({"name":"partition","type":{"type":"record","name":"r102","fields":[]},"field-id":102},)"
-      R"({"name":"record_count","type":"long","field-id":103},)"
-      R"({"name":"file_size_in_bytes","type":"long","field-id":104},)" +
-      MetricsMap("column_sizes", 108, 117, 118, "long") + "," +
-      MetricsMap("value_counts", 109, 119, 120, "long") + "," +
-      MetricsMap("null_value_counts", 110, 121, 122, "long") + "," +
-      MetricsMap("nan_value_counts", 137, 138, 139, "long") + "," +
-      MetricsMap("lower_bounds", 125, 126, 127, "bytes") + "," +
-      MetricsMap("upper_bounds", 128, 129, 130, "bytes") + "," +
-      R"({"name":"key_metadata","type":["null","bytes"],"default":null,"field-id":131},)"
-      R"({"name":"split_offsets","type":["null",{"type":"array","items":"long","element-id":133}],"default":null,"field-id":132},)"
-      R"({"name":"equality_ids","type":["null",{"type":"array","items":"int","element-id":136}],"default":null,"field-id":135},)"
-      R"({"name":"sort_order_id","type":["null","int"],"default":null,"field-id":140})"
-      R"(]},"field-id":2}]})";
-  return schema;
+// `partition` is the Avro schema of the partition record r102 for the manifest's spec.
+std::string ManifestEntrySchema(const std::string& partition) {
+  return R"({"type":"record","name":"manifest_entry","fields":[)"
+         R"({"name":"status","type":"int","field-id":0},)"
+         R"({"name":"snapshot_id","type":["null","long"],"default":null,"field-id":1},)"
+         R"({"name":"sequence_number","type":["null","long"],"default":null,"field-id":3},)"
+         R"({"name":"file_sequence_number","type":["null","long"],"default":null,"field-id":4},)"
+         R"({"name":"data_file","type":{"type":"record","name":"r2","fields":[)"
+         R"({"name":"content","type":"int","field-id":134},)"
+         R"({"name":"file_path","type":"string","field-id":100},)"
+         R"({"name":"file_format","type":"string","field-id":101},)"
+         R"({"name":"partition","type":)" + partition + R"(,"field-id":102},)"
+         R"({"name":"record_count","type":"long","field-id":103},)"
+         R"({"name":"file_size_in_bytes","type":"long","field-id":104},)" +
+         MetricsMap("column_sizes", 108, 117, 118, "long") + "," +
+         MetricsMap("value_counts", 109, 119, 120, "long") + "," +
+         MetricsMap("null_value_counts", 110, 121, 122, "long") + "," +
+         MetricsMap("nan_value_counts", 137, 138, 139, "long") + "," +
+         MetricsMap("lower_bounds", 125, 126, 127, "bytes") + "," +
+         MetricsMap("upper_bounds", 128, 129, 130, "bytes") + "," +
+         R"({"name":"key_metadata","type":["null","bytes"],"default":null,"field-id":131},)"
+         R"({"name":"split_offsets","type":["null",{"type":"array","items":"long","element-id":133}],"default":null,"field-id":132},)"
+         R"({"name":"equality_ids","type":["null",{"type":"array","items":"int","element-id":136}],"default":null,"field-id":135},)"
+         R"({"name":"sort_order_id","type":["null","int"],"default":null,"field-id":140})"
+         R"(]},"field-id":2}]})";
 }
 
 const std::string& ManifestFileSchema() {
@@ -131,7 +131,7 @@ Result<std::string> ReadBytes(const std::string& uri) {
 Datum DataFileDatum(const DataFile& f) {
   Record data_file;
   data_file.fields = {
-      Datum(int32_t{0}), Datum(f.path), Datum("PARQUET"), Datum(Record{}),
+      Datum(int32_t{0}), Datum(f.path), Datum("PARQUET"), Datum(f.partition),
       Datum(int64_t{f.record_count}), Datum(int64_t{f.file_size_in_bytes}),
       IdMap(f.column_sizes), IdMap(f.value_counts),
       IdMap(f.null_value_counts), Datum(nullptr), IdMap(f.lower_bounds),
@@ -155,16 +155,40 @@ struct ManifestEntry {
   std::string path;
   int64_t record_count = 0;
   int64_t size = 0;
-  Datum data_file;
+  Datum data_file;  // Ember's data_file layout (EmberDataFile)
+  int spec_id = 0;
 };
 
-// Writes a data manifest for snapshot `snapshot_id` and returns its manifest-list record.
-Result<Datum> WriteManifest(const TableMetadata& metadata, int64_t snapshot_id, int64_t sequence,
+// The manifest list's summary of one partition field over a manifest's files: whether a value
+// is null, and the bounds of the others.
+Datum PartitionSummary(const std::vector<const Datum*>& values) {
+  bool contains_null = false;
+  const Datum* lower = nullptr;
+  const Datum* upper = nullptr;
+  for (const Datum* v : values) {
+    if (v->is_null()) {
+      contains_null = true;
+      continue;
+    }
+    if (!lower || ComparePartitionValues(*v, *lower) < 0) lower = v;
+    if (!upper || ComparePartitionValues(*v, *upper) > 0) upper = v;
+  }
+  auto bound = [](const Datum* v) { return v ? Datum(Bytes{SingleValueBytes(*v)}) : Datum(nullptr); };
+  Record summary;
+  summary.fields = {Datum(contains_null), Datum(false), bound(lower), bound(upper)};
+  return Datum(std::move(summary));
+}
+
+// Writes a data manifest of files partitioned by `spec` for snapshot `snapshot_id` and returns
+// its manifest-list record.
+Result<Datum> WriteManifest(const TableMetadata& metadata, const PartitionSpec& spec,
+                            int64_t snapshot_id, int64_t sequence,
                             const std::vector<ManifestEntry>& entries, const std::string& path) {
   std::vector<Datum> records;
   int32_t counts[3] = {0, 0, 0};  // by status
   int64_t rows[3] = {0, 0, 0};
   int64_t min_sequence = sequence;
+  std::vector<std::vector<const Datum*>> partition_values(spec.fields.size());
   for (const auto& e : entries) {
     auto optional = [](const std::optional<int64_t>& v) {
       return v ? Datum(int64_t{*v}) : Datum(nullptr);
@@ -178,14 +202,21 @@ Result<Datum> WriteManifest(const TableMetadata& metadata, int64_t snapshot_id, 
     if (e.status != 2 && e.sequence_number) {
       min_sequence = std::min(min_sequence, *e.sequence_number);
     }
+    const auto& partition = e.data_file.as<Record>().fields[3].as<Record>().fields;
+    for (size_t f = 0; f < partition.size() && f < spec.fields.size(); ++f) {
+      partition_values[f].push_back(&partition[f]);
+    }
   }
+  Array summaries;
+  for (const auto& values : partition_values) summaries.items.push_back(PartitionSummary(values));
+  ARROW_ASSIGN_OR_RAISE(auto partition_schema, PartitionRecordSchema(spec, *metadata.schema));
   std::string schema_json = SchemaToJson(*metadata.schema, metadata.current_schema_id).dump();
   ARROW_ASSIGN_OR_RAISE(
-      auto bytes, avro::WriteContainer(ManifestEntrySchema(),
+      auto bytes, avro::WriteContainer(ManifestEntrySchema(partition_schema),
                                        {{"schema", schema_json},
                                         {"schema-id", std::to_string(metadata.current_schema_id)},
-                                        {"partition-spec", "[]"},
-                                        {"partition-spec-id", "0"},
+                                        {"partition-spec", PartitionFieldsToJson(spec).dump()},
+                                        {"partition-spec-id", std::to_string(spec.spec_id)},
                                         {"format-version", "2"},
                                         {"content", "data"}},
                                        records, avro::Codec::kDeflate));
@@ -193,7 +224,7 @@ Result<Datum> WriteManifest(const TableMetadata& metadata, int64_t snapshot_id, 
   Record manifest_file;
   manifest_file.fields = {Datum(path),
                           Datum(int64_t{static_cast<int64_t>(bytes.size())}),
-                          Datum(int32_t{0}),
+                          Datum(int32_t{spec.spec_id}),
                           Datum(int32_t{0}),
                           Datum(int64_t{sequence}),
                           Datum(int64_t{min_sequence}),
@@ -204,17 +235,18 @@ Result<Datum> WriteManifest(const TableMetadata& metadata, int64_t snapshot_id, 
                           Datum(int64_t{rows[1]}),
                           Datum(int64_t{rows[0]}),
                           Datum(int64_t{rows[2]}),
-                          Datum(Array{}),
+                          Datum(std::move(summaries)),
                           Datum(nullptr)};
   return Datum(std::move(manifest_file));
 }
 
 // ADDED entries for new data files, sequence numbers left to inheritance.
-std::vector<ManifestEntry> AddedEntries(const std::vector<DataFile>& files, int64_t snapshot_id) {
+std::vector<ManifestEntry> AddedEntries(const std::vector<DataFile>& files, int64_t snapshot_id,
+                                        int spec_id) {
   std::vector<ManifestEntry> entries;
   for (const auto& f : files) {
     entries.push_back(ManifestEntry{1, snapshot_id, std::nullopt, std::nullopt, f.path,
-                                    f.record_count, f.file_size_in_bytes, DataFileDatum(f)});
+                                    f.record_count, f.file_size_in_bytes, DataFileDatum(f), spec_id});
   }
   return entries;
 }
@@ -245,8 +277,9 @@ Result<std::vector<Datum>> ReadManifestList(const Snapshot& snapshot) {
 }
 
 // A data file entry rewritten in Ember's manifest schema, by field id, so that a manifest from
-// another writer (Java's r2 has more fields) can be carried into a rewritten manifest.
-Result<Datum> EmberDataFile(const avro::Schema& schema, const Datum& data_file) {
+// another writer (Java's r2 has more fields) can be carried into a rewritten manifest. The
+// partition record is re-encoded in `spec`'s field order, also by id.
+Datum EmberDataFile(const avro::Schema& schema, const Datum& data_file, const PartitionSpec& spec) {
   static const int kIds[] = {134, 100, 101, 102, 103, 104, 108, 109,
                              110, 137, 125, 128, 131, 132, 135, 140};
   Record out;
@@ -255,13 +288,14 @@ Result<Datum> EmberDataFile(const avro::Schema& schema, const Datum& data_file) 
     if (id == 134) {
       out.fields.push_back(value && value->is<int32_t>() ? *value : Datum(int32_t{0}));
     } else if (id == 102) {
-      if (value && value->is<Record>() && !value->as<Record>().fields.empty()) {
-        return UserError(ErrorKind::kUnsupportedOperation, "UNSUPPORTED_FEATURE",
-                         "Rewriting data files of partitioned Iceberg tables is not supported by "
-                         "Ember yet.",
-                         "0A000");
+      const avro::Schema::Field* field = schema.FieldWithId(102);
+      Record partition;
+      for (const auto& f : spec.fields) {
+        const Datum* v = value && field ? avro::FieldById(field->schema->NonNull(), *value, f.field_id)
+                                         : nullptr;
+        partition.fields.push_back(v ? *v : Datum(nullptr));
       }
-      out.fields.push_back(Datum(Record{}));
+      out.fields.push_back(Datum(std::move(partition)));
     } else {
       out.fields.push_back(value ? *value : Datum(nullptr));
     }
@@ -269,9 +303,19 @@ Result<Datum> EmberDataFile(const avro::Schema& schema, const Datum& data_file) 
   return Datum(std::move(out));
 }
 
+const PartitionSpec* ManifestSpec(const TableMetadata& metadata, const Datum& manifest) {
+  return metadata.spec(manifest.as<Record>().fields[2].as<int32_t>());
+}
+
 // The entries of a data manifest, given its manifest-list record (ReadManifestList's layout).
-Result<std::vector<ManifestEntry>> ReadManifestEntries(const Datum& manifest) {
+Result<std::vector<ManifestEntry>> ReadManifestEntries(const TableMetadata& metadata,
+                                                       const Datum& manifest) {
   const auto& m = manifest.as<Record>().fields;
+  const PartitionSpec* spec = ManifestSpec(metadata, manifest);
+  if (!spec) {
+    return Status::Invalid("manifest ", m[0].as<std::string>(), " uses unknown partition spec ",
+                           m[2].as<int32_t>());
+  }
   ARROW_ASSIGN_OR_RAISE(auto bytes, ReadBytes(m[0].as<std::string>()));
   ARROW_ASSIGN_OR_RAISE(auto container, avro::ReadContainer(bytes));
   const avro::Schema& schema = *container.schema;
@@ -306,7 +350,8 @@ Result<std::vector<ManifestEntry>> ReadManifestEntries(const Datum& manifest) {
     e.path = path->as<std::string>();
     e.record_count = long_or(avro::FieldById(data_schema, *data_file, 103)).value_or(0);
     e.size = long_or(avro::FieldById(data_schema, *data_file, 104)).value_or(0);
-    ARROW_ASSIGN_OR_RAISE(e.data_file, EmberDataFile(data_schema, *data_file));
+    e.data_file = EmberDataFile(data_schema, *data_file, *spec);
+    e.spec_id = spec->spec_id;
     entries.push_back(std::move(e));
   }
   return entries;
@@ -323,7 +368,7 @@ bool HasLiveFiles(const Datum& manifest) {
   return count(m[7]) + count(m[8]) > 0;
 }
 
-Result<std::vector<ManifestEntry>> LiveFiles(const Snapshot& snapshot) {
+Result<std::vector<ManifestEntry>> LiveFiles(const TableMetadata& metadata, const Snapshot& snapshot) {
   ARROW_ASSIGN_OR_RAISE(auto manifests, ReadManifestList(snapshot));
   std::vector<ManifestEntry> files;
   for (const auto& m : manifests) {
@@ -333,7 +378,7 @@ Result<std::vector<ManifestEntry>> LiveFiles(const Snapshot& snapshot) {
           ErrorKind::kUnsupportedOperation, "UNSUPPORTED_FEATURE",
           "Reading Iceberg delete files (merge-on-read) is not supported by Ember yet.", "0A000");
     }
-    ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(m));
+    ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(metadata, m));
     for (auto& e : entries) {
       if (e.status != 2) files.push_back(std::move(e));
     }
@@ -370,7 +415,15 @@ std::map<std::string, std::string> Summary(const TableMetadata& base, const std:
     s["deleted-records"] = std::to_string(removed_records);
     s["removed-files-size"] = std::to_string(removed_size);
   }
-  s["changed-partition-count"] = added.empty() && removed.empty() ? "0" : "1";
+  // Partitions by spec and values; an unpartitioned table has one.
+  std::set<std::string> partitions;
+  for (const auto& f : added) {
+    partitions.insert(std::to_string(base.default_spec_id) + Datum(f.partition).ToString());
+  }
+  for (const auto& f : removed) {
+    partitions.insert(std::to_string(f.spec_id) + f.data_file.as<Record>().fields[3].ToString());
+  }
+  s["changed-partition-count"] = std::to_string(partitions.size());
   s["total-data-files"] = std::to_string(parent_total("total-data-files") +
                                          static_cast<int64_t>(added.size()) -
                                          static_cast<int64_t>(removed.size()));
@@ -467,7 +520,8 @@ Result<bool> CommitWithRetries(HadoopCatalog* catalog, const std::vector<std::st
   }
 }
 
-// Rows conformed to the table's schema as a new data file, or none for no rows.
+// Rows conformed to the table's schema as new data files, one per partition of the default
+// spec (under data/<partition path>/ as Java lays them out), or none for no rows.
 Result<std::vector<DataFile>> WriteRows(HadoopCatalog* catalog,
                                         const std::vector<std::string>& ident,
                                         const std::shared_ptr<arrow::Table>& rows) {
@@ -476,9 +530,17 @@ Result<std::vector<DataFile>> WriteRows(HadoopCatalog* catalog,
   const TableMetadata& m = base.metadata;
   ARROW_ASSIGN_OR_RAISE(auto conformed,
                         ConformToSchema(rows, m.schema, catalog->QualifiedName(ident)));
-  std::string path = m.location + "/data/00000-0-" + NewUuid() + "-0-00001.parquet";
-  ARROW_ASSIGN_OR_RAISE(auto file, WriteDataFile(conformed, path));
-  return std::vector<DataFile>{file};
+  ARROW_ASSIGN_OR_RAISE(auto groups, SplitByPartition(m.default_spec(), *m.schema, conformed));
+  std::string uuid = NewUuid();
+  std::vector<DataFile> files;
+  for (auto& group : groups) {
+    std::string dir = m.location + "/data/" + (group.path.empty() ? "" : group.path + "/");
+    std::string path = dir + "00000-" + std::to_string(files.size()) + "-" + uuid + "-0-00001.parquet";
+    ARROW_ASSIGN_OR_RAISE(auto file, WriteDataFile(group.rows, path));
+    file.partition = std::move(group.partition);
+    files.push_back(std::move(file));
+  }
+  return files;
 }
 
 // The manifest of the files a commit adds, first in the new manifest list.
@@ -489,7 +551,8 @@ Result<std::vector<Datum>> AddedManifest(const TableMetadata& m, int64_t snapsho
   std::string path = m.location + "/metadata/" + NewUuid() + "-m0.avro";
   written->push_back(path);
   ARROW_ASSIGN_OR_RAISE(
-      auto entry, WriteManifest(m, snapshot_id, sequence, AddedEntries(added, snapshot_id), path));
+      auto entry, WriteManifest(m, m.default_spec(), snapshot_id, sequence,
+                                AddedEntries(added, snapshot_id, m.default_spec_id), path));
   return std::vector<Datum>{entry};
 }
 
@@ -506,7 +569,7 @@ Status ValidateSinceScan(const TableMetadata& m, const OverwriteRequest& request
   if (m.current_snapshot_id == request.scan_snapshot_id) return Status::OK();
   std::set<std::string> live_now, live_then;
   if (const Snapshot* current = m.current_snapshot()) {
-    ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(*current));
+    ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(m, *current));
     for (const auto& f : files) live_now.insert(f.path);
   }
   if (request.scan_snapshot_id) {
@@ -518,7 +581,7 @@ Status ValidateSinceScan(const TableMetadata& m, const OverwriteRequest& request
                            " and the current table state",
                        "");
     }
-    ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(*scanned));
+    ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(m, *scanned));
     for (const auto& f : files) live_then.insert(f.path);
   }
   std::vector<std::string> deleted, added;
@@ -556,7 +619,7 @@ Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& 
                           AddedManifest(m, snapshot_id, sequence, added, written));
     if (const Snapshot* parent = m.current_snapshot()) {
       if (options.overwrite) {
-        ARROW_ASSIGN_OR_RAISE(changes.removed, LiveFiles(*parent));
+        ARROW_ASSIGN_OR_RAISE(changes.removed, LiveFiles(m, *parent));
       } else {
         ARROW_ASSIGN_OR_RAISE(auto parent_list, ReadManifestList(*parent));
         changes.manifests.insert(changes.manifests.end(), parent_list.begin(), parent_list.end());
@@ -591,7 +654,7 @@ Status OverwriteFiles(HadoopCatalog* catalog, const std::vector<std::string>& id
         changes.manifests.push_back(manifest);
         continue;
       }
-      ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(manifest));
+      ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(m, manifest));
       bool touched = std::any_of(entries.begin(), entries.end(), [&](const ManifestEntry& e) {
         return e.status != 2 && removed.count(e.path);
       });
@@ -616,7 +679,8 @@ Status OverwriteFiles(HadoopCatalog* catalog, const std::vector<std::string>& id
       std::string path = m.location + "/metadata/" + NewUuid() + "-m" +
                          std::to_string(changes.manifests.size()) + ".avro";
       written->push_back(path);
-      ARROW_ASSIGN_OR_RAISE(auto entry, WriteManifest(m, snapshot_id, sequence, rewritten, path));
+      ARROW_ASSIGN_OR_RAISE(auto entry, WriteManifest(m, *ManifestSpec(m, manifest), snapshot_id,
+                                                      sequence, rewritten, path));
       changes.manifests.push_back(std::move(entry));
     }
     return changes;
@@ -634,7 +698,7 @@ Result<std::vector<FileRows>> ScanFiles(const LoadedTable& table,
   }
   if (!snapshot) return std::vector<FileRows>{};
   auto out_schema = PlainSchema(*schema);
-  ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(*snapshot));
+  ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(m, *snapshot));
   std::vector<FileRows> parts;
   for (const auto& f : files) {
     ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(io::PathFromUri(f.path)));

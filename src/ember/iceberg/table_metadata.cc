@@ -56,14 +56,29 @@ const Snapshot* TableMetadata::snapshot(int64_t id) const {
   return nullptr;
 }
 
-TableMetadata NewTableMetadata(const arrow::Schema& schema, std::string location,
-                               std::map<std::string, std::string> properties) {
+const PartitionSpec& TableMetadata::default_spec() const {
+  const PartitionSpec* s = spec(default_spec_id);
+  return s ? *s : partition_specs.front();
+}
+
+const PartitionSpec* TableMetadata::spec(int id) const {
+  for (const auto& s : partition_specs) {
+    if (s.spec_id == id) return &s;
+  }
+  return nullptr;
+}
+
+Result<TableMetadata> NewTableMetadata(const arrow::Schema& schema, std::string location,
+                                       std::map<std::string, std::string> properties,
+                                       const std::vector<PartitionTerm>& partitioning) {
   TableMetadata m;
   m.table_uuid = NewUuid();
   m.location = std::move(location);
   m.last_updated_ms = CurrentTimeMs();
   m.schema = AssignFieldIds(schema, &m.last_column_id);
   m.properties = std::move(properties);
+  ARROW_ASSIGN_OR_RAISE(m.partition_specs[0], MakePartitionSpec(*m.schema, partitioning));
+  for (const auto& f : m.partition_specs[0].fields) m.last_partition_id = std::max(m.last_partition_id, f.field_id);
   return m;
 }
 
@@ -77,11 +92,16 @@ std::string TableMetadata::ToJson() const {
   j["last-column-id"] = last_column_id;
   j["current-schema-id"] = current_schema_id;
   j["schemas"] = ordered_json::array({ordered_json::parse(SchemaToJson(*schema, current_schema_id).dump())});
-  j["default-spec-id"] = 0;
-  j["partition-specs"] = ordered_json::array({{{"spec-id", 0}, {"fields", ordered_json::array()}}});
-  j["last-partition-id"] = 999;
-  j["default-sort-order-id"] = 0;
-  j["sort-orders"] = ordered_json::array({{{"order-id", 0}, {"fields", ordered_json::array()}}});
+  j["default-spec-id"] = default_spec_id;
+  ordered_json specs = ordered_json::array();
+  for (const auto& spec : partition_specs) {
+    specs.push_back({{"spec-id", spec.spec_id},
+                     {"fields", ordered_json::parse(PartitionFieldsToJson(spec).dump())}});
+  }
+  j["partition-specs"] = specs;
+  j["last-partition-id"] = last_partition_id;
+  j["default-sort-order-id"] = default_sort_order_id;
+  j["sort-orders"] = ordered_json::parse(sort_orders_json);
   j["properties"] = properties;
   j["current-snapshot-id"] = current_snapshot_id ? *current_snapshot_id : -1;
   ordered_json refs = ordered_json::object();
@@ -135,6 +155,21 @@ Result<TableMetadata> TableMetadata::FromJson(const std::string& text) {
     }
     if (!schema_json) return UserError(ErrorKind::kRuntime, "", "Table metadata has no current schema", "");
     ARROW_ASSIGN_OR_RAISE(m.schema, SchemaFromJson(*schema_json));
+    if (j.contains("partition-specs")) {
+      m.partition_specs.clear();
+      for (const auto& spec : j["partition-specs"]) {
+        ARROW_ASSIGN_OR_RAISE(auto parsed, PartitionSpecFromJson(spec));
+        m.partition_specs.push_back(std::move(parsed));
+      }
+      if (m.partition_specs.empty()) m.partition_specs.emplace_back();
+    } else if (j.contains("partition-spec")) {  // format v1's single spec
+      ARROW_ASSIGN_OR_RAISE(m.partition_specs[0],
+                            PartitionSpecFromJson({{"spec-id", 0}, {"fields", j["partition-spec"]}}));
+    }
+    m.default_spec_id = j.value("default-spec-id", 0);
+    m.last_partition_id = j.value("last-partition-id", 999);
+    if (j.contains("sort-orders")) m.sort_orders_json = j["sort-orders"].dump();
+    m.default_sort_order_id = j.value("default-sort-order-id", 0);
     if (j.contains("properties") && j["properties"].is_object()) {
       for (auto& [k, v] : j["properties"].items()) m.properties[k] = v.get<std::string>();
     }

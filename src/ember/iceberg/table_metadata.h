@@ -12,6 +12,8 @@
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
 
+#include "ember/iceberg/partition.h"
+
 namespace ember::iceberg {
 
 struct Snapshot {
@@ -33,6 +35,11 @@ struct TableMetadata {
   int last_column_id = 0;
   int current_schema_id = 0;
   std::shared_ptr<arrow::Schema> schema;  // the current schema, fields carrying ids
+  std::vector<PartitionSpec> partition_specs{PartitionSpec{}};
+  int default_spec_id = 0;
+  int last_partition_id = 999;
+  std::string sort_orders_json = R"([{"order-id":0,"fields":[]}])";  // kept as read
+  int default_sort_order_id = 0;
   std::map<std::string, std::string> properties;
   std::optional<int64_t> current_snapshot_id;
   std::vector<Snapshot> snapshots;
@@ -41,14 +48,18 @@ struct TableMetadata {
 
   const Snapshot* current_snapshot() const;
   const Snapshot* snapshot(int64_t id) const;
+  /// The spec new data files are written with, and the spec with an id (null if none).
+  const PartitionSpec& default_spec() const;
+  const PartitionSpec* spec(int id) const;
 
   std::string ToJson() const;
   static arrow::Result<TableMetadata> FromJson(const std::string& text);
 };
 
-/// A new table's metadata: fresh field ids, unpartitioned, unsorted, no snapshot.
-TableMetadata NewTableMetadata(const arrow::Schema& schema, std::string location,
-                               std::map<std::string, std::string> properties);
+/// A new table's metadata: fresh field ids, partitioned by `partitioning`, unsorted, no snapshot.
+arrow::Result<TableMetadata> NewTableMetadata(const arrow::Schema& schema, std::string location,
+                                              std::map<std::string, std::string> properties,
+                                              const std::vector<PartitionTerm>& partitioning = {});
 
 /// A positive random snapshot id, as Java makes them.
 int64_t NewSnapshotId();
