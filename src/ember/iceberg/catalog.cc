@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "ember/error.h"
+#include "ember/iceberg/data_file.h"
 #include "ember/stream/metadata_log.h"
 
 namespace ember::iceberg {
@@ -192,7 +193,7 @@ Result<LoadedTable> HadoopCatalog::LoadTable(const std::vector<std::string>& ide
 }
 
 Result<bool> HadoopCatalog::Commit(const LoadedTable& base, TableMetadata updated) {
-  fs::path metadata_dir = fs::path(updated.location) / "metadata";
+  fs::path metadata_dir = fs::path(LocalPath(updated.location)) / "metadata";
   int version = base.version + 1;
   if (base.version > 0) {
     updated.metadata_log.emplace_back(base.metadata.last_updated_ms, "file:" + base.metadata_path);

@@ -45,7 +45,15 @@ bool BoundsAreSafe(const parquet::ColumnDescriptor& column) {
 
 }  // namespace
 
-Result<DataFile> WriteDataFile(const std::shared_ptr<arrow::Table>& rows, const std::string& path) {
+std::string LocalPath(const std::string& location) {
+  if (location.rfind("file://", 0) == 0) return location.substr(7);
+  if (location.rfind("file:", 0) == 0) return location.substr(5);
+  return location;
+}
+
+Result<DataFile> WriteDataFile(const std::shared_ptr<arrow::Table>& rows,
+                               const std::string& location) {
+  std::string path = LocalPath(location);
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   ARROW_ASSIGN_OR_RAISE(auto out, arrow::io::FileOutputStream::Open(path));
@@ -59,7 +67,7 @@ Result<DataFile> WriteDataFile(const std::shared_ptr<arrow::Table>& rows, const 
   ARROW_RETURN_NOT_OK(out->Close());
 
   DataFile file;
-  file.path = path;
+  file.path = location;
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return arrow::Status::IOError("cannot stat ", path);
   file.file_size_in_bytes = st.st_size;

@@ -28,8 +28,12 @@ struct DataFile {
   avro::Record partition;  // the values of the default spec's fields; empty if unpartitioned
 };
 
+/// The local file an Iceberg file location names. Locations are Hadoop path strings, not URIs:
+/// "%C3%BC" in one is those six characters (Java and PyIceberg write such directories).
+std::string LocalPath(const std::string& location);
+
 /// Writes `rows` (columns already in the table schema's order and types, fields carrying ids) to
-/// a new Parquet file at `path` and measures it.
+/// a new Parquet file at location `path` and measures it.
 arrow::Result<DataFile> WriteDataFile(const std::shared_ptr<arrow::Table>& rows,
                                       const std::string& path);
 

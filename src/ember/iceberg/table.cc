@@ -17,7 +17,6 @@
 #include "ember/iceberg/data_file.h"
 #include "ember/iceberg/partition.h"
 #include "ember/iceberg/schema.h"
-#include "ember/io/file_reader.h"
 #include "ember/stream/metadata_log.h"
 
 namespace ember::iceberg {
@@ -111,7 +110,8 @@ Datum IdMap(const std::map<int, V>& values) {
   return Datum(std::move(items));
 }
 
-Status WriteBytes(const std::string& path, const std::string& bytes) {
+Status WriteBytes(const std::string& location, const std::string& bytes) {
+  std::string path = LocalPath(location);
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -122,7 +122,7 @@ Status WriteBytes(const std::string& path, const std::string& bytes) {
 }
 
 Result<std::string> ReadBytes(const std::string& uri) {
-  std::string path = io::PathFromUri(uri);
+  std::string path = LocalPath(uri);
   ARROW_ASSIGN_OR_RAISE(auto text, stream::ReadFileIfExists(path));
   if (!text) return Status::IOError("missing Iceberg file ", path);
   return *text;
@@ -509,7 +509,7 @@ Result<bool> CommitWithRetries(HadoopCatalog* catalog, const std::vector<std::st
     ARROW_ASSIGN_OR_RAISE(bool committed, catalog->Commit(base, std::move(updated)));
     if (committed) return true;
     std::error_code ec;
-    for (const auto& path : written) fs::remove(path, ec);
+    for (const auto& path : written) fs::remove(LocalPath(path), ec);
     if (attempt >= 10) {
       return UserError(ErrorKind::kRuntime, "ICEBERG_COMMIT_FAILED",
                        "Could not commit to " + catalog->QualifiedName(ident) +
@@ -701,7 +701,7 @@ Result<std::vector<FileRows>> ScanFiles(const LoadedTable& table,
   ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(m, *snapshot));
   std::vector<FileRows> parts;
   for (const auto& f : files) {
-    ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(io::PathFromUri(f.path)));
+    ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(LocalPath(f.path)));
     ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
     std::shared_ptr<arrow::Table> data;
     ARROW_RETURN_NOT_OK(reader->ReadTable(&data));
