@@ -33,6 +33,29 @@ def static_table(warehouse, *ident):
     return StaticTable.from_metadata(os.path.join(metadata, f"v{version}.metadata.json"))
 
 
+def duckdb_iceberg():
+    """A DuckDB connection with the iceberg extension of the duckdb-ext-iceberg wheel loaded."""
+    extensions = os.path.join(os.path.dirname(duckdb.__file__), os.pardir, "duckdb_ext", "extensions",
+                              duckdb.__version__.join(["v", ""]), "linux_amd64")
+    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    for name in ("avro", "iceberg"):  # iceberg would download avro otherwise
+        con.execute(f"LOAD '{os.path.abspath(os.path.join(extensions, name))}.duckdb_extension'")
+    return con
+
+
+def assert_duckdb_reads(warehouse, *ident):
+    """DuckDB's iceberg_scan of a table equals PyIceberg's scan of it, row for row."""
+    location = os.path.join(warehouse, *ident)
+    con = duckdb_iceberg()
+    duck = con.sql(f"SELECT * FROM iceberg_scan('{location}')").fetch_arrow_table()
+    pyiceberg = static_table(warehouse, *ident).scan().to_arrow()
+    assert duck.column_names == pyiceberg.column_names
+    def key(row):
+        return repr(sorted((k, str(v)) for k, v in row.items()))
+    assert sorted(map(key, duck.to_pylist())) == sorted(map(key, pyiceberg.to_pylist()))
+    return duck.num_rows
+
+
 def write_events(directory, name, first_id, count):
     with open(os.path.join(directory, name), "w") as out:
         for i in range(first_id, first_id + count):
@@ -73,6 +96,7 @@ def test_batch_writes_read_back_by_pyiceberg(tmp_path):
     assert sorted(f["record_count"] for f in files) == [10, 50]
     for f in files:
         assert f["file_size_in_bytes"] == os.path.getsize(f["file_path"])
+    assert assert_duckdb_reads(warehouse, "db", "t") == 60
     hint = (warehouse / "db" / "t" / "metadata" / "version-hint.text").read_bytes()
     assert hint == b"3"  # create, append, append: no trailing newline
     metadata = json.loads((warehouse / "db" / "t" / "metadata" / "v3.metadata.json").read_text())
@@ -113,6 +137,7 @@ def test_streaming_to_table_exactly_once_across_restarts(tmp_path):
     run_to_table(spark, str(source), "local.stream.events", str(checkpoint))
     run_to_table(spark, str(source), "local.stream.events", str(checkpoint))
     assert table_rows(warehouse) == duckdb_events(source)
+    assert assert_duckdb_reads(warehouse, "stream", "events") == 55
     summaries = [dict(s["summary"]) for s in
                  static_table(warehouse, "stream", "events").inspect.snapshots().to_pylist()]
     batches = [(s["ember.query-id"], s["ember.batch-id"]) for s in summaries if "ember.batch-id" in s]
@@ -162,6 +187,7 @@ def test_killed_at_random_instants_the_table_holds_each_row_once(tmp_path):
     assert kill_at_random_instants(args, seed=5) == 3, "the job ended before 3 kills"
     subprocess.run(args, check=True, timeout=120)
     assert table_rows(warehouse) == duckdb_events(source)
+    assert assert_duckdb_reads(warehouse, "stream", "events") == 55
     summaries = [dict(s["summary"]) for s in
                  static_table(warehouse, "stream", "events").inspect.snapshots().to_pylist()]
     batch_ids = [int(s["ember.batch-id"]) for s in summaries if "ember.batch-id" in s]

@@ -19,7 +19,7 @@ from pyiceberg.utils.datetime import date_to_days, datetime_to_micros
 
 from ember.sql import SparkSession
 
-from iceberg.test_iceberg_tables import ICEBERG_JAR, spark_available
+from iceberg.test_iceberg_tables import ICEBERG_JAR, assert_duckdb_reads, spark_available
 
 COLUMNS = "id BIGINT, n INT, name STRING, ts TIMESTAMP, d DATE, flag BOOLEAN"
 UTC = datetime.timezone.utc
@@ -121,6 +121,7 @@ def test_every_transform_is_written_as_pyiceberg_computes_it(tmp_path):
         assert [tuple(r.values()) for r in got] == want
         files = assert_partition_values_hold(table)
         assert len(files) > 10  # the rows really were split
+        assert assert_duckdb_reads(warehouse, "db", name) == len(want)
         # The summary counts the partitions each append touched.
         snapshots = table.inspect.snapshots().to_pylist()
         entries = table.inspect.entries().to_pylist()
@@ -189,6 +190,7 @@ def test_row_level_changes_and_streaming_keep_partitions_consistent(tmp_path):
     got = sorted(norm(r.values()) for r in table.scan().to_arrow().to_pylist())
     assert got == sorted(norm(as_utc(r)) for r in expected)
     assert_partition_values_hold(table)
+    assert assert_duckdb_reads(warehouse, "db", "b") == len(expected)
     operations = [s["operation"] for s in table.inspect.snapshots().to_pylist()]
     # n < 0 is whole partitions of truncate(10, n): the DELETE only drops files.
     assert operations == ["append", "delete", "overwrite", "append", "append"]
