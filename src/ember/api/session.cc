@@ -11,6 +11,7 @@
 #include "ember/exec/executor.h"
 #include "ember/iceberg/catalog.h"
 #include "ember/iceberg/inspect.h"
+#include "ember/iceberg/schema.h"
 #include "ember/iceberg/table.h"
 #include "ember/exec/kernels.h"
 #include "ember/io/file_reader.h"
@@ -40,6 +41,77 @@ std::shared_ptr<plan::LogicalPlan> LocalTable(std::shared_ptr<arrow::Table> tabl
   node->table = std::move(table);
   return node;
 }
+
+// An Iceberg table read when its plan runs: the snapshot is fixed at analysis, and the
+// conjuncts of a filter above become predicates that skip data files.
+class IcebergTableScan : public plan::TableScan {
+ public:
+  IcebergTableScan(std::weak_ptr<Session> session, std::string name, iceberg::LoadedTable table,
+                   std::optional<int64_t> snapshot)
+      : session_(std::move(session)), name_(std::move(name)), table_(std::move(table)),
+        snapshot_(snapshot) {}
+
+  Result<std::shared_ptr<arrow::Table>> Read(const std::vector<plan::ExprPtr>& conjuncts,
+                                             const std::vector<plan::Attribute>& output) const override {
+    std::vector<iceberg::ColumnPredicate> predicates;
+    for (const auto& c : conjuncts) {
+      if (auto p = Predicate(*c, output)) predicates.push_back(std::move(*p));
+    }
+    return iceberg::ScanTable(table_, snapshot_, predicates);
+  }
+
+  std::string Describe() const override { return "iceberg " + name_; }
+
+ private:
+  // `column op constant` (either side), IS [NOT] NULL or IN over a column of the table.
+  std::optional<iceberg::ColumnPredicate> Predicate(const plan::Expr& e,
+                                                    const std::vector<plan::Attribute>& output) const {
+    using Op = iceberg::ColumnPredicate::Op;
+    static const std::map<std::string, std::pair<Op, Op>> kOps = {
+        {"=", {Op::kEq, Op::kEq}},     {"<", {Op::kLt, Op::kGt}},   {"<=", {Op::kLtEq, Op::kGtEq}},
+        {">", {Op::kGt, Op::kLt}},     {">=", {Op::kGtEq, Op::kLtEq}}, {"isnull", {Op::kIsNull, Op::kIsNull}},
+        {"isnotnull", {Op::kNotNull, Op::kNotNull}}, {"in", {Op::kIn, Op::kIn}}};
+    auto op = kOps.find(e.name);
+    if (e.kind != plan::ExprKind::kCall || op == kOps.end() || e.args.empty()) return std::nullopt;
+    bool flipped = e.args.size() == 2 && e.args[1]->kind == plan::ExprKind::kAttribute &&
+                   e.name != "in";
+    const plan::Expr& column = *e.args[flipped ? 1 : 0];
+    if (column.kind != plan::ExprKind::kAttribute) return std::nullopt;
+    int index = -1;
+    for (size_t i = 0; i < output.size(); ++i) {
+      if (output[i].id == column.id) index = static_cast<int>(i);
+    }
+    if (index < 0) return std::nullopt;
+    iceberg::ColumnPredicate p;
+    p.field_id = iceberg::FieldId(*table_.metadata.schema->field(index));
+    p.op = flipped ? op->second.second : op->second.first;
+    auto session = session_.lock();
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      if (i == static_cast<size_t>(flipped ? 1 : 0)) continue;
+      // Only a constant of the column's own type: comparing in another type (the analyzer's
+      // coercion) would prune by different rules.
+      if (!session || !IsConstant(*e.args[i]) || !e.args[i]->type ||
+          !e.args[i]->type->Equals(*column.type)) {
+        return std::nullopt;
+      }
+      // The constant as Ember evaluates it (casts in the session time zone).
+      auto value = session->Evaluate(e.args[i], column.type);
+      if (!value.ok()) return std::nullopt;
+      p.values.push_back(*value);
+    }
+    return p;
+  }
+
+  static bool IsConstant(const plan::Expr& e) {
+    if (e.kind == plan::ExprKind::kLiteral) return true;
+    return e.kind == plan::ExprKind::kCast && IsConstant(*e.args[0]);
+  }
+
+  std::weak_ptr<Session> session_;
+  std::string name_;
+  iceberg::LoadedTable table_;
+  std::optional<int64_t> snapshot_;
+};
 
 }  // namespace
 
@@ -119,8 +191,16 @@ plan::Analyzer Session::analyzer() {
           int64_t micros = static_cast<const arrow::TimestampScalar&>(*at).value;
           ARROW_ASSIGN_OR_RAISE(snapshot, iceberg::SnapshotAsOf(table.metadata, micros / 1000));
         }
-        ARROW_ASSIGN_OR_RAISE(auto rows, iceberg::ScanTable(table, snapshot));
-        return LocalTable(rows);
+        auto node = std::make_shared<plan::LogicalPlan>();
+        node->kind = plan::PlanKind::kTableScan;
+        auto schema = iceberg::PlainSchema(*table.metadata.schema);
+        for (const auto& f : schema->fields()) {
+          node->output.push_back(plan::Attribute{f->name(), plan::NewAttributeId(), f->type(),
+                                                 f->nullable(), ""});
+        }
+        node->scan = std::make_shared<IcebergTableScan>(weak, catalog->QualifiedName(ident),
+                                                        std::move(table), snapshot);
+        return node;
       }
     }
     return TableOrViewNotFound(parts);

@@ -75,6 +75,26 @@ class PlanBuilder {
  public:
   explicit PlanBuilder(const ExecOptions& options) : options_(options) {}
 
+  // A filter's input; a table scan right below (through aliases) gets the filter's conjuncts.
+  Result<ac::Declaration> FilterInput(const LogicalPlan& filter) {
+    const LogicalPlan* child = filter.children[0].get();
+    while (child->kind == PlanKind::kSubqueryAlias) child = child->children[0].get();
+    if (child->kind != PlanKind::kTableScan) return Build(*filter.children[0]);
+    std::vector<plan::ExprPtr> conjuncts;
+    std::vector<plan::ExprPtr> pending = {filter.exprs[0]};
+    while (!pending.empty()) {
+      auto e = pending.back();
+      pending.pop_back();
+      if (e->kind == plan::ExprKind::kCall && e->name == "and") {
+        pending.insert(pending.end(), e->args.begin(), e->args.end());
+      } else {
+        conjuncts.push_back(e);
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(auto table, child->scan->Read(conjuncts, child->output));
+    return Source(table, *child);
+  }
+
   Result<ac::Declaration> Build(const LogicalPlan& p) {
     switch (p.kind) {
       case PlanKind::kLocalTable:
@@ -95,8 +115,12 @@ class PlanBuilder {
         }
         return Project(std::move(input), std::move(exprs), Names(p));
       }
+      case PlanKind::kTableScan: {
+        ARROW_ASSIGN_OR_RAISE(auto table, p.scan->Read({}, p.output));
+        return Source(table, p);
+      }
       case PlanKind::kFilter: {
-        ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
+        ARROW_ASSIGN_OR_RAISE(auto input, FilterInput(p));
         ARROW_ASSIGN_OR_RAISE(auto condition, LowerExpr(*p.exprs[0], options_.eval));
         return ac::Declaration("filter", {std::move(input)},
                                ac::FilterNodeOptions(std::move(condition)));

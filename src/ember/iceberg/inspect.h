@@ -1,5 +1,5 @@
-// Looking into a table's history: the metadata tables (`t.snapshots`, `t.history`) and the
-// snapshot a time-travel query reads.
+// Looking into a table: the metadata tables (`t.snapshots`, `t.history`, `t.files`,
+// `t.manifests`) and the snapshot a time-travel query reads.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +16,8 @@ namespace ember::iceberg {
 /// Whether `name` is a metadata table Ember provides.
 bool IsMetadataTable(const std::string& name);
 
-/// The rows of metadata table `name` (snapshots, history), with the columns Iceberg's Spark
-/// runtime gives it.
+/// The rows of metadata table `name` (snapshots, history, files, manifests), with the columns
+/// Iceberg's Spark runtime gives it (`files` without readable_metrics and the v3 columns).
 arrow::Result<std::shared_ptr<arrow::Table>> MetadataTable(const TableMetadata& metadata,
                                                            const std::string& name);
 

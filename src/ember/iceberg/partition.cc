@@ -272,9 +272,11 @@ std::string UrlEncode(std::string_view text) {
   return out;
 }
 
-// A partition value as Java's partitionToPath writes it ("2024-01", "2024-01-01-10", "null").
-std::string HumanValue(const std::string& transform, const arrow::DataType& result_type,
-                       const Datum& value) {
+}  // namespace
+
+std::string PartitionValueText(const PartitionField& field, const arrow::DataType& result_type,
+                               const Datum& value) {
+  const std::string& transform = field.transform;
   if (value.is_null()) return "null";
   auto name = ParseTransform(transform).first;
   if (name == "year") return std::to_string(1970 + value.as<int32_t>());
@@ -306,7 +308,40 @@ std::string HumanValue(const std::string& transform, const arrow::DataType& resu
   return value.ToString();
 }
 
-}  // namespace
+Result<std::shared_ptr<arrow::DataType>> PartitionResultType(const PartitionField& field,
+                                                            const arrow::Schema& schema) {
+  const arrow::Field* source = SourceField(schema, field.source_id);
+  if (!source) return Status::Invalid("partition field ", field.name, " has no source column");
+  return ResultType(field.transform, *source);
+}
+
+Datum PartitionValueFromBytes(const std::string& bytes, const arrow::DataType& result_type) {
+  auto little_endian = [&](size_t size) {
+    uint64_t bits = 0;
+    for (size_t b = 0; b < size && b < bytes.size(); ++b) {
+      bits |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[b])) << (8 * b);
+    }
+    return bits;
+  };
+  switch (result_type.id()) {
+    case arrow::Type::INT32:
+    case arrow::Type::DATE32:
+      return Datum(static_cast<int32_t>(little_endian(4)));
+    case arrow::Type::INT64:
+    case arrow::Type::TIMESTAMP:
+      return Datum(static_cast<int64_t>(little_endian(8)));
+    case arrow::Type::BOOL:
+      return Datum(!bytes.empty() && bytes[0] != 0);
+    case arrow::Type::FLOAT:
+      return Datum(std::bit_cast<float>(static_cast<uint32_t>(little_endian(4))));
+    case arrow::Type::DOUBLE:
+      return Datum(std::bit_cast<double>(little_endian(8)));
+    case arrow::Type::STRING:
+      return Datum(bytes);
+    default:
+      return Datum(avro::Bytes{bytes});
+  }
+}
 
 int32_t Murmur3(std::string_view bytes) {
   constexpr uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
@@ -460,7 +495,7 @@ Result<std::vector<PartitionedRows>> SplitByPartition(const PartitionSpec& spec,
     for (size_t f = 0; f < spec.fields.size(); ++f) {
       Datum value = DatumAt(*values[f], first_row[g]);
       group.path += (f == 0 ? "" : "/") + UrlEncode(spec.fields[f].name) + "=" +
-                    UrlEncode(HumanValue(spec.fields[f].transform, *types[f], value));
+                    UrlEncode(PartitionValueText(spec.fields[f], *types[f], value));
       group.partition.fields.push_back(std::move(value));
     }
     groups.push_back(std::move(group));

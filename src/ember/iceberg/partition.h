@@ -63,6 +63,18 @@ arrow::Result<std::vector<PartitionedRows>> SplitByPartition(
     const PartitionSpec& spec, const arrow::Schema& schema,
     const std::shared_ptr<arrow::Table>& rows);
 
+/// The type of a field's values (day: date; year, month, hour, bucket: int; others: the source's).
+arrow::Result<std::shared_ptr<arrow::DataType>> PartitionResultType(const PartitionField& field,
+                                                                    const arrow::Schema& schema);
+
+/// A partition value as Java's toHumanString writes it in paths and metadata tables ("2024-01",
+/// "2024-01-01-10", "null").
+std::string PartitionValueText(const PartitionField& field, const arrow::DataType& result_type,
+                               const avro::Datum& value);
+
+/// A partition value back from its single-value serialization, given the field's result type.
+avro::Datum PartitionValueFromBytes(const std::string& bytes, const arrow::DataType& result_type);
+
 /// Iceberg's murmur3_x86_32 (seed 0) over `bytes`, the hash of the bucket transform.
 int32_t Murmur3(std::string_view bytes);
 

@@ -8,6 +8,7 @@
 
 #include <arrow/array/util.h>
 #include <arrow/io/file.h>
+#include <arrow/scalar.h>
 #include <arrow/table.h>
 #include <nlohmann/json.hpp>
 #include <parquet/arrow/reader.h>
@@ -688,8 +689,106 @@ Status OverwriteFiles(HadoopCatalog* catalog, const std::vector<std::string>& id
   return CommitWithRetries(catalog, ident, added, request.summary, nullptr, apply).status();
 }
 
+namespace {
+
+// A non-null scalar of a column type as the Datum partition values and bounds decode to.
+std::optional<Datum> ScalarDatum(const arrow::Scalar& scalar) {
+  if (!scalar.is_valid) return std::nullopt;
+  switch (scalar.type->id()) {
+    case arrow::Type::INT32:
+      return Datum(static_cast<const arrow::Int32Scalar&>(scalar).value);
+    case arrow::Type::DATE32:
+      return Datum(static_cast<const arrow::Date32Scalar&>(scalar).value);
+    case arrow::Type::INT64:
+      return Datum(static_cast<const arrow::Int64Scalar&>(scalar).value);
+    case arrow::Type::TIMESTAMP:
+      return Datum(static_cast<const arrow::TimestampScalar&>(scalar).value);
+    case arrow::Type::BOOL:
+      return Datum(static_cast<const arrow::BooleanScalar&>(scalar).value);
+    case arrow::Type::STRING:
+      return Datum(static_cast<const arrow::StringScalar&>(scalar).view());
+    default:
+      return std::nullopt;
+  }
+}
+
+// The value of key `id` in a metrics map of a data_file record, or null.
+const Datum* MetricOf(const Datum& map, int id) {
+  const auto* entries = map.get_if<Array>();
+  if (!entries) return nullptr;
+  for (const auto& entry : entries->items) {
+    const auto& kv = entry.as<Record>().fields;
+    if (kv[0].as<int32_t>() == id) return &kv[1];
+  }
+  return nullptr;
+}
+
+// Whether a data file may hold a row satisfying `p`, judging by an identity partition value of
+// the column or else its bounds and counts (ICEBERG.md 2.5). Float columns are never pruned:
+// NaN is not in their bounds.
+bool MayMatch(const TableMetadata& m, const ManifestEntry& file, const ColumnPredicate& p) {
+  const arrow::Field* column = nullptr;
+  for (const auto& f : m.schema->fields()) {
+    if (FieldId(*f) == p.field_id) column = f.get();
+  }
+  if (!column) return true;
+  switch (column->type()->id()) {
+    case arrow::Type::INT32: case arrow::Type::INT64: case arrow::Type::DATE32:
+    case arrow::Type::TIMESTAMP: case arrow::Type::STRING: case arrow::Type::BOOL:
+      break;
+    default:
+      return true;
+  }
+  const auto& f = file.data_file.as<Record>().fields;
+  std::optional<int64_t> values, nulls;
+  std::optional<Datum> lower, upper;
+  if (const Datum* v = MetricOf(f[7], p.field_id)) values = v->as<int64_t>();
+  if (const Datum* v = MetricOf(f[8], p.field_id)) nulls = v->as<int64_t>();
+  if (const Datum* v = MetricOf(f[10], p.field_id)) lower = PartitionValueFromBytes(v->as<Bytes>().data, *column->type());
+  if (const Datum* v = MetricOf(f[11], p.field_id)) upper = PartitionValueFromBytes(v->as<Bytes>().data, *column->type());
+  if (const PartitionSpec* spec = m.spec(file.spec_id)) {
+    const auto& partition = f[3].as<Record>().fields;
+    for (size_t i = 0; i < spec->fields.size() && i < partition.size(); ++i) {
+      if (spec->fields[i].source_id != p.field_id || spec->fields[i].transform != "identity") continue;
+      values = file.record_count;
+      nulls = partition[i].is_null() ? file.record_count : 0;
+      if (partition[i].is_null()) {
+        lower = upper = std::nullopt;
+      } else {
+        lower = upper = partition[i];
+      }
+    }
+  }
+  bool all_null = values && nulls && *values == *nulls;
+  using Op = ColumnPredicate::Op;
+  if (p.op == Op::kIsNull) return !(nulls && *nulls == 0);
+  if (p.op == Op::kNotNull) return !all_null;
+  if (all_null) return false;  // a comparison with NULL is never true
+  for (const auto& scalar : p.values) {
+    auto x = ScalarDatum(*scalar);
+    if (!x || x->value.index() != (lower ? lower->value.index() : x->value.index())) return true;
+    bool excluded = false;
+    switch (p.op) {
+      case Op::kEq: case Op::kIn:
+        excluded = (lower && ComparePartitionValues(*x, *lower) < 0) ||
+                   (upper && ComparePartitionValues(*x, *upper) > 0);
+        break;
+      case Op::kLt: excluded = lower && ComparePartitionValues(*lower, *x) >= 0; break;
+      case Op::kLtEq: excluded = lower && ComparePartitionValues(*lower, *x) > 0; break;
+      case Op::kGt: excluded = upper && ComparePartitionValues(*upper, *x) <= 0; break;
+      case Op::kGtEq: excluded = upper && ComparePartitionValues(*upper, *x) < 0; break;
+      default: break;
+    }
+    if (!excluded) return true;  // IN: any value may match
+  }
+  return p.values.empty();
+}
+
+}  // namespace
+
 Result<std::vector<FileRows>> ScanFiles(const LoadedTable& table,
-                                        std::optional<int64_t> snapshot_id) {
+                                        std::optional<int64_t> snapshot_id,
+                                        const std::vector<ColumnPredicate>& predicates) {
   const TableMetadata& m = table.metadata;
   auto schema = m.schema;
   const Snapshot* snapshot = snapshot_id ? m.snapshot(*snapshot_id) : m.current_snapshot();
@@ -701,6 +800,9 @@ Result<std::vector<FileRows>> ScanFiles(const LoadedTable& table,
   ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(m, *snapshot));
   std::vector<FileRows> parts;
   for (const auto& f : files) {
+    bool skip = std::any_of(predicates.begin(), predicates.end(),
+                            [&](const ColumnPredicate& p) { return !MayMatch(m, f, p); });
+    if (skip) continue;
     ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(LocalPath(f.path)));
     ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
     std::shared_ptr<arrow::Table> data;
@@ -726,12 +828,25 @@ Result<std::vector<FileRows>> ScanFiles(const LoadedTable& table,
 }
 
 Result<std::shared_ptr<arrow::Table>> ScanTable(const LoadedTable& table,
-                                                std::optional<int64_t> snapshot_id) {
-  ARROW_ASSIGN_OR_RAISE(auto files, ScanFiles(table, snapshot_id));
+                                                std::optional<int64_t> snapshot_id,
+                                                const std::vector<ColumnPredicate>& predicates) {
+  ARROW_ASSIGN_OR_RAISE(auto files, ScanFiles(table, snapshot_id, predicates));
   if (files.empty()) return arrow::Table::MakeEmpty(PlainSchema(*table.metadata.schema));
   std::vector<std::shared_ptr<arrow::Table>> parts;
   for (const auto& f : files) parts.push_back(f.rows);
   return arrow::ConcatenateTables(parts);
+}
+
+Result<std::vector<Datum>> SnapshotManifests(const Snapshot& snapshot) {
+  return ReadManifestList(snapshot);
+}
+
+Result<std::vector<LiveDataFile>> SnapshotDataFiles(const TableMetadata& metadata,
+                                                    const Snapshot& snapshot) {
+  ARROW_ASSIGN_OR_RAISE(auto entries, LiveFiles(metadata, snapshot));
+  std::vector<LiveDataFile> files;
+  for (auto& e : entries) files.push_back(LiveDataFile{e.spec_id, std::move(e.data_file)});
+  return files;
 }
 
 std::shared_ptr<arrow::Schema> PlainSchema(const arrow::Schema& schema) {

@@ -12,6 +12,7 @@
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
 
+#include "ember/iceberg/avro.h"
 #include "ember/iceberg/catalog.h"
 
 namespace ember::iceberg {
@@ -61,13 +62,42 @@ struct FileRows {
   std::shared_ptr<arrow::Table> rows;
 };
 
-/// The live data files of a snapshot (the current one by default) with their rows.
+/// A condition on one column that lets a scan skip data files whose partition values or column
+/// bounds and null counts show that no row can satisfy it. Rows are never filtered by it.
+struct ColumnPredicate {
+  enum class Op { kEq, kLt, kLtEq, kGt, kGtEq, kIsNull, kNotNull, kIn };
+  int field_id = 0;
+  Op op = Op::kEq;
+  std::vector<std::shared_ptr<arrow::Scalar>> values;  // of the column's type; kIn: several
+};
+
+/// The live data files of a snapshot (the current one by default) with their rows, skipping
+/// files that cannot satisfy every predicate.
 arrow::Result<std::vector<FileRows>> ScanFiles(const LoadedTable& table,
-                                               std::optional<int64_t> snapshot_id = {});
+                                               std::optional<int64_t> snapshot_id = {},
+                                               const std::vector<ColumnPredicate>& predicates = {});
 
 /// The rows of a snapshot (the current one by default), columns of the table's current schema.
-arrow::Result<std::shared_ptr<arrow::Table>> ScanTable(const LoadedTable& table,
-                                                       std::optional<int64_t> snapshot_id = {});
+arrow::Result<std::shared_ptr<arrow::Table>> ScanTable(
+    const LoadedTable& table, std::optional<int64_t> snapshot_id = {},
+    const std::vector<ColumnPredicate>& predicates = {});
+
+/// The manifests of a snapshot: manifest-list records whoever wrote them, with the fields in this
+/// order: path, length, partition spec id, content, sequence number, min sequence number, added
+/// snapshot id, added/existing/deleted files count, added/existing/deleted rows count, partition
+/// summaries (contains_null, contains_nan, lower_bound, upper_bound), key metadata.
+arrow::Result<std::vector<avro::Datum>> SnapshotManifests(const Snapshot& snapshot);
+
+/// A live data file of a snapshot: its spec and its data_file record, fields in this order:
+/// content, file_path, file_format, partition (the spec's fields in order), record_count,
+/// file_size_in_bytes, column_sizes, value_counts, null_value_counts, nan_value_counts,
+/// lower_bounds, upper_bounds, key_metadata, split_offsets, equality_ids, sort_order_id.
+struct LiveDataFile {
+  int spec_id = 0;
+  avro::Datum data_file;
+};
+arrow::Result<std::vector<LiveDataFile>> SnapshotDataFiles(const TableMetadata& metadata,
+                                                           const Snapshot& snapshot);
 
 /// The table schema without Iceberg's field-id metadata, as scans return it.
 std::shared_ptr<arrow::Schema> PlainSchema(const arrow::Schema& schema);

@@ -41,6 +41,9 @@ void Print(const LogicalPlan& p, int depth, std::string* out) {
     case PlanKind::kFileScan:
       line += "Relation [" + Attributes(p.output) + "] " + p.file->format;
       break;
+    case PlanKind::kTableScan:
+      line += "RelationV2 [" + Attributes(p.output) + "] " + p.scan->Describe();
+      break;
     case PlanKind::kStreamSource:
       line += "StreamingRelation [" + Attributes(p.output) + "] " + p.file->format;
       break;

@@ -20,6 +20,7 @@ using PlanPtr = std::shared_ptr<const LogicalPlan>;
 enum class PlanKind {
   kLocalTable,   // an in-memory arrow::Table (createDataFrame, range, a memory sink's batch)
   kFileScan,     // files read with a schema: json, csv, parquet, text
+  kTableScan,    // a catalog table, read when the plan runs: `scan`
   kStreamSource, // a streaming file source; each micro-batch replaces it with its new rows
   kProject,      // exprs: the projection list
   kFilter,       // exprs[0]: the condition
@@ -48,6 +49,18 @@ struct FileSource {
   std::map<std::string, std::string> options; // keys lower-cased
 };
 
+/// A catalog table read when the plan runs, so that a filter right above it can skip files.
+class TableScan {
+ public:
+  virtual ~TableScan() = default;
+  /// The rows, columns in the order of `output`. `conjuncts` (over `output`'s attributes) may
+  /// let the scan skip data that cannot match; the rows it returns are filtered anyway.
+  virtual arrow::Result<std::shared_ptr<arrow::Table>> Read(
+      const std::vector<ExprPtr>& conjuncts, const std::vector<Attribute>& output) const = 0;
+  /// For explain(): "iceberg local.db.t".
+  virtual std::string Describe() const = 0;
+};
+
 /// The parts of a SQL SELECT block before analysis.
 struct SelectBlock {
   std::vector<ExprPtr> select_list;
@@ -73,6 +86,7 @@ struct LogicalPlan {
   std::vector<std::string> name_parts;     // kUnresolvedRelation
   std::shared_ptr<arrow::Table> table;     // kLocalTable
   std::shared_ptr<FileSource> file;        // kFileScan
+  std::shared_ptr<const TableScan> scan;   // kTableScan
   std::shared_ptr<SelectBlock> select;     // kSelect
   bool is_streaming = false;               // a streaming source somewhere below
   bool within_watermark = false;           // kDeduplicate: dropDuplicatesWithinWatermark

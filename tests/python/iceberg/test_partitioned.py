@@ -237,8 +237,16 @@ def test_ember_reads_and_extends_a_partitioned_table_pyiceberg_wrote(tmp_path):
     assert_partition_values_hold(extended)
 
 
+METADATA_QUERIES = {
+    "files_table": "SELECT content, file_path, file_format, spec_id, partition, record_count, "
+                   "file_size_in_bytes, column_sizes, value_counts, null_value_counts, nan_value_counts, "
+                   "split_offsets, equality_ids, sort_order_id FROM local.db.a.files",
+    "manifests_table": "SELECT * FROM local.db.a.manifests",
+}
+
 SPARK_SCRIPT = textwrap.dedent("""
     import json, sys
+    METADATA_QUERIES = %r
     from pyspark.sql import SparkSession
     jar, warehouse = sys.argv[1:3]
     spark = (SparkSession.builder.master("local[2]").config("spark.jars", jar)
@@ -275,6 +283,9 @@ SPARK_SCRIPT = textwrap.dedent("""
     out["pruned"] = spark.sql("SELECT count(*) FROM local.db.a WHERE name = 'alps'").collect()[0][0]
     out["files"] = spark.sql("SELECT count(*), sum(record_count) FROM local.db.a.files").collect()[0][:]
     out["partitions"] = spark.sql("SELECT count(*) FROM local.db.a.partitions").collect()[0][0]
+    for name, query in METADATA_QUERIES.items():
+        out[name] = sorted(json.dumps(r.asDict(recursive=True), default=str, sort_keys=True)
+                           for r in spark.sql(query).collect())
     # Spark extends Ember's table, and writes a partitioned table of its own for Ember to read.
     spark.sql("INSERT INTO local.db.a VALUES (1000001, 5, 'spark', TIMESTAMP '2024-01-01 00:00:00', "
               "DATE '2024-01-01', true)")
@@ -284,7 +295,7 @@ SPARK_SCRIPT = textwrap.dedent("""
               "(3, 'beta', DATE '1969-12-31')")
     print(json.dumps(out, default=str))
     spark.stop()
-""")
+""") % METADATA_QUERIES
 
 SPARK_CHECK = textwrap.dedent("""
     import sys
@@ -319,6 +330,9 @@ def test_spark_checks_reads_and_extends_partitioned_tables(tmp_path):
     rows = make_rows(150, 9)
     for name in ("a", "b"):
         spark.createDataFrame(rows, COLUMNS).writeTo(f"local.db.{name}").append()
+    ember_metadata = {name: sorted(json.dumps(r.asDict(recursive=True), default=str, sort_keys=True)
+                                   for r in spark.sql(query).collect())
+                      for name, query in METADATA_QUERIES.items()}
     out = json.loads(run_spark(tmp_path, SPARK_SCRIPT, warehouse).strip().splitlines()[-1])
     assert out["a_mismatches"] == 0 and out["b_mismatches"] == 0
     ember_rows = sorted(json.dumps([str(v) for v in r]) for r in spark.table("local.db.a").collect()
@@ -329,6 +343,9 @@ def test_spark_checks_reads_and_extends_partitioned_tables(tmp_path):
     assert out["pruned"] == sum(1 for r in rows if r[2] == "alps")
     assert out["files"][1] == len(rows)
     assert out["partitions"] == out["files"][0]  # one file per partition, one append
+    # Ember's metadata tables equal Spark's, both read before Spark's insert.
+    for name in METADATA_QUERIES:
+        assert out[name] == ember_metadata[name], name
     # Ember reads what Spark added, and Spark's own partitioned table; then extends the latter.
     assert sorted(r.id for r in spark.table("local.db.a").collect()) == sorted([r[0] for r in rows] + [1000001])
     assert sorted(tuple(r) for r in spark.sql("SELECT id, name FROM local.db.s").collect()) == \
