@@ -13,6 +13,7 @@
 #include <arrow/type_fwd.h>
 
 #include "ember/dataframe.h"
+#include "ember/partitioning.h"
 
 namespace ember {
 
@@ -60,7 +61,11 @@ class Session : public std::enable_shared_from_this<Session> {
       const std::vector<std::string>& parts);
   /// Writes a DataFrame to a table: mode append, overwrite, create (fails if it exists) or
   /// replace (create or replace).
-  arrow::Status WriteTable(const std::string& name, const DataFrame& df, const std::string& mode);
+  /// Writes `df` to a catalog table; mode "create" and "replace" make the table with
+  /// `partitioning` and `properties` (DataFrameWriterV2's partitionedBy and tableProperty).
+  arrow::Status WriteTable(const std::string& name, const DataFrame& df, const std::string& mode,
+                           const std::vector<PartitionTerm>& partitioning = {},
+                           const std::map<std::string, std::string>& properties = {});
 
   arrow::Status CreateTempView(const std::string& name, const DataFrame& df, bool replace);
   bool DropTempView(const std::string& name);

@@ -7,6 +7,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 #include <nanobind/stl/function.h>
 
@@ -230,14 +231,23 @@ NB_MODULE(_core, m) {
              return Unwrap(s.ReadStream(format, path, schema, options));
            })
       .def("write_table",
-           [](Session& s, const std::string& name, const DataFrame& df, const std::string& mode) {
+           [](Session& s, const std::string& name, const DataFrame& df, const std::string& mode,
+              const std::vector<std::tuple<std::string, std::string, int64_t>>& partitioning,
+              const std::map<std::string, std::string>& properties) {
+             std::vector<ember::PartitionTerm> terms;
+             for (const auto& [transform, column, argument] : partitioning) {
+               terms.push_back({transform, column, argument});
+             }
              arrow::Status status;
              {
                nb::gil_scoped_release release;
-               status = s.WriteTable(name, df, mode);
+               status = s.WriteTable(name, df, mode, terms, properties);
              }
              Check(status);
-           })
+           },
+           nb::arg("name"), nb::arg("df"), nb::arg("mode"),
+           nb::arg("partitioning") = std::vector<std::tuple<std::string, std::string, int64_t>>{},
+           nb::arg("properties") = std::map<std::string, std::string>{})
       .def("create_temp_view",
            [](Session& s, const std::string& name, const DataFrame& df, bool replace) {
              Check(s.CreateTempView(name, df, replace));

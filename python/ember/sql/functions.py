@@ -14,6 +14,7 @@ __all__ = [
     "unix_timestamp", "window", "session_window", "window_time", "struct", "abs", "asc", "desc", "asc_nulls_first",
     "asc_nulls_last", "desc_nulls_first", "desc_nulls_last", "sum_distinct", "round",
     "concat_ws", "dayofweek", "date_add", "date_sub", "datediff", "add_months", "last_day",
+    "years", "months", "days", "hours", "bucket",
 ]
 
 
@@ -224,3 +225,35 @@ def add_months(start: Any, months: Any) -> Column:
 
 def last_day(date: Any) -> Column:
     return _call("last_day", _to_col(date))
+
+
+def _partition_transform(transform: str, col: Any, argument: int = 0) -> Column:
+    # A transform for DataFrameWriterV2.partitionedBy only, as in Spark; it remembers the column.
+    name = col if isinstance(col, str) else col._c.name()
+    column = _call(transform, _to_col(col))
+    column._partition = (transform, name, argument)
+    return column
+
+
+def years(col: Any) -> Column:
+    return _partition_transform("years", col)
+
+
+def months(col: Any) -> Column:
+    return _partition_transform("months", col)
+
+
+def days(col: Any) -> Column:
+    return _partition_transform("days", col)
+
+
+def hours(col: Any) -> Column:
+    return _partition_transform("hours", col)
+
+
+def bucket(numBuckets: Any, col: Any) -> Column:
+    if isinstance(numBuckets, Column):
+        numBuckets = int(numBuckets._c.name())
+    if not isinstance(numBuckets, int):
+        raise TypeError(f"numBuckets should be a Column or an int, got {type(numBuckets).__name__}")
+    return _partition_transform("bucket", col, numBuckets)

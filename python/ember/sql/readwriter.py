@@ -190,6 +190,8 @@ class DataFrameWriterV2:
     def __init__(self, df: DataFrame, table: str):
         self._df = df
         self._table = table
+        self._partitioning: list = []
+        self._properties: dict = {}
 
     def using(self, provider: str) -> "DataFrameWriterV2":
         return self
@@ -201,13 +203,25 @@ class DataFrameWriterV2:
         return self
 
     def tableProperty(self, property: str, value: str) -> "DataFrameWriterV2":
+        self._properties[property] = str(value)
         return self
 
     def partitionedBy(self, col: Any, *cols: Any) -> "DataFrameWriterV2":
+        """Columns (names or col(...)) and years/months/days/hours/bucket of one."""
+        terms = []
+        for c in (col,) + cols:
+            if isinstance(c, str):
+                terms.append(("identity", c, 0))
+            elif getattr(c, "_partition", None):
+                terms.append(c._partition)
+            else:
+                terms.append(("identity", c._c.name(), 0))
+        self._partitioning = terms
         return self
 
     def _write(self, mode: str) -> None:
-        self._df.sparkSession._core.write_table(self._table, self._df._df, mode)
+        self._df.sparkSession._core.write_table(self._table, self._df._df, mode,
+                                                self._partitioning, self._properties)
 
     def append(self) -> None:
         self._write("append")

@@ -384,7 +384,9 @@ Result<std::pair<iceberg::HadoopCatalog*, std::vector<std::string>>> Session::Re
 }
 
 arrow::Status Session::WriteTable(const std::string& name, const DataFrame& df,
-                                  const std::string& mode_in) {
+                                  const std::string& mode_in,
+                                  const std::vector<PartitionTerm>& partitioning,
+                                  const std::map<std::string, std::string>& properties) {
   auto parts = plan::ColumnFromString(name)->name_parts;
   ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveTableName(parts));
   auto [catalog, ident] = resolved;
@@ -392,7 +394,8 @@ arrow::Status Session::WriteTable(const std::string& name, const DataFrame& df,
   ARROW_ASSIGN_OR_RAISE(auto rows, df.ToTable());
   if (mode == "create" || mode == "replace") {
     if (mode == "replace") ARROW_RETURN_NOT_OK(catalog->DropTable(ident, false).status());
-    ARROW_RETURN_NOT_OK(catalog->CreateTable(ident, *df.schema(), {}, /*if_not_exists=*/false));
+    ARROW_RETURN_NOT_OK(catalog->CreateTable(ident, *df.schema(), properties,
+                                             /*if_not_exists=*/false, partitioning));
   } else if (!catalog->TableExists(ident)) {
     return TableOrViewNotFound(parts);
   }

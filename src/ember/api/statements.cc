@@ -134,12 +134,8 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
       } else if (st.if_not_exists && catalog->TableExists(ident)) {
         return Empty(session);
       }
-      std::vector<iceberg::PartitionTerm> partitioning;
-      for (const auto& term : st.partitioning) {
-        partitioning.push_back({term.transform, term.column, term.argument});
-      }
       ARROW_RETURN_NOT_OK(catalog->CreateTable(ident, *IcebergColumns(*schema), st.properties,
-                                               st.if_not_exists, partitioning));
+                                               st.if_not_exists, st.partitioning));
       if (source) ARROW_RETURN_NOT_OK(session.WriteTable(Joined(st.name), *source, "append"));
       return Empty(session);
     }

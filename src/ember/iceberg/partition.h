@@ -14,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ember/iceberg/avro.h"
+#include "ember/partitioning.h"
 
 namespace ember::iceberg {
 
@@ -27,13 +28,6 @@ struct PartitionField {
 struct PartitionSpec {
   int spec_id = 0;
   std::vector<PartitionField> fields;
-};
-
-/// A term of PARTITIONED BY or `partitionedBy`: a column, or a transform of one.
-struct PartitionTerm {
-  std::string transform;  // identity, years, months, days, hours, bucket or truncate
-  std::string column;     // a nested field's parts joined with dots
-  int64_t argument = 0;   // bucket: the number of buckets; truncate: the width
 };
 
 /// Spec 0 for `terms` over `schema` (fields carrying ids): Java's default field names, field ids

@@ -10,6 +10,7 @@
 #include <arrow/io/file.h>
 #include <arrow/scalar.h>
 #include <arrow/table.h>
+#include <arrow/util/byte_size.h>
 #include <nlohmann/json.hpp>
 #include <parquet/arrow/reader.h>
 
@@ -532,14 +533,26 @@ Result<std::vector<DataFile>> WriteRows(HadoopCatalog* catalog,
   ARROW_ASSIGN_OR_RAISE(auto conformed,
                         ConformToSchema(rows, m.schema, catalog->QualifiedName(ident)));
   ARROW_ASSIGN_OR_RAISE(auto groups, SplitByPartition(m.default_spec(), *m.schema, conformed));
+  // Files roll toward the table's target size, judged by the rows' size in memory (Parquet's
+  // encoding and compression make the files smaller).
+  int64_t target = 512LL << 20;
+  auto property = m.properties.find("write.target-file-size-bytes");
+  if (property != m.properties.end()) target = std::max<int64_t>(1, std::stoll(property->second));
   std::string uuid = NewUuid();
   std::vector<DataFile> files;
   for (auto& group : groups) {
     std::string dir = m.location + "/data/" + (group.path.empty() ? "" : group.path + "/");
-    std::string path = dir + "00000-" + std::to_string(files.size()) + "-" + uuid + "-0-00001.parquet";
-    ARROW_ASSIGN_OR_RAISE(auto file, WriteDataFile(group.rows, path));
-    file.partition = std::move(group.partition);
-    files.push_back(std::move(file));
+    int64_t rows_in_group = group.rows->num_rows();
+    int64_t parts = std::max<int64_t>(1, (arrow::util::TotalBufferSize(*group.rows) + target - 1) / target);
+    int64_t rows_per_file = std::max<int64_t>(1, (rows_in_group + parts - 1) / parts);
+    for (int64_t offset = 0, n = 1; offset < rows_in_group; offset += rows_per_file, ++n) {
+      char suffix[32];
+      std::snprintf(suffix, sizeof(suffix), "-0-%05lld.parquet", static_cast<long long>(n));
+      std::string path = dir + "00000-" + std::to_string(files.size()) + "-" + uuid + suffix;
+      ARROW_ASSIGN_OR_RAISE(auto file, WriteDataFile(group.rows->Slice(offset, rows_per_file), path));
+      file.partition = group.partition;
+      files.push_back(std::move(file));
+    }
   }
   return files;
 }

@@ -37,17 +37,11 @@
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
 
+#include "ember/partitioning.h"
 #include "ember/plan/expr.h"
 #include "ember/plan/logical_plan.h"
 
 namespace ember::sql {
-
-/// A partition term of PARTITIONED BY: a column, or a transform of one.
-struct PartitionTerm {
-  std::string transform;  // identity, years, months, days, hours, bucket or truncate
-  std::string column;     // a nested field's parts joined with dots, as Iceberg names fields
-  int64_t argument = 0;   // bucket: the number of buckets; truncate: the width; otherwise 0
-};
 
 /// `column = value` of UPDATE SET and of MERGE's UPDATE SET.
 struct Assignment {

@@ -353,3 +353,26 @@ def test_spark_checks_reads_and_extends_partitioned_tables(tmp_path):
     spark.sql("INSERT INTO local.db.s VALUES (4, 'ember', DATE '2024-02-02')")
     spark.sql("DELETE FROM local.db.s WHERE id = 2")
     run_spark(tmp_path, SPARK_CHECK, warehouse)
+
+
+def test_writer_v2_partitioned_by_and_files_rolled_to_the_target_size(tmp_path):
+    from ember.sql import functions as F
+
+    warehouse = tmp_path / "wh"
+    spark = session(warehouse)
+    spark.sql("CREATE NAMESPACE local.db")
+    rows = make_rows(3000, 10)
+    (spark.createDataFrame(rows, COLUMNS).writeTo("local.db.w")
+     .partitionedBy(F.years("ts"), F.bucket(2, F.col("id")), "flag")
+     .tableProperty("write.target-file-size-bytes", "4096")
+     .create())
+    table = static_table(warehouse, "db", "w")
+    assert [(f.name, str(f.transform)) for f in table.spec().fields] == \
+        [("ts_year", "year"), ("id_bucket", "bucket[2]"), ("flag", "identity")]
+    assert table.properties["write.target-file-size-bytes"] == "4096"
+    files = assert_partition_values_hold(table)
+    partitions = {json.dumps(f["partition"], default=str, sort_keys=True) for f in files}
+    assert len(files) > len(partitions)  # big partitions were rolled into several files
+    got = sorted(norm(r.values()) for r in table.scan().to_arrow().to_pylist())
+    assert got == sorted(norm(as_utc(r)) for r in rows)
+    assert assert_duckdb_reads(warehouse, "db", "w") == len(rows)
