@@ -111,7 +111,8 @@ Datum IdMap(const std::map<int, V>& values) {
   return Datum(std::move(items));
 }
 
-Status WriteBytes(const std::string& path, const std::string& bytes) {
+Status WriteBytes(const std::string& uri, const std::string& bytes) {
+  std::string path = io::PathFromUri(uri);
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -411,7 +412,7 @@ using ApplyFn = std::function<Result<Changes>(const TableMetadata& base, int64_t
 // Iceberg's optimistic commit loop (ICEBERG.md 5.1): refresh, apply the change to the fresh
 // base, swap the metadata; on a lost race remove this attempt's manifests and try again.
 // `added` holds the data files written once before the loop; `skip` may end the loop early.
-Result<bool> CommitWithRetries(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+Result<bool> CommitWithRetries(Catalog* catalog, const std::vector<std::string>& ident,
                                const std::vector<DataFile>& added,
                                const std::map<std::string, std::string>& summary,
                                const std::function<bool(const TableMetadata&)>& skip,
@@ -456,7 +457,7 @@ Result<bool> CommitWithRetries(HadoopCatalog* catalog, const std::vector<std::st
     ARROW_ASSIGN_OR_RAISE(bool committed, catalog->Commit(base, std::move(updated)));
     if (committed) return true;
     std::error_code ec;
-    for (const auto& path : written) fs::remove(path, ec);
+    for (const auto& path : written) fs::remove(io::PathFromUri(path), ec);
     if (attempt >= 10) {
       return UserError(ErrorKind::kRuntime, "ICEBERG_COMMIT_FAILED",
                        "Could not commit to " + catalog->QualifiedName(ident) +
@@ -468,7 +469,7 @@ Result<bool> CommitWithRetries(HadoopCatalog* catalog, const std::vector<std::st
 }
 
 // Rows conformed to the table's schema as a new data file, or none for no rows.
-Result<std::vector<DataFile>> WriteRows(HadoopCatalog* catalog,
+Result<std::vector<DataFile>> WriteRows(Catalog* catalog,
                                         const std::vector<std::string>& ident,
                                         const std::shared_ptr<arrow::Table>& rows) {
   if (rows->num_rows() == 0) return std::vector<DataFile>{};
@@ -477,7 +478,8 @@ Result<std::vector<DataFile>> WriteRows(HadoopCatalog* catalog,
   ARROW_ASSIGN_OR_RAISE(auto conformed,
                         ConformToSchema(rows, m.schema, catalog->QualifiedName(ident)));
   std::string path = m.location + "/data/00000-0-" + NewUuid() + "-0-00001.parquet";
-  ARROW_ASSIGN_OR_RAISE(auto file, WriteDataFile(conformed, path));
+  ARROW_ASSIGN_OR_RAISE(auto file, WriteDataFile(conformed, io::PathFromUri(path)));
+  file.path = path;  // as the table's location spells it (a file: URI for PyIceberg's tables)
   return std::vector<DataFile>{file};
 }
 
@@ -544,7 +546,7 @@ Status ValidateSinceScan(const TableMetadata& m, const OverwriteRequest& request
 
 }  // namespace
 
-Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+Result<bool> AppendRows(Catalog* catalog, const std::vector<std::string>& ident,
                         const std::shared_ptr<arrow::Table>& rows, const AppendOptions& options) {
   ARROW_ASSIGN_OR_RAISE(auto base, catalog->LoadTable(ident));
   if (options.already_committed && options.already_committed(base.metadata)) return false;
@@ -569,7 +571,7 @@ Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& 
                            apply);
 }
 
-Status OverwriteFiles(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+Status OverwriteFiles(Catalog* catalog, const std::vector<std::string>& ident,
                       const OverwriteRequest& request) {
   ARROW_ASSIGN_OR_RAISE(auto added, WriteRows(catalog, ident, request.added));
   std::set<std::string> removed(request.removed.begin(), request.removed.end());
