@@ -1,15 +1,13 @@
 // The SQL catalog's contract (ICEBERG.md 4.2): a commit is a compare-and-swap on the table's
 // metadata location, so a writer holding a stale base loses, whichever connection it uses; and
 // the catalog URIs Spark and PyIceberg write name the SQLite file.
-#include <gtest/gtest.h>
+#include "ember/iceberg/sql_catalog.h"
 
+#include <arrow/api.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
-
-#include <arrow/api.h>
-
-#include "ember/iceberg/sql_catalog.h"
 
 namespace ember::iceberg {
 namespace {
@@ -38,7 +36,9 @@ class SqlCatalogTest : public ::testing::Test {
     return *catalog;
   }
 
-  static std::string FileName(const std::string& path) { return fs::path(path).filename().string(); }
+  static std::string FileName(const std::string& path) {
+    return fs::path(path).filename().string();
+  }
 
   fs::path dir_;
 };
@@ -111,7 +111,8 @@ TEST_F(SqlCatalogTest, CreatingATableTwiceLosesAndCatalogsAreSeparate) {
 TEST(SqliteUri, SparkAndPyIcebergForms) {
   const std::string option = "spark.sql.catalog.c.uri";
   EXPECT_EQ(SqliteFileFromUri("jdbc:sqlite:/data/c.db", option).ValueOr(""), "/data/c.db");
-  EXPECT_EQ(SqliteFileFromUri("jdbc:sqlite:file:/data/c.db?mode=rw", option).ValueOr(""), "/data/c.db");
+  EXPECT_EQ(SqliteFileFromUri("jdbc:sqlite:file:/data/c.db?mode=rw", option).ValueOr(""),
+            "/data/c.db");
   EXPECT_EQ(SqliteFileFromUri("jdbc:sqlite:rel.db", option).ValueOr(""), "rel.db");
   EXPECT_EQ(SqliteFileFromUri("sqlite:////data/c.db", option).ValueOr(""), "/data/c.db");
   EXPECT_EQ(SqliteFileFromUri("sqlite:///rel.db", option).ValueOr(""), "rel.db");

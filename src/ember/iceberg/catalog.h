@@ -11,13 +11,13 @@
 // and the session's); each implementation serialises what needs it.
 #pragma once
 
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <arrow/result.h>
-#include <arrow/type_fwd.h>
 
 #include "ember/iceberg/table_metadata.h"
 
@@ -85,8 +85,8 @@ class Catalog {
 /// The catalog configured by `options`, the keys of spark.sql.catalog.<name>.* without that
 /// prefix ("type", "catalog-impl", "warehouse", "uri", ...); `""` holds the value of
 /// spark.sql.catalog.<name> itself. Errors name the option at fault.
-arrow::Result<std::shared_ptr<Catalog>> MakeCatalog(const std::string& name,
-                                                    const std::map<std::string, std::string>& options);
+arrow::Result<std::shared_ptr<Catalog>> MakeCatalog(
+    const std::string& name, const std::map<std::string, std::string>& options);
 
 /// A catalog on a directory tree; see the top of this file.
 class HadoopCatalog : public Catalog {

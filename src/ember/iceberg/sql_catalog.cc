@@ -233,7 +233,8 @@ Result<std::shared_ptr<SqlCatalog>> SqlCatalog::Open(std::string name, SqlCatalo
     }
     if (!db->v1) return added.status();
   }
-  return std::shared_ptr<SqlCatalog>(new SqlCatalog(std::move(name), std::move(warehouse), std::move(db)));
+  return std::shared_ptr<SqlCatalog>(
+      new SqlCatalog(std::move(name), std::move(warehouse), std::move(db)));
 }
 
 SqlCatalog::SqlCatalog(std::string name, std::string warehouse, std::unique_ptr<Database> db)
@@ -294,7 +295,8 @@ Result<std::vector<std::string>> SqlCatalog::ListNamespaces(
 Result<std::vector<std::string>> SqlCatalog::ListTables(const std::vector<std::string>& ns) const {
   ARROW_ASSIGN_OR_RAISE(
       auto rows, db_->Query("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND "
-                            "table_namespace = ?" + TablesOnly(db_->v1) + " ORDER BY table_name",
+                            "table_namespace = ?" +
+                                TablesOnly(db_->v1) + " ORDER BY table_name",
                             {name(), Joined(ns, ".")}));
   std::vector<std::string> out;
   for (const auto& row : rows) out.push_back(row[0].value_or(""));
@@ -324,8 +326,9 @@ Status SqlCatalog::DropNamespace(const std::vector<std::string>& ns, bool if_exi
   ARROW_ASSIGN_OR_RAISE(auto tables, ListTables(ns));
   ARROW_ASSIGN_OR_RAISE(auto children, ListNamespaces(ns));
   if (!tables.empty() || !children.empty()) return SchemaNotEmpty(ns);
-  return db_->Run("DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?",
-                  {name(), Joined(ns, ".")})
+  return db_
+      ->Run("DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?",
+            {name(), Joined(ns, ".")})
       .status();
 }
 
@@ -336,7 +339,8 @@ Result<std::optional<std::string>> SqlCatalog::MetadataLocation(
   ARROW_ASSIGN_OR_RAISE(
       auto rows,
       db_->Query("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND "
-                 "table_namespace = ? AND table_name = ?" + TablesOnly(db_->v1),
+                 "table_namespace = ? AND table_name = ?" +
+                     TablesOnly(db_->v1),
                  {name(), Joined(ns, "."), ident.back()}));
   if (rows.empty() || !rows[0][0]) return std::nullopt;
   return rows[0][0];
@@ -370,7 +374,8 @@ Result<bool> SqlCatalog::DropTable(const std::vector<std::string>& ident, bool p
   ARROW_ASSIGN_OR_RAISE(
       auto outcome,
       db_->Run("DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND "
-               "table_name = ?" + TablesOnly(db_->v1),
+               "table_name = ?" +
+                   TablesOnly(db_->v1),
                {name(), Joined(ns, "."), ident.back()}));
   if (outcome.changed == 0) return false;
   if (files) {
@@ -383,7 +388,8 @@ Result<bool> SqlCatalog::DropTable(const std::vector<std::string>& ident, bool p
 
 Result<bool> SqlCatalog::Commit(const LoadedTable& base, TableMetadata updated) {
   bool create = base.metadata_path.empty();
-  int version = create ? 0 : std::max(base.version, -1) + 1;
+  // The version after the base's; 0 after a name without one (-1), as Java numbers them.
+  int version = create ? 0 : base.version + 1;
   if (!create) {
     updated.metadata_log.emplace_back(base.metadata.last_updated_ms, base.metadata_path);
     if (updated.metadata_log.size() > 100) updated.metadata_log.erase(updated.metadata_log.begin());
@@ -426,7 +432,8 @@ Result<bool> SqlCatalog::Commit(const LoadedTable& base, TableMetadata updated) 
     auto swapped = db_->Run(
         "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
         "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND "
-        "metadata_location = ?" + TablesOnly(db_->v1),
+        "metadata_location = ?" +
+            TablesOnly(db_->v1),
         {location, base.metadata_path, name(), Joined(ns, "."), ident.back(), base.metadata_path});
     if (!swapped.ok()) {
       std::error_code ec;

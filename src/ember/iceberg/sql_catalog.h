@@ -20,13 +20,13 @@
 // (SQLite's busy timeout).
 #pragma once
 
+#include <arrow/result.h>
+
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <arrow/result.h>
 
 #include "ember/iceberg/catalog.h"
 
@@ -52,7 +52,8 @@ arrow::Result<std::string> SqliteFileFromUri(const std::string& uri, const std::
 class SqlCatalog : public Catalog {
  public:
   /// Opens (and creates if needed) the database and the catalog tables.
-  static arrow::Result<std::shared_ptr<SqlCatalog>> Open(std::string name, SqlCatalogOptions options);
+  static arrow::Result<std::shared_ptr<SqlCatalog>> Open(std::string name,
+                                                         SqlCatalogOptions options);
   ~SqlCatalog() override;
 
   arrow::Status CreateNamespace(const std::vector<std::string>& ns, bool if_not_exists) override;

@@ -262,6 +262,28 @@ def test_concurrent_writers_lose_no_commit(tmp_path):
     assert sorted(int(METADATA_FILE.fullmatch(n).group(1)) for n in names) == list(range(41))
 
 
+def test_schema_v1_marks_tables_and_ignores_views(tmp_path):
+    db, warehouse = tmp_path / "catalog.db", tmp_path / "wh"
+    pyiceberg(db, warehouse, name="v1").create_namespace("db")  # a V0 database, as PyIceberg makes
+    spark = session(db, warehouse, name="v1")
+    spark.conf.set("spark.sql.catalog.v1.jdbc.schema-version", "V1")  # Java's migration to V1
+    spark.sql("CREATE TABLE v1.db.t (id INT)")
+    spark.sql("INSERT INTO v1.db.t VALUES (1)")
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT table_name, iceberg_type FROM iceberg_tables").fetchall() == [
+            ("t", "TABLE")]
+        # A view Java wrote, and a table row from before the migration (type NULL).
+        connection.execute("INSERT INTO iceberg_tables VALUES ('v1', 'db', 'v', '/nowhere.json', NULL, "
+                           "'VIEW')")
+        connection.execute("UPDATE iceberg_tables SET iceberg_type = NULL WHERE table_name = 't'")
+    assert [r.tableName for r in spark.sql("SHOW TABLES IN v1.db").collect()] == ["t"]
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+        spark.table("v1.db.v")
+    spark.sql("INSERT INTO v1.db.t VALUES (2)")  # a V0 row commits in a V1 database
+    assert sorted(r.id for r in spark.table("v1.db.t").collect()) == [1, 2]
+    spark.conf.unset("spark.sql.catalog.v1.jdbc.schema-version")
+
+
 def test_bad_catalog_options_name_the_option(tmp_path):
     spark = SparkSession.builder.getOrCreate()
     prefix = "spark.sql.catalog.broken"
