@@ -18,6 +18,7 @@ import pyarrow as pa
 import pytest
 from pyiceberg.catalog.sql import SqlCatalog
 
+from crash import kill_at_random_instants
 from ember.errors import AnalysisException, IllegalArgumentException
 from ember.sql import SparkSession
 from iceberg.test_iceberg_tables import (ICEBERG_JAR, duckdb_events, run_to_table,
@@ -161,6 +162,43 @@ def test_streaming_to_table_across_a_restart(tmp_path):
     assert [(s["ember.query-id"], s["ember.batch-id"]) for s in summaries] == [
         (query.id, "0"), (query.id, "1")]
     assert sorted(tuple(r) for r in spark.table("local.stream.events").collect()) == got
+
+
+STREAM_JOB = textwrap.dedent("""
+    import sys
+    from ember.sql import SparkSession
+    source, db, warehouse, checkpoint = sys.argv[1:5]
+    spark = (SparkSession.builder.config("spark.sql.catalog.local.type", "jdbc")
+             .config("spark.sql.catalog.local.uri", "jdbc:sqlite:" + db)
+             .config("spark.sql.catalog.local.warehouse", warehouse).getOrCreate())
+    q = (spark.readStream.schema("event_id INT, company_id STRING, amount DOUBLE, event_ts STRING")
+         .option("maxFilesPerTrigger", 1).json(source)
+         .writeStream.option("checkpointLocation", checkpoint).trigger(availableNow=True)
+         .toTable("local.stream.events"))
+    q.processAllAvailable()
+    q.stop()
+""")
+
+
+def test_stream_killed_at_random_instants_commits_each_batch_once(tmp_path):
+    db, warehouse = tmp_path / "catalog.db", tmp_path / "wh"
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    session(db, warehouse).sql("CREATE NAMESPACE local.stream")
+    for i in range(25):
+        write_events(source, f"f{i:02d}.json", i * 7, 7)
+        os.utime(source / f"f{i:02d}.json", (1_700_000_000 + i, 1_700_000_000 + i))
+    job = tmp_path / "job.py"
+    job.write_text(STREAM_JOB)
+    args = [sys.executable, str(job), str(source), str(db), str(warehouse), str(checkpoint)]
+    assert kill_at_random_instants(args, seed=7) == 3, "the job ended before 3 kills"
+    subprocess.run(args, check=True, timeout=300)
+    table = pyiceberg(db, warehouse).load_table("stream.events")
+    assert sorted(tuple(r.values()) for r in table.scan().to_arrow().to_pylist()) == duckdb_events(source)
+    summaries = [dict(s["summary"]) for s in table.inspect.snapshots().to_pylist()]
+    batch_ids = [int(s["ember.batch-id"]) for s in summaries if "ember.batch-id" in s]
+    commits = sorted(int(n) for n in os.listdir(checkpoint / "commits") if n.isdigit())
+    assert sorted(batch_ids) == commits == list(range(len(commits)))
 
 
 def test_pyiceberg_tables_read_and_extended_by_ember(tmp_path):
