@@ -44,6 +44,11 @@ def pyiceberg(db, warehouse, name="local"):
     return SqlCatalog(name, uri=f"sqlite:///{db}", warehouse=f"file://{warehouse}")
 
 
+def tables_in(spark, namespace):
+    """SHOW TABLES without the session's temporary views (which Spark lists too)."""
+    return [r.tableName for r in spark.sql(f"SHOW TABLES IN {namespace}").collect() if not r.isTemporary]
+
+
 def catalog_rows(db, table):
     with sqlite3.connect(db) as connection:
         return connection.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall()
@@ -84,7 +89,7 @@ def test_ember_tables_listed_and_read_by_pyiceberg(tmp_path):
     frame.where("k < 5").writeTo("local.db.w").append()
 
     assert sorted(r.namespace for r in spark.sql("SHOW NAMESPACES IN local").collect()) == ["db", "other"]
-    assert [r.tableName for r in spark.sql("SHOW TABLES IN local.db").collect()] == ["t", "w"]
+    assert tables_in(spark, "local.db") == ["t", "w"]
     with pytest.raises(AnalysisException, match="SCHEMA_ALREADY_EXISTS"):
         spark.sql("CREATE NAMESPACE local.db")
     with pytest.raises(AnalysisException, match="SCHEMA_NOT_EMPTY"):
@@ -220,7 +225,7 @@ def test_pyiceberg_tables_read_and_extended_by_ember(tmp_path):
              .config("spark.sql.catalog.shared.warehouse", f"file://{warehouse}")
              .getOrCreate())
     assert [r.namespace for r in spark.sql("SHOW NAMESPACES IN shared").collect()] == ["sales"]
-    assert [r.tableName for r in spark.sql("SHOW TABLES IN shared.sales").collect()] == ["orders"]
+    assert tables_in(spark, "shared.sales") == ["orders"]
     assert sorted(tuple(r) for r in spark.table("shared.sales.orders").collect()) == first
     assert [(f.name, f.dataType.simpleString()) for f in spark.table("shared.sales.orders").schema] == [
         ("id", "bigint"), ("name", "string"), ("price", "double"), ("day", "date"),
@@ -314,7 +319,7 @@ def test_schema_v1_marks_tables_and_ignores_views(tmp_path):
         connection.execute("INSERT INTO iceberg_tables VALUES ('v1', 'db', 'v', '/nowhere.json', NULL, "
                            "'VIEW')")
         connection.execute("UPDATE iceberg_tables SET iceberg_type = NULL WHERE table_name = 't'")
-    assert [r.tableName for r in spark.sql("SHOW TABLES IN v1.db").collect()] == ["t"]
+    assert tables_in(spark, "v1.db") == ["t"]
     with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
         spark.table("v1.db.v")
     spark.sql("INSERT INTO v1.db.t VALUES (2)")  # a V0 row commits in a V1 database
