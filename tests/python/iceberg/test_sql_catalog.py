@@ -141,10 +141,14 @@ def test_ember_tables_listed_and_read_by_pyiceberg(tmp_path):
     assert catalog_rows(db, "iceberg_namespace_properties") == [
         ("local", "db", "exists", "true"), ("local", "other", "exists", "true")]
 
-    spark.sql("DROP TABLE local.db.w")
+    spark.sql("DROP TABLE local.db.w")  # the row goes, the files stay (Java's DROP without PURGE)
     assert catalog.list_tables("db") == [("db", "t")]
+    assert os.path.isdir(warehouse / "db" / "w" / "data")
     spark.sql("DROP NAMESPACE local.other")
     assert catalog.list_namespaces() == [("db",)]
+    spark.sql("DROP NAMESPACE local.db CASCADE")  # purges its tables
+    assert catalog.list_namespaces() == [] and catalog_rows(db, "iceberg_tables") == []
+    assert not os.path.exists(warehouse / "db" / "t")
 
 
 def test_streaming_to_table_across_a_restart(tmp_path):
