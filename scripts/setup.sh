@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 # Debian packages: the C++ toolchain and libraries (Arrow itself comes from the pyarrow wheel).
-debs=(g++ cmake ninja-build ccache libgtest-dev nlohmann-json3-dev zlib1g-dev avro-bin python3-venv
-      openjdk-17-jre-headless clang-format)
+debs=(g++ cmake ninja-build ccache libgtest-dev nlohmann-json3-dev zlib1g-dev libsqlite3-dev avro-bin
+      python3-venv openjdk-17-jre-headless clang-format)
 missing=()
 for p in "${debs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -35,6 +35,13 @@ if [ ! -f "$iceberg_jar" ]; then
   echo "setup: fetching the Iceberg runtime for Spark"
   mvn -q dependency:get -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.10.0 \
     -Dtransitive=false
+fi
+# SQLite's JDBC driver, for Spark reading Ember's JDBC-catalog tables (type=jdbc).
+sqlite_jar="$HOME/.m2/repository/org/xerial/sqlite-jdbc/3.50.3.0/sqlite-jdbc-3.50.3.0.jar"
+if [ ! -f "$sqlite_jar" ]; then
+  command -v mvn >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >/dev/null
+  echo "setup: fetching SQLite's JDBC driver"
+  mvn -q dependency:get -Dartifact=org.xerial:sqlite-jdbc:3.50.3.0 -Dtransitive=false
 fi
 
 # Build and install Ember into .venv (incremental: persistent build dir, ninja, ccache).

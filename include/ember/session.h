@@ -24,7 +24,7 @@ struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 }
 namespace iceberg {
-class HadoopCatalog;
+class Catalog;
 }
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -53,11 +53,11 @@ class Session : public std::enable_shared_from_this<Session> {
                                       const std::map<std::string, std::string>& options);
   arrow::Result<DataFrame> Table(const std::string& name);
 
-  /// The Iceberg catalog configured as spark.sql.catalog.<name> (type hadoop), or null.
-  arrow::Result<iceberg::HadoopCatalog*> IcebergCatalog(const std::string& name);
+  /// The Iceberg catalog configured as spark.sql.catalog.<name> (type hadoop or jdbc), or null.
+  arrow::Result<iceberg::Catalog*> IcebergCatalog(const std::string& name);
   /// A multi-part table name as (catalog, identifier within it); Spark's error if no catalog
   /// holds such a table name.
-  arrow::Result<std::pair<iceberg::HadoopCatalog*, std::vector<std::string>>> ResolveTableName(
+  arrow::Result<std::pair<iceberg::Catalog*, std::vector<std::string>>> ResolveTableName(
       const std::vector<std::string>& parts);
   /// Writes a DataFrame to a table: mode append, overwrite, create (fails if it exists) or
   /// replace (create or replace).
@@ -84,7 +84,8 @@ class Session : public std::enable_shared_from_this<Session> {
   mutable std::mutex mutex_;
   std::map<std::string, std::string> conf_;
   std::map<std::string, std::shared_ptr<const plan::LogicalPlan>> views_;  // lower-cased names
-  std::map<std::string, std::shared_ptr<iceberg::HadoopCatalog>> catalogs_;
+  std::map<std::string, std::shared_ptr<iceberg::Catalog>> catalogs_;
+  std::vector<std::shared_ptr<iceberg::Catalog>> retired_catalogs_;
 };
 
 }  // namespace ember

@@ -59,7 +59,7 @@ ExprPtr Int32(int32_t v) { return plan::Literal(std::make_shared<arrow::Int32Sca
 
 // The target table as the statement reads it: its rows with the hidden file and row columns.
 struct Target {
-  iceberg::HadoopCatalog* catalog = nullptr;
+  iceberg::Catalog* catalog = nullptr;
   std::vector<std::string> ident;
   std::string name;
   std::optional<int64_t> snapshot_id;

@@ -137,14 +137,23 @@ std::string Session::GetConf(const std::string& key, const std::string& fallback
 
 void Session::SetConf(const std::string& key, const std::string& value) {
   std::lock_guard<std::mutex> lock(mutex_);
+  auto old = conf_.find(key);
+  bool changed = old == conf_.end() || old->second != value;
   conf_[key] = value;
-  // A catalog is built from its keys on first use; new keys mean a new catalog.
-  if (key.rfind("spark.sql.catalog.", 0) == 0) catalogs_.clear();
+  // A catalog is built from its keys on first use; new keys mean a new catalog. The old ones
+  // stay alive: a running query's sink may still hold one.
+  if (changed && key.rfind("spark.sql.catalog.", 0) == 0) {
+    for (auto& entry : catalogs_) retired_catalogs_.push_back(std::move(entry.second));
+    catalogs_.clear();
+  }
 }
 
 void Session::UnsetConf(const std::string& key) {
   std::lock_guard<std::mutex> lock(mutex_);
-  conf_.erase(key);
+  if (conf_.erase(key) && key.rfind("spark.sql.catalog.", 0) == 0) {
+    for (auto& entry : catalogs_) retired_catalogs_.push_back(std::move(entry.second));
+    catalogs_.clear();
+  }
 }
 
 std::map<std::string, std::string> Session::AllConf() const {
@@ -171,8 +180,8 @@ plan::Analyzer Session::analyzer() {
       if (catalog) {
         std::vector<std::string> ident(parts.begin() + 1, parts.end());
         // `t.snapshots`, `t.history`: the metadata tables of table t.
-        if (!catalog->TableExists(ident) && ident.size() > 1 &&
-            iceberg::IsMetadataTable(Lower(ident.back()))) {
+        if (ident.size() > 1 && iceberg::IsMetadataTable(Lower(ident.back())) &&
+            !catalog->TableExists(ident).ValueOr(false)) {
           std::vector<std::string> base(ident.begin(), ident.end() - 1);
           ARROW_ASSIGN_OR_RAISE(auto table, catalog->LoadTable(base));
           ARROW_ASSIGN_OR_RAISE(auto rows, iceberg::MetadataTable(table.metadata, Lower(ident.back())));
@@ -340,7 +349,7 @@ Result<DataFrame> Session::Table(const std::string& name) {
   return DataFrame(shared_from_this(), plan);
 }
 
-Result<iceberg::HadoopCatalog*> Session::IcebergCatalog(const std::string& name) {
+Result<iceberg::Catalog*> Session::IcebergCatalog(const std::string& name) {
   std::string prefix = "spark.sql.catalog." + name;
   auto type = GetConf(prefix + ".type");
   auto impl = GetConf(prefix);
@@ -348,26 +357,21 @@ Result<iceberg::HadoopCatalog*> Session::IcebergCatalog(const std::string& name)
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = catalogs_.find(name);
   if (it != catalogs_.end()) return it->second.get();
-  std::string kind = type ? Lower(*type) : "hadoop";
-  if (kind != "hadoop") {
-    return UserError(ErrorKind::kIllegalArgument, "UNSUPPORTED_FEATURE",
-                     "Iceberg catalog type '" + kind + "' of " + prefix +
-                         ".type is not supported by Ember yet; use hadoop.",
-                     "0A000");
+  // The catalog's options: spark.sql.catalog.<name>.<key>, and the class under "".
+  std::map<std::string, std::string> options;
+  for (auto c = conf_.lower_bound(prefix); c != conf_.end() && c->first.rfind(prefix, 0) == 0; ++c) {
+    if (c->first == prefix) {
+      options[""] = c->second;
+    } else if (c->first[prefix.size()] == '.') {
+      options[c->first.substr(prefix.size() + 1)] = c->second;
+    }
   }
-  auto warehouse = conf_.find(prefix + ".warehouse");
-  if (warehouse == conf_.end()) {
-    return UserError(ErrorKind::kIllegalArgument, "",
-                     "Cannot create a Hadoop catalog without a warehouse: set " + prefix +
-                         ".warehouse.",
-                     "");
-  }
-  auto catalog = std::make_shared<iceberg::HadoopCatalog>(name, warehouse->second);
+  ARROW_ASSIGN_OR_RAISE(auto catalog, iceberg::MakeCatalog(name, options));
   catalogs_[name] = catalog;
   return catalog.get();
 }
 
-Result<std::pair<iceberg::HadoopCatalog*, std::vector<std::string>>> Session::ResolveTableName(
+Result<std::pair<iceberg::Catalog*, std::vector<std::string>>> Session::ResolveTableName(
     const std::vector<std::string>& parts) {
   if (parts.size() >= 2) {
     ARROW_ASSIGN_OR_RAISE(auto catalog, IcebergCatalog(parts[0]));
@@ -396,8 +400,9 @@ arrow::Status Session::WriteTable(const std::string& name, const DataFrame& df,
     if (mode == "replace") ARROW_RETURN_NOT_OK(catalog->DropTable(ident, false).status());
     ARROW_RETURN_NOT_OK(catalog->CreateTable(ident, *df.schema(), properties,
                                              /*if_not_exists=*/false, partitioning));
-  } else if (!catalog->TableExists(ident)) {
-    return TableOrViewNotFound(parts);
+  } else {
+    ARROW_ASSIGN_OR_RAISE(bool exists, catalog->TableExists(ident));
+    if (!exists) return TableOrViewNotFound(parts);
   }
   iceberg::AppendOptions options;
   options.overwrite = mode == "overwrite";

@@ -100,7 +100,8 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
         ARROW_RETURN_NOT_OK(catalog->CreateNamespace(ns, st.if_not_exists));
       } else {
         if (st.cascade) {
-          for (const auto& table : catalog->ListTables(ns)) {
+          ARROW_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(ns));
+          for (const auto& table : tables) {
             auto ident = ns;
             ident.push_back(table);
             ARROW_RETURN_NOT_OK(catalog->DropTable(ident, true).status());
@@ -126,12 +127,11 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
         source = DataFrame(session.shared_from_this(), plan);
         if (!schema) schema = source->schema();
       }
+      ARROW_ASSIGN_OR_RAISE(bool exists, catalog->TableExists(ident));
       if (st.kind == StatementKind::kReplaceTable) {
-        if (!st.or_create && !catalog->TableExists(ident)) {
-          return TableOrViewNotFound(st.name);
-        }
+        if (!st.or_create && !exists) return TableOrViewNotFound(st.name);
         ARROW_RETURN_NOT_OK(catalog->DropTable(ident, false).status());
-      } else if (st.if_not_exists && catalog->TableExists(ident)) {
+      } else if (st.if_not_exists && exists) {
         return Empty(session);
       }
       ARROW_RETURN_NOT_OK(catalog->CreateTable(ident, *IcebergColumns(*schema), st.properties,
@@ -153,9 +153,18 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
         auto current = session.GetConf("spark.sql.defaultCatalog");
         if (current) target = {*current};
       }
-      ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(target.empty() ? std::vector<std::string>{"?"} : target));
+      // `IN catalog[.ns]`, or a namespace of the current catalog.
+      std::pair<iceberg::Catalog*, std::vector<std::string>> resolved{nullptr, {}};
+      if (!target.empty()) {
+        ARROW_ASSIGN_OR_RAISE(resolved.first, session.IcebergCatalog(target[0]));
+        if (resolved.first) resolved.second.assign(target.begin() + 1, target.end());
+      }
+      if (!resolved.first) {
+        ARROW_ASSIGN_OR_RAISE(resolved, session.ResolveTableName(target.empty() ? std::vector<std::string>{"?"} : target));
+      }
       std::vector<std::vector<std::string>> rows;
-      for (const auto& ns : resolved.first->ListNamespaces(resolved.second)) rows.push_back({ns});
+      ARROW_ASSIGN_OR_RAISE(auto namespaces, resolved.first->ListNamespaces(resolved.second));
+      for (const auto& ns : namespaces) rows.push_back({ns});
       ARROW_ASSIGN_OR_RAISE(auto table, StringTable({"namespace"}, rows));
       return session.FromArrow(table);
     }
@@ -163,7 +172,8 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
       std::vector<std::vector<std::string>> rows;
       if (!st.name.empty()) {
         ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(st.name));
-        for (const auto& t : resolved.first->ListTables(resolved.second)) {
+        ARROW_ASSIGN_OR_RAISE(auto tables, resolved.first->ListTables(resolved.second));
+        for (const auto& t : tables) {
           rows.push_back({Joined(resolved.second), t, "false"});
         }
       }

@@ -1,10 +1,12 @@
 #include "ember/iceberg/catalog.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "ember/error.h"
 #include "ember/iceberg/data_file.h"
+#include "ember/iceberg/sql_catalog.h"
 #include "ember/stream/metadata_log.h"
 
 namespace ember::iceberg {
@@ -21,10 +23,141 @@ std::string Backquoted(const std::vector<std::string>& parts) {
   return out;
 }
 
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
 }  // namespace
 
+Status SchemaAlreadyExists(const std::vector<std::string>& ns) {
+  return UserError(ErrorKind::kAnalysis, "SCHEMA_ALREADY_EXISTS",
+                   "Cannot create schema " + Backquoted(ns) +
+                       " because it already exists.\nChoose a different name, drop the existing "
+                       "schema, or add the IF NOT EXISTS clause to tolerate pre-existing schema.",
+                   "42P06");
+}
+
+Status SchemaNotFound(const std::vector<std::string>& ns) {
+  return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
+                   "The schema " + Backquoted(ns) +
+                       " cannot be found. Verify the spelling and correctness of the schema and "
+                       "catalog.",
+                   "42704");
+}
+
+Status SchemaNotEmpty(const std::vector<std::string>& ns) {
+  return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_EMPTY",
+                   "Cannot drop a schema " + Backquoted(ns) +
+                       " because it contains objects.\nUse DROP SCHEMA ... CASCADE to drop the "
+                       "schema and all its objects.",
+                   "2BP01");
+}
+
+Status TableAlreadyExists(const std::vector<std::string>& ident) {
+  return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_ALREADY_EXISTS",
+                   "Cannot create table or view " + Backquoted(ident) +
+                       " because it already exists.\nChoose a different name, drop or replace "
+                       "the existing object, or add the IF NOT EXISTS clause to tolerate "
+                       "pre-existing objects.",
+                   "42P07");
+}
+
+std::string Catalog::QualifiedName(const std::vector<std::string>& ident) const {
+  std::string out = name_;
+  for (const auto& part : ident) out += "." + part;
+  return out;
+}
+
+Status Catalog::CreateTable(const std::vector<std::string>& ident, const arrow::Schema& schema,
+                            std::map<std::string, std::string> properties, bool if_not_exists,
+                            const std::vector<PartitionTerm>& partitioning) {
+  ARROW_ASSIGN_OR_RAISE(bool exists, TableExists(ident));
+  if (exists) {
+    if (if_not_exists) return Status::OK();
+    return TableAlreadyExists(ident);
+  }
+  std::vector<std::string> ns(ident.begin(), ident.end() - 1);
+  if (!ns.empty()) {
+    ARROW_ASSIGN_OR_RAISE(bool ns_exists, NamespaceExists(ns));
+    if (!ns_exists) return SchemaNotFound(ns);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto metadata, NewTableMetadata(schema, TableLocation(ident),
+                                                        std::move(properties), partitioning));
+  LoadedTable none;  // no metadata file yet: the commit creates the table
+  none.ident = ident;
+  ARROW_ASSIGN_OR_RAISE(bool created, Commit(none, std::move(metadata)));
+  if (!created && !if_not_exists) return TableAlreadyExists(ident);
+  return Status::OK();
+}
+
+Result<std::shared_ptr<Catalog>> MakeCatalog(const std::string& name,
+                                             const std::map<std::string, std::string>& options) {
+  std::string prefix = "spark.sql.catalog." + name;
+  auto option = [&](const std::string& key) -> const std::string* {
+    auto it = options.find(key);
+    return it == options.end() ? nullptr : &it->second;
+  };
+  const std::string* type = option("type");
+  const std::string* impl = option("catalog-impl");
+  if (type && impl) {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Cannot create catalog " + name + ": both " + prefix + ".type and " + prefix +
+                         ".catalog-impl are set (type=" + *type + ", catalog-impl=" + *impl + ")",
+                     "");
+  }
+  std::string kind = "hadoop";
+  if (type) {
+    kind = Lower(*type);
+    if (kind == "sql") kind = "jdbc";
+  } else if (impl) {
+    if (*impl == "org.apache.iceberg.jdbc.JdbcCatalog") {
+      kind = "jdbc";
+    } else if (*impl == "org.apache.iceberg.hadoop.HadoopCatalog") {
+      kind = "hadoop";
+    } else {
+      return UserError(ErrorKind::kIllegalArgument, "UNSUPPORTED_FEATURE",
+                       "Iceberg catalog implementation '" + *impl + "' of " + prefix +
+                           ".catalog-impl is not supported by Ember; use "
+                           "org.apache.iceberg.jdbc.JdbcCatalog or "
+                           "org.apache.iceberg.hadoop.HadoopCatalog.",
+                       "0A000");
+    }
+  }
+  if (kind != "hadoop" && kind != "jdbc") {
+    return UserError(ErrorKind::kIllegalArgument, "UNSUPPORTED_FEATURE",
+                     "Iceberg catalog type '" + kind + "' of " + prefix +
+                         ".type is not supported by Ember yet; use hadoop or jdbc.",
+                     "0A000");
+  }
+  const std::string* warehouse = option("warehouse");
+  if (!warehouse || warehouse->empty()) {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     std::string("Cannot create ") + (kind == "hadoop" ? "a Hadoop" : "a JDBC") +
+                         " catalog without a warehouse: set " + prefix + ".warehouse.",
+                     "");
+  }
+  if (kind == "hadoop") return std::make_shared<HadoopCatalog>(name, *warehouse);
+  const std::string* uri = option("uri");
+  if (!uri || uri->empty()) {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Cannot create a JDBC catalog without a database: set " + prefix +
+                         ".uri, e.g. to jdbc:sqlite:/path/to/catalog.db.",
+                     "");
+  }
+  SqlCatalogOptions sql;
+  sql.uri_option = prefix + ".uri";
+  sql.uri = *uri;
+  sql.warehouse = *warehouse;
+  sql.warehouse_option = prefix + ".warehouse";
+  const std::string* version = option("jdbc.schema-version");
+  sql.schema_v1 = version && Lower(*version) == "v1";
+  ARROW_ASSIGN_OR_RAISE(auto catalog, SqlCatalog::Open(name, std::move(sql)));
+  return std::shared_ptr<Catalog>(std::move(catalog));
+}
+
 HadoopCatalog::HadoopCatalog(std::string name, std::string warehouse)
-    : name_(std::move(name)), warehouse_(std::move(warehouse)) {
+    : Catalog(std::move(name)), warehouse_(std::move(warehouse)) {
   if (warehouse_.rfind("file://", 0) == 0) warehouse_ = warehouse_.substr(7);
   if (warehouse_.rfind("file:", 0) == 0) warehouse_ = warehouse_.substr(5);
   warehouse_ = fs::absolute(warehouse_).lexically_normal().string();
@@ -37,75 +170,12 @@ std::string HadoopCatalog::TableLocation(const std::vector<std::string>& ident) 
   return path.string();
 }
 
-std::string HadoopCatalog::QualifiedName(const std::vector<std::string>& ident) const {
-  std::string out = name_;
-  for (const auto& part : ident) out += "." + part;
-  return out;
-}
-
-bool HadoopCatalog::NamespaceExists(const std::vector<std::string>& ns) const {
+bool HadoopCatalog::IsNamespace(const std::vector<std::string>& ns) const {
   std::error_code ec;
-  return fs::is_directory(TableLocation(ns), ec) && !TableExists(ns);
+  return fs::is_directory(TableLocation(ns), ec) && !IsTable(ns);
 }
 
-Status HadoopCatalog::CreateNamespace(const std::vector<std::string>& ns, bool if_not_exists) {
-  if (NamespaceExists(ns)) {
-    if (if_not_exists) return Status::OK();
-    return UserError(ErrorKind::kAnalysis, "SCHEMA_ALREADY_EXISTS",
-                     "Cannot create schema " + Backquoted(ns) +
-                         " because it already exists.\nChoose a different name, drop the existing "
-                         "schema, or add the IF NOT EXISTS clause to tolerate pre-existing schema.",
-                     "42P06");
-  }
-  std::error_code ec;
-  fs::create_directories(TableLocation(ns), ec);
-  if (ec) return Status::IOError("cannot create ", TableLocation(ns), ": ", ec.message());
-  return Status::OK();
-}
-
-Status HadoopCatalog::DropNamespace(const std::vector<std::string>& ns, bool if_exists) {
-  if (!NamespaceExists(ns)) {
-    if (if_exists) return Status::OK();
-    return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
-                     "The schema " + Backquoted(ns) + " cannot be found.", "42704");
-  }
-  std::error_code ec;
-  if (!fs::is_empty(TableLocation(ns), ec)) {
-    return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_EMPTY",
-                     "Cannot drop a schema " + Backquoted(ns) +
-                         " because it contains objects.\nUse DROP SCHEMA ... CASCADE to drop the "
-                         "schema and all its objects.",
-                     "2BP01");
-  }
-  fs::remove(TableLocation(ns), ec);
-  return Status::OK();
-}
-
-std::vector<std::string> HadoopCatalog::ListNamespaces(const std::vector<std::string>& parent) const {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(TableLocation(parent), ec)) {
-    std::vector<std::string> child = parent;
-    child.push_back(entry.path().filename().string());
-    if (entry.is_directory() && !TableExists(child)) out.push_back(child.back());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<std::string> HadoopCatalog::ListTables(const std::vector<std::string>& ns) const {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(TableLocation(ns), ec)) {
-    std::vector<std::string> child = ns;
-    child.push_back(entry.path().filename().string());
-    if (TableExists(child)) out.push_back(child.back());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-bool HadoopCatalog::TableExists(const std::vector<std::string>& ident) const {
+bool HadoopCatalog::IsTable(const std::vector<std::string>& ident) const {
   std::error_code ec;
   fs::path metadata = fs::path(TableLocation(ident)) / "metadata";
   for (const auto& entry : fs::directory_iterator(metadata, ec)) {
@@ -115,41 +185,64 @@ bool HadoopCatalog::TableExists(const std::vector<std::string>& ident) const {
   return false;
 }
 
-Status HadoopCatalog::CreateTable(const std::vector<std::string>& ident, const arrow::Schema& schema,
-                                  std::map<std::string, std::string> properties,
-                                  bool if_not_exists,
-                                  const std::vector<PartitionTerm>& partitioning) {
-  if (TableExists(ident)) {
+Result<bool> HadoopCatalog::NamespaceExists(const std::vector<std::string>& ns) const {
+  return IsNamespace(ns);
+}
+
+Result<bool> HadoopCatalog::TableExists(const std::vector<std::string>& ident) const {
+  return IsTable(ident);
+}
+
+Status HadoopCatalog::CreateNamespace(const std::vector<std::string>& ns, bool if_not_exists) {
+  if (IsNamespace(ns)) {
     if (if_not_exists) return Status::OK();
-    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_ALREADY_EXISTS",
-                     "Cannot create table or view " + Backquoted(ident) +
-                         " because it already exists.\nChoose a different name, drop or replace "
-                         "the existing object, or add the IF NOT EXISTS clause to tolerate "
-                         "pre-existing objects.",
-                     "42P07");
+    return SchemaAlreadyExists(ns);
   }
-  std::vector<std::string> ns(ident.begin(), ident.end() - 1);
-  if (!ns.empty() && !NamespaceExists(ns)) {
-    return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
-                     "The schema " + Backquoted(ns) +
-                         " cannot be found. Verify the spelling and correctness of the schema and "
-                         "catalog.",
-                     "42704");
-  }
-  ARROW_ASSIGN_OR_RAISE(auto metadata, NewTableMetadata(schema, TableLocation(ident),
-                                                        std::move(properties), partitioning));
-  LoadedTable base;  // version 0: the table's first metadata is v1
-  ARROW_ASSIGN_OR_RAISE(bool created, Commit(base, std::move(metadata)));
-  if (!created && !if_not_exists) {
-    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_ALREADY_EXISTS",
-                     "Cannot create table or view " + Backquoted(ident) + " because it already exists.",
-                     "42P07");
-  }
+  std::error_code ec;
+  fs::create_directories(TableLocation(ns), ec);
+  if (ec) return Status::IOError("cannot create ", TableLocation(ns), ": ", ec.message());
   return Status::OK();
 }
 
+Status HadoopCatalog::DropNamespace(const std::vector<std::string>& ns, bool if_exists) {
+  if (!IsNamespace(ns)) {
+    if (if_exists) return Status::OK();
+    return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
+                     "The schema " + Backquoted(ns) + " cannot be found.", "42704");
+  }
+  std::error_code ec;
+  if (!fs::is_empty(TableLocation(ns), ec)) return SchemaNotEmpty(ns);
+  fs::remove(TableLocation(ns), ec);
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> HadoopCatalog::ListNamespaces(
+    const std::vector<std::string>& parent) const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(TableLocation(parent), ec)) {
+    std::vector<std::string> child = parent;
+    child.push_back(entry.path().filename().string());
+    if (entry.is_directory() && !IsTable(child)) out.push_back(child.back());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::vector<std::string>> HadoopCatalog::ListTables(const std::vector<std::string>& ns) const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(TableLocation(ns), ec)) {
+    std::vector<std::string> child = ns;
+    child.push_back(entry.path().filename().string());
+    if (IsTable(child)) out.push_back(child.back());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Result<bool> HadoopCatalog::DropTable(const std::vector<std::string>& ident, bool purge) {
-  if (!TableExists(ident)) return false;
+  if (!IsTable(ident)) return false;
   std::error_code ec;
   // The Hadoop catalog owns the table directory: dropping it removes the files (as Java does).
   (void)purge;
@@ -189,7 +282,7 @@ Result<LoadedTable> HadoopCatalog::LoadTable(const std::vector<std::string>& ide
     return TableOrViewNotFound(ident);
   }
   ARROW_ASSIGN_OR_RAISE(auto metadata, TableMetadata::FromJson(*text));
-  return LoadedTable{std::move(metadata), version, path};
+  return LoadedTable{ident, std::move(metadata), version, path};
 }
 
 Result<bool> HadoopCatalog::Commit(const LoadedTable& base, TableMetadata updated) {

@@ -466,7 +466,7 @@ using ApplyFn = std::function<Result<Changes>(const TableMetadata& base, int64_t
 // Iceberg's optimistic commit loop (ICEBERG.md 5.1): refresh, apply the change to the fresh
 // base, swap the metadata; on a lost race remove this attempt's manifests and try again.
 // `added` holds the data files written once before the loop; `skip` may end the loop early.
-Result<bool> CommitWithRetries(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+Result<bool> CommitWithRetries(Catalog* catalog, const std::vector<std::string>& ident,
                                const std::vector<DataFile>& added,
                                const std::map<std::string, std::string>& summary,
                                const std::function<bool(const TableMetadata&)>& skip,
@@ -524,7 +524,7 @@ Result<bool> CommitWithRetries(HadoopCatalog* catalog, const std::vector<std::st
 
 // Rows conformed to the table's schema as new data files, one per partition of the default
 // spec (under data/<partition path>/ as Java lays them out), or none for no rows.
-Result<std::vector<DataFile>> WriteRows(HadoopCatalog* catalog,
+Result<std::vector<DataFile>> WriteRows(Catalog* catalog,
                                         const std::vector<std::string>& ident,
                                         const std::shared_ptr<arrow::Table>& rows) {
   if (rows->num_rows() == 0) return std::vector<DataFile>{};
@@ -621,7 +621,7 @@ Status ValidateSinceScan(const TableMetadata& m, const OverwriteRequest& request
 
 }  // namespace
 
-Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+Result<bool> AppendRows(Catalog* catalog, const std::vector<std::string>& ident,
                         const std::shared_ptr<arrow::Table>& rows, const AppendOptions& options) {
   ARROW_ASSIGN_OR_RAISE(auto base, catalog->LoadTable(ident));
   if (options.already_committed && options.already_committed(base.metadata)) return false;
@@ -646,7 +646,7 @@ Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& 
                            apply);
 }
 
-Status OverwriteFiles(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+Status OverwriteFiles(Catalog* catalog, const std::vector<std::string>& ident,
                       const OverwriteRequest& request) {
   ARROW_ASSIGN_OR_RAISE(auto added, WriteRows(catalog, ident, request.added));
   std::set<std::string> removed(request.removed.begin(), request.removed.end());

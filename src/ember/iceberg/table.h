@@ -28,7 +28,7 @@ struct AppendOptions {
 };
 
 /// Appends `rows` (matched to the table's columns by name). Returns false if skipped.
-arrow::Result<bool> AppendRows(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+arrow::Result<bool> AppendRows(Catalog* catalog, const std::vector<std::string>& ident,
                                const std::shared_ptr<arrow::Table>& rows, const AppendOptions& options);
 
 /// What a copy-on-write commit (Iceberg's OverwriteFiles, ICEBERG.md 5.3) changes.
@@ -53,7 +53,7 @@ struct OverwriteRequest {
 /// `overwrite`. Manifests listing removed files are rewritten with them DELETED; the others are
 /// carried over. A lost race is retried on the fresh table, after validating the commits made
 /// since the scan.
-arrow::Status OverwriteFiles(HadoopCatalog* catalog, const std::vector<std::string>& ident,
+arrow::Status OverwriteFiles(Catalog* catalog, const std::vector<std::string>& ident,
                              const OverwriteRequest& request);
 
 /// A live data file and its rows, columns of the table's current schema.

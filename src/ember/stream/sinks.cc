@@ -68,7 +68,7 @@ class ForeachBatchSink : public Sink {
 
 class TableSink : public Sink {
  public:
-  TableSink(iceberg::HadoopCatalog* catalog, std::vector<std::string> ident, bool complete)
+  TableSink(iceberg::Catalog* catalog, std::vector<std::string> ident, bool complete)
       : catalog_(catalog), ident_(std::move(ident)), complete_(complete) {}
 
   void SetQueryId(const std::string& query_id) override { query_id_ = query_id; }
@@ -91,7 +91,7 @@ class TableSink : public Sink {
   }
 
  private:
-  iceberg::HadoopCatalog* catalog_;
+  iceberg::Catalog* catalog_;
   std::vector<std::string> ident_;
   bool complete_;
   std::string query_id_;
@@ -203,7 +203,8 @@ arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> sess
                                                    const arrow::Schema& schema) {
   auto parts = plan::ColumnFromString(table_name)->name_parts;
   ARROW_ASSIGN_OR_RAISE(auto resolved, session->ResolveTableName(parts));
-  if (!resolved.first->TableExists(resolved.second)) {
+  ARROW_ASSIGN_OR_RAISE(bool exists, resolved.first->TableExists(resolved.second));
+  if (!exists) {
     ARROW_RETURN_NOT_OK(resolved.first->CreateTable(resolved.second, schema, {}, /*if_not_exists=*/true));
   }
   std::transform(output_mode.begin(), output_mode.end(), output_mode.begin(), ::tolower);
