@@ -6,7 +6,6 @@ partitioned tables that PyIceberg and Spark wrote."""
 import datetime
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -197,6 +196,8 @@ def test_row_level_changes_and_streaming_keep_partitions_consistent(tmp_path):
 
 
 def test_ember_reads_and_extends_a_partitioned_table_pyiceberg_wrote(tmp_path):
+    """Through one SQL catalog: PyIceberg creates and appends, Ember reads, appends and deletes
+    with PyIceberg's spec, PyIceberg reads the result."""
     import pyarrow as pa
     from pyiceberg.catalog.sql import SqlCatalog
     from pyiceberg.partitioning import PartitionField, PartitionSpec
@@ -219,18 +220,21 @@ def test_ember_reads_and_extends_a_partitioned_table_pyiceberg_wrote(tmp_path):
     arrow_schema = pa.schema([("id", pa.int64()), ("name", pa.string()),
                               ("ts", pa.timestamp("us", "UTC")), ("d", pa.date32())])
     table.append(pa.Table.from_pylist([dict(zip(arrow_schema.names, r)) for r in rows], arrow_schema))
-    # Ember opens the same metadata through a Hadoop-layout catalog over the same directory.
-    metadata_dir = warehouse / "db" / "t" / "metadata"
-    shutil.copy(table.metadata_location.removeprefix("file://"), metadata_dir / "v1.metadata.json")
-    (metadata_dir / "version-hint.text").write_text("1")
-    spark = session(warehouse)
-    got = sorted(norm(as_utc(r)) for r in spark.table("local.db.t").collect())
+    # Ember opens the table through the same SQL catalog.
+    spark = (SparkSession.builder
+             .config("spark.sql.catalog.py", "org.apache.iceberg.spark.SparkCatalog")
+             .config("spark.sql.catalog.py.type", "jdbc")
+             .config("spark.sql.catalog.py.uri", f"jdbc:sqlite:{tmp_path}/py.db")
+             .config("spark.sql.catalog.py.warehouse", str(warehouse))
+             .config("spark.sql.session.timeZone", "UTC")
+             .getOrCreate())
+    got = sorted(norm(as_utc(r)) for r in spark.table("py.db.t").collect())
     assert got == sorted(norm(r) for r in rows)
     # Ember appends with PyIceberg's spec, then deletes (rewriting PyIceberg's manifests).
     more = [(r[0] + 1, r[2], r[3], r[4]) for r in make_rows(30, 8)]
-    spark.createDataFrame(more, "id BIGINT, name STRING, ts TIMESTAMP, d DATE").writeTo("local.db.t").append()
-    spark.sql("DELETE FROM local.db.t WHERE id < 0")
-    extended = static_table(warehouse, "db", "t")
+    spark.createDataFrame(more, "id BIGINT, name STRING, ts TIMESTAMP, d DATE").writeTo("py.db.t").append()
+    spark.sql("DELETE FROM py.db.t WHERE id < 0")
+    extended = catalog.load_table("db.t")
     want = [r for r in rows + [(a, b, c and c.replace(tzinfo=UTC), d) for a, b, c, d in more] if r[0] >= 0]
     assert sorted(norm(r.values()) for r in extended.scan().to_arrow().to_pylist()) == \
         sorted(norm(r) for r in want)
