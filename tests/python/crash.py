@@ -24,3 +24,30 @@ def kill_at_random_instants(args, seed, kills=3, attempts=20):
             assert process.returncode == 0, process.stderr.read().decode()[-3000:]
     process.stderr.close()
     return killed
+
+
+def kill_while_streaming(args, seed, more_input, kills=100, window=0.08, max_runs=600):
+    """Starts `args` again and again, and SIGKILLs each run at a random instant within `window`
+    seconds after it prints "started" (its query is running), until `kills` runs were killed
+    while still running. A run that ends by itself must succeed; then `more_input()` adds input,
+    so that the killing goes on until the count is reached. Returns the number of runs."""
+    rng = random.Random(seed)
+    killed = runs = 0
+    while killed < kills:
+        runs += 1
+        assert runs <= max_runs, f"only {killed} kills in {max_runs} runs"
+        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        started = process.stdout.readline()
+        if started.strip() == b"started":
+            time.sleep(rng.uniform(0, window))
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            killed += 1
+        else:
+            process.wait()
+            assert process.returncode == 0, process.stderr.read().decode()[-3000:]
+            more_input()
+        process.stdout.close()
+        process.stderr.close()
+    return runs

@@ -1,0 +1,130 @@
+"""Exactly-once under SIGKILL, a hundred times: a stream of JSON files, one per micro-batch, into
+the parquet file sink and into a partitioned Iceberg table, killed at random instants while its
+query runs (writing the offset log, the data files, the sink's log or the table's metadata, or
+the commit log), then run to completion: the output equals the input exactly."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import duckdb
+from pyiceberg.table import StaticTable
+
+from crash import kill_while_streaming
+
+SCHEMA = "event_id INT, company_id STRING, amount DOUBLE, event_ts STRING"
+
+
+class Source:
+    """JSON files of events with increasing modification times, added in groups of five."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.files = 0
+        directory.mkdir()
+
+    def add(self, count=5):
+        for _ in range(count):
+            i = self.files
+            path = self.directory / f"f{i:04d}.json"
+            with open(path, "w") as out:
+                for e in range(i * 4, i * 4 + 4):
+                    out.write(json.dumps({"event_id": e, "company_id": f"c{e % 3}", "amount": e / 2,
+                                          "event_ts": f"2024-01-0{1 + e % 5} 10:{e % 60:02d}:00"}) + "\n")
+            os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
+            self.files += 1
+
+    def expected(self):
+        return duckdb.sql(
+            f"SELECT event_id, company_id, amount, event_ts FROM read_json('{self.directory}/*.json', "
+            "columns = {'event_id': 'INTEGER', 'company_id': 'VARCHAR', 'amount': 'DOUBLE', "
+            "'event_ts': 'VARCHAR'}) ORDER BY event_id").fetchall()
+
+
+PARQUET_JOB = textwrap.dedent("""
+    import sys
+    from ember.sql import SparkSession
+    source, checkpoint, out = sys.argv[1:4]
+    spark = SparkSession.builder.getOrCreate()
+    q = (spark.readStream.schema("%s").option("maxFilesPerTrigger", 1).json(source)
+         .writeStream.format("parquet").option("checkpointLocation", checkpoint)
+         .trigger(availableNow=True).start(out))
+    print("started", flush=True)
+    q.processAllAvailable()
+    q.stop()
+""" % SCHEMA)
+
+
+def committed_files(out):
+    """The files the sink's log lists as added and not deleted, read from its JSON lines."""
+    log = out / "_spark_metadata"
+    batches = sorted(int(n.split(".")[0]) for n in os.listdir(log) if n.split(".")[0].isdigit())
+    last_compact = max([b for b in batches if (log / f"{b}.compact").exists()], default=-1)
+    files = {}
+    for b in batches:
+        if b < last_compact:
+            continue
+        name = f"{b}.compact" if b == last_compact else str(b)
+        lines = (log / name).read_text().splitlines()
+        assert lines[0] == "v1"
+        for line in lines[1:]:
+            entry = json.loads(line)
+            if entry["action"] == "delete":
+                files.pop(entry["path"], None)
+            else:
+                files[entry["path"]] = entry
+    return [p.removeprefix("file://") for p in files]
+
+
+def test_parquet_sink_killed_a_hundred_times(tmp_path):
+    source, checkpoint, out = Source(tmp_path / "in"), tmp_path / "cp", tmp_path / "out"
+    source.add(50)
+    job = tmp_path / "job.py"
+    job.write_text(PARQUET_JOB)
+    args = [sys.executable, str(job), str(source.directory), str(checkpoint), str(out)]
+    kill_while_streaming(args, seed=101, more_input=source.add)
+    subprocess.run(args, check=True, timeout=300, capture_output=True)
+    files = committed_files(out)
+    got = duckdb.sql(f"SELECT event_id, company_id, amount, event_ts FROM read_parquet({files!r}) "
+                     "ORDER BY event_id").fetchall()
+    assert got == source.expected()
+    commits = sorted(int(n) for n in os.listdir(checkpoint / "commits") if n.isdigit())
+    assert commits[-1] + 1 >= source.files // 2  # about one file per batch, a few merged by retries
+
+
+ICEBERG_JOB = textwrap.dedent("""
+    import sys
+    from ember.sql import SparkSession
+    source, warehouse, checkpoint = sys.argv[1:4]
+    spark = (SparkSession.builder.config("spark.sql.catalog.local.type", "hadoop")
+             .config("spark.sql.catalog.local.warehouse", warehouse).getOrCreate())
+    spark.sql("CREATE TABLE IF NOT EXISTS local.db.events (%s) USING iceberg "
+              "PARTITIONED BY (company_id, bucket(2, event_id))")
+    q = (spark.readStream.schema("%s").option("maxFilesPerTrigger", 1).json(source)
+         .writeStream.option("checkpointLocation", checkpoint).trigger(availableNow=True)
+         .toTable("local.db.events"))
+    print("started", flush=True)
+    q.processAllAvailable()
+    q.stop()
+""" % (SCHEMA, SCHEMA))
+
+
+def test_iceberg_sink_killed_a_hundred_times(tmp_path):
+    source, warehouse, checkpoint = Source(tmp_path / "in"), tmp_path / "wh", tmp_path / "cp"
+    (warehouse / "db").mkdir(parents=True)
+    source.add(50)
+    job = tmp_path / "job.py"
+    job.write_text(ICEBERG_JOB)
+    args = [sys.executable, str(job), str(source.directory), str(warehouse), str(checkpoint)]
+    kill_while_streaming(args, seed=202, more_input=source.add)
+    subprocess.run(args, check=True, timeout=300, capture_output=True)
+    metadata = warehouse / "db" / "events" / "metadata"
+    table = StaticTable.from_metadata(str(metadata / f"v{(metadata / 'version-hint.text').read_text()}.metadata.json"))
+    rows = table.scan().to_arrow().sort_by("event_id").to_pylist()
+    assert [tuple(r.values()) for r in rows] == source.expected()
+    # One snapshot per committed batch, each batch id once.
+    batch_ids = [int(dict(s["summary"])["ember.batch-id"]) for s in table.inspect.snapshots().to_pylist()]
+    commits = sorted(int(n) for n in os.listdir(checkpoint / "commits") if n.isdigit())
+    assert sorted(batch_ids) == commits == list(range(len(commits)))
