@@ -15,7 +15,7 @@
   randomized streams (windows with sizes, slides and start times; session gaps; delays;
   append, update and complete mode; the two watermarked dedups; restarts between runs) whose
   micro-batches and sink rows DuckDB computes from the input files and STREAMING.md's watermark
-  rules. test_duckdb_oracle.py runs 27 of them (seed 6) on Ember and on Spark in parallel and
+  rules. test_duckdb_oracle.py runs 24 of them (seed 6) on Ember and on Spark in parallel and
   requires both to equal DuckDB's expectation, batch by batch (Spark skipped without
   pyspark/java or with EMBER_TEST_SPARK=0; EMBER_ORACLE_STREAMS / EMBER_ORACLE_SEED for more).
 - shrink.py: shrinks a reproduction; minimal.py: the hand-made minimal reproductions of the
