@@ -23,7 +23,6 @@ and deduplication (6.2, 6.3) in SQL.
 """
 
 import json
-import math
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -31,7 +30,7 @@ from datetime import datetime, timezone
 import duckdb
 
 from . import generator
-from .runner import plain, sorted_rows
+from .runner import sorted_rows
 
 SCHEMA = "id INT, k STRING, k2 INT, v DOUBLE, t TIMESTAMP"
 DUCK_COLUMNS = "{'id': 'INTEGER', 'k': 'VARCHAR', 'k2': 'INTEGER', 'v': 'DOUBLE', 't': 'TIMESTAMP'}"
@@ -115,7 +114,7 @@ def _duration(seconds):
 # ---------------------------------------------------------------- streams and queries
 
 def _time_text(us, rng):
-    text = datetime.fromtimestamp(us / US, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    text = datetime.fromtimestamp(us // US, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
     if us % US:
         text += f".{(us % US) // 1000:03d}"
     return text.replace(" ", "T") if rng.random() < 0.2 else text
@@ -235,9 +234,8 @@ def make_stream(rng, n_runs, plan):
                     written.append(anchor)
                     events.append(anchor)
                     top = t
-                    when = file_no + 2 if f < n_files - 1 else file_no + 1 + (n_files - 1 - f)
-                    probe = _probe(plan, rng, earlier, t - plan.delay * US, new_event)
-                    pending.append((when if f < n_files - 1 else ("next run", r + 1), probe))
+                    when = file_no + 2 if f < n_files - 1 else ("next run", r + 1)
+                    pending.append((when, _probe(plan, rng, earlier, t - plan.delay * US, new_event)))
             high = top
             rng.shuffle(events)
             files.append((f"r{r}-f{f}.json", [json.dumps(dict(e, t=_time_text(e["t"], rng)))
@@ -325,8 +323,9 @@ def generate(seed, index):
 # ---------------------------------------------------------------- the expectation
 
 def _iso_ms(us):
-    return datetime.fromtimestamp(us // 1000 / 1000, timezone.utc).strftime(
-        "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    """A time as the progress shows it, to the millisecond, in UTC."""
+    seconds = datetime.fromtimestamp(us // US, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{seconds}.{us % US // 1000:03d}Z"
 
 
 def _micro_batches(plan, scenario):
