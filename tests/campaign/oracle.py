@@ -68,6 +68,7 @@ MUTANTS = {
     "late_uses_batch_watermark": "the late filter uses the batch's own watermark, not the previous",
     "no_trailing_no_data_batch": "no no-data batch runs when the watermark advances at the end",
     "delay_ignored": "the watermark is the largest event time, without the delay",
+    "watermark_in_micros": "the watermark keeps the microseconds of the largest event time",
     "start_time_ignored": "window() ignores its startTime",
     "complete_drops_late": "complete mode drops late groups too",
     "sessions_touching_split": "sessions exactly one gap apart do not merge",
@@ -115,7 +116,9 @@ def _duration(seconds):
 
 def _time_text(us, rng):
     text = datetime.fromtimestamp(us // US, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
-    if us % US:
+    if us % 1000:
+        text += f".{us % US:06d}"
+    elif us % US:
         text += f".{(us % US) // 1000:03d}"
     return text.replace(" ", "T") if rng.random() < 0.2 else text
 
@@ -218,7 +221,7 @@ def make_stream(rng, n_runs, plan):
                     elif roll < 0.88:
                         t = now + rng.randint(-240, 120) * US
                         if rng.random() < 0.2:
-                            t += rng.randint(1, 999) * 1000
+                            t += rng.choice([rng.randint(1, 999) * 1000, rng.randint(1, US - 1)])
                     else:  # late
                         t = now - rng.randint(10, 40) * 60 * US
                     event = new_event(t)
@@ -229,7 +232,8 @@ def make_stream(rng, n_runs, plan):
             if rng.random() < 0.5:
                 t, earlier = _anchor(plan, rng, top, written)
                 if t is not None and t < now + 15 * 60 * US:
-                    anchor = new_event(t)
+                    # microseconds beyond the boundary: the watermark, in ms, stays on it
+                    anchor = new_event(t + rng.choice([0, 0, 0, rng.randint(1, 999)]))
                     this_run.append(anchor)
                     written.append(anchor)
                     events.append(anchor)
@@ -358,9 +362,10 @@ def _load(con, plan, scenario, inputs_dir, rules):
         "SELECT dbatch, count(*), max(epoch_us(t)) FROM events GROUP BY dbatch").fetchall()}
 
     # The micro-batch loop on scalars (STREAMING.md 2.5, 3.3, 3.4). wm: the global watermark
-    # (ms, as Spark keeps it); a batch's eviction watermark is wm when it is planned, its
+    # (in microseconds here, but a whole number of milliseconds: Spark keeps it in ms, from
+    # floorDiv(max event time in µs, 1000)); a batch's eviction watermark is wm when it is planned, its
     # late-event watermark the previous batch's eviction watermark.
-    delay_ms = 0 if rules == "delay_ignored" else plan.delay * 1000
+    delay = 0 if rules == "delay_ignored" else plan.delay * US
     no_data_batches = TEMPLATES[plan.template][0] != "complete"  # 2.5
     no_data_batches &= rules != "no_trailing_no_data_batch"
     wm, prev_evict, out = 0, 0, []
@@ -372,7 +377,8 @@ def _load(con, plan, scenario, inputs_dir, rules):
                         "evict_wm": wm})
             prev_evict = wm
             if mx is not None:  # a batch without rows leaves the watermark as it is
-                wm = max(wm, mx // 1000 - delay_ms)
+                top = mx if rules == "watermark_in_micros" else mx // 1000 * 1000
+                wm = max(wm, top - delay)
         if no_data_batches and run["trigger"] != "once" and wm > prev_evict:
             out.append({"batch": len(out), "data": None, "run": r, "rows": 0,
                         "late_wm": prev_evict, "evict_wm": wm})
@@ -380,7 +386,7 @@ def _load(con, plan, scenario, inputs_dir, rules):
     con.execute("CREATE TABLE batches (batch INT, dbatch INT, run INT, late_wm BIGINT, "
                 "evict_wm BIGINT)")
     con.executemany("INSERT INTO batches VALUES (?, ?, ?, ?, ?)",
-                    [(x["batch"], x["data"], x["run"], x["late_wm"] * 1000, x["evict_wm"] * 1000)
+                    [(x["batch"], x["data"], x["run"], x["late_wm"], x["evict_wm"])
                      for x in out])
     con.execute("""CREATE TABLE events2 AS SELECT b.batch, e.run, e.id, e.k, e.k2, e.v, e.t,
                    epoch_us(e.t) AS tu FROM events e JOIN batches b USING (dbatch)""")
@@ -485,7 +491,7 @@ def _session_rows(con, plan, mode, batches, rules):
         con.execute(f"""CREATE OR REPLACE TABLE raw AS SELECT {keys}, tu AS ss, tu + {gap} AS se,
                         {partial} FROM events WHERE batch = {b['batch']} AND t IS NOT NULL
                         GROUP BY {keys}, tu""")
-        late = b["late_wm"] * 1000
+        late = b["late_wm"]
         # Late: an event's own session [t, t + gap) ends at or before the late watermark; judged
         # per key and time (the partial aggregate), before the batch's sessions merge.
         judged = "fresh" if rules == "session_late_after_merge" else "raw"
@@ -504,7 +510,7 @@ def _session_rows(con, plan, mode, batches, rules):
                    f"SELECT {keys}, ss, se, {', '.join(plan.aggs)} FROM fresh)"))
         out = f"{_ts('ss')}, {_ts('se')}{_cols(plan)}, {', '.join(plan.aggs)}"
         if mode == "append":
-            evict = b["evict_wm"] * 1000
+            evict = b["evict_wm"]
             rows += con.execute(
                 f"SELECT {b['batch']}, {out} FROM state WHERE se {rules.closed} {evict}").fetchall()
             con.execute(f"DELETE FROM state WHERE se {rules.closed} {evict}")
@@ -535,7 +541,7 @@ def _dedup_rows(con, plan, batches, rules):
             FROM accepted WHERE batch = {b['batch']} AND id NOT IN (SELECT id FROM state)""")
         rows += con.execute("SELECT batch, id, k, k2, v, t FROM fresh").fetchall()
         con.execute(f"INSERT INTO state SELECT id, tu + {plan.delay * US} FROM fresh")
-        con.execute(f"DELETE FROM state WHERE expires {rules.expired} {b['evict_wm'] * 1000}")
+        con.execute(f"DELETE FROM state WHERE expires {rules.expired} {b['evict_wm']}")
     return rows, dropped
 
 
@@ -561,7 +567,7 @@ def expect(plan, scenario, inputs_dir, mutant=None):
             {"batchId": b["batch"], "numInputRows": b["rows"],
              "numRowsDroppedByWatermark": 0 if mode == "complete" and plan.window
              else dropped.get(b["batch"], 0),
-             "watermark": _iso_ms(b["evict_wm"] * 1000)} for b in mine]}
+             "watermark": _iso_ms(b["evict_wm"])} for b in mine]}
         if mode == "complete":
             record["memory"] = {"rows": sorted_rows(row[1:] for row in rows if row[0] == r)}
         else:
