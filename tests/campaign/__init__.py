@@ -17,7 +17,9 @@
   micro-batches and sink rows DuckDB computes from the input files and STREAMING.md's watermark
   rules. test_duckdb_oracle.py runs 24 of them (seed 6) on Ember and on Spark in parallel and
   requires both to equal DuckDB's expectation, batch by batch (Spark skipped without
-  pyspark/java or with EMBER_TEST_SPARK=0; EMBER_ORACLE_STREAMS / EMBER_ORACLE_SEED for more).
+  pyspark/java or with EMBER_TEST_SPARK=0; EMBER_ORACLE_STREAMS / EMBER_ORACLE_SEED for more);
+  wrong variants of each rule (oracle.MUTANTS) must be refuted by Ember's output. Results in
+  repros/README.md.
 - shrink.py: shrinks a reproduction; minimal.py: the hand-made minimal reproductions of the
   differences found, written to repros/.
 """
