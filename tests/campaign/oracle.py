@@ -430,20 +430,25 @@ def _same_group(plan, left, right, window=("ws",)):
 
 
 def _window_rows(con, plan, mode, rules):
-    """{batch: rows} for append/update, {run: rows} for complete."""
+    """Rows [(batch, row...)] for append/update, [(run, row...)] for complete, and the late
+    groups of each batch."""
     _windows_sql(con, plan, rules)
     aggs = ", ".join(f"{AGGS[a][1]} AS {a}" for a in plan.aggs)
+    # the same, over the rows of `a` in a join
+    aggs_of_a = ", ".join(f"{AGGS[a][1].replace('(v)', '(a.v)').replace('(t)', '(a.t)')} AS {a}"
+                          for a in plan.aggs)
     select = f"{_ts('ws')}, {_ts('we')}{_cols(plan)}, " + ", ".join(plan.aggs)
     if mode == "complete":  # no late filter, no eviction: everything read so far (3.6)
         late = f"AND a.we {rules.kept} a.late_wm" if rules == "complete_drops_late" else ""
         rows = con.execute(f"""
-            SELECT r.run, {_ts('ws')}, {_ts('we')}{_cols(plan, 'a.')}, {aggs.replace('(v)', '(a.v)').replace('(t)', '(a.t)')}
+            SELECT r.run, {_ts('ws')}, {_ts('we')}{_cols(plan, 'a.')}, {aggs_of_a}
             FROM (SELECT DISTINCT run FROM batches) r JOIN assigned a ON a.run <= r.run {late}
             GROUP BY r.run, ws, we{_cols(plan, 'a.')}""").fetchall()
         return rows, {}
     con.execute(f"CREATE TABLE accepted AS SELECT * FROM assigned WHERE we {rules.kept} late_wm")
-    dropped = dict(con.execute(f"""SELECT batch, count(*) FROM (SELECT DISTINCT batch, ws{_cols(plan)}
-        FROM assigned WHERE we {rules.late} late_wm) GROUP BY batch""").fetchall())
+    dropped = dict(con.execute(f"""SELECT batch, count(*) FROM (
+        SELECT DISTINCT batch, ws{_cols(plan)} FROM assigned WHERE we {rules.late} late_wm)
+        GROUP BY batch""").fetchall())
     if mode == "append":  # a window is emitted once, by the first batch whose watermark closes it
         rows = con.execute(f"""
             WITH g AS (SELECT ws, we{_cols(plan)}, min(batch) AS first_batch, {aggs}
@@ -454,11 +459,9 @@ def _window_rows(con, plan, mode, rules):
                        AS out_batch, {select}
                 FROM g) WHERE out_batch IS NOT NULL""").fetchall()
     else:  # update: every group the batch touched, with its value over all batches so far
-        merged = ", ".join(f"{AGGS[a][1].replace('(v)', '(a.v)').replace('(t)', '(a.t)')} AS {a}"
-                           for a in plan.aggs)
         rows = con.execute(f"""
             WITH touched AS (SELECT DISTINCT batch, ws, we{_cols(plan)} FROM accepted)
-            SELECT u.batch, {_ts('u.ws')}, {_ts('u.we')}{_cols(plan, 'u.')}, {merged}
+            SELECT u.batch, {_ts('u.ws')}, {_ts('u.we')}{_cols(plan, 'u.')}, {aggs_of_a}
             FROM touched u JOIN accepted a ON {_same_group(plan, 'a', 'u')} AND a.batch <= u.batch
             GROUP BY u.batch, u.ws, u.we{_cols(plan, 'u.')}""").fetchall()
     return rows, dropped
