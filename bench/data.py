@@ -9,6 +9,8 @@ import os
 import random
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
+
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 MTIME0 = 1_767_225_600  # 2026-01-01: the first file's modification time
 EVENT_SCHEMA = "event_id BIGINT, company_id STRING, amount DOUBLE, event_ts TIMESTAMP"
@@ -117,6 +119,89 @@ def nexmark(directory, seed, files, count, step_ms=2):
         n = -(-len(rows) // files)
         write_files(os.path.join(directory, name), [rows[k:k + n] for k in range(0, len(rows), n)])
     return {"person": len(people), "auction": len(auctions), "bid": len(bids)}
+
+
+# The --big workloads (bench/run.py --big): (files, events per file, keys, event-time ms per event).
+BIG = {"big_keys": (10, 1_000_000, 1_000_000, 1), "big_windows": (25, 200_000, 10_000, 3)}
+
+
+def _digits(lines, column, values, width, pad=b"0"):
+    """Writes `values` (non-negative integers) right-aligned into columns `column` to
+    `column + width - 1` of the lines (`lines[c]` is column c of every line); leading zeros become
+    `pad` (a space keeps the JSON valid)."""
+    for i in range(width - 1, -1, -1):
+        lines[column + i] = 48 + values % 10
+        if pad != b"0" and i < width - 1:
+            lines[column + i] = np.where(values == 0, pad[0], lines[column + i])
+        values = values // 10
+
+
+def big_event_files(directory, seed, files, per_file, keys, ms_per_event, late=0.0):
+    """Company events as fixed-width JSON lines built with numpy (tens of millions in seconds):
+    numbers right-aligned after spaces, times to the millisecond, event time advancing
+    `ms_per_event` per event, a `late` share 30 minutes behind; amounts are multiples of 1/4."""
+
+    template = (b'{"event_id":         ,"company_id":"c0000000","amount":      .  ,'
+                b'"event_ts":"0000-00-00T00:00:00.000"}\n')
+    width = len(template)
+    at = {name: template.index(name) + len(name) for name in
+          (b'"event_id":', b'"company_id":"c', b'"amount":', b'"event_ts":"')}
+    rng = np.random.default_rng(seed)
+    t0 = int(T0.timestamp() * 1000)
+    os.makedirs(directory, exist_ok=True)
+    for f in range(files):
+        n = per_file
+        first = f * per_file
+        ids = np.arange(first, first + n, dtype=np.int64)
+        company = rng.integers(0, keys, n)
+        cents = rng.integers(0, 400_000, n) * 25  # amount * 100
+        ms = t0 + ids * ms_per_event
+        if late:
+            ms -= np.where(rng.random(n) < late, 30 * 60_000, 0)
+        lines = np.empty((width, n), dtype=np.uint8)
+        lines[:] = np.frombuffer(template, dtype=np.uint8)[:, None]
+        _digits(lines, at[b'"event_id":'], ids, 9, pad=b" ")
+        _digits(lines, at[b'"company_id":"c'], company, 7)
+        _digits(lines, at[b'"amount":'], cents // 100, 6, pad=b" ")
+        _digits(lines, at[b'"amount":'] + 7, cents % 100, 2)
+        # The civil date of a day number (days since 1970-01-01), Howard Hinnant's algorithm.
+        days, tod = ms // 86_400_000, ms % 86_400_000
+        z = days + 719_468
+        era = z // 146_097
+        doe = z - era * 146_097
+        yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
+        doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+        mp = (5 * doy + 2) // 153
+        month = np.where(mp < 10, mp + 3, mp - 9)
+        year = yoe + era * 400 + (month <= 2)
+        ts = at[b'"event_ts":"']
+        for offset, values, w in ((0, year, 4), (5, month, 2), (8, doy - (153 * mp + 2) // 5 + 1, 2),
+                                  (11, tod // 3_600_000, 2), (14, tod // 60_000 % 60, 2),
+                                  (17, tod // 1000 % 60, 2), (20, tod % 1000, 3)):
+            _digits(lines, ts + offset, values, w)
+        path = os.path.join(directory, f"part-{f:05d}.json")
+        with open(path, "wb") as out:
+            out.write(np.ascontiguousarray(lines.T).tobytes())
+        os.utime(path, (MTIME0 + f, MTIME0 + f))
+    return files * per_file
+
+
+def generate_big(directory):
+    """The inputs of the --big workloads, made once (kept in `directory` for later runs)."""
+    stamp = os.path.join(directory, "counts.json")
+    wanted = {name: list(size) for name, size in BIG.items()}
+    if os.path.exists(stamp):
+        with open(stamp) as f:
+            done = json.load(f)
+        if done.get("sizes") == wanted:
+            return done["counts"]
+    counts = {"big_keys": big_event_files(os.path.join(directory, "big_keys"), 7, *BIG["big_keys"]),
+              "big_windows": big_event_files(os.path.join(directory, "big_windows"), 8,
+                                             *BIG["big_windows"], late=0.02)}
+    os.makedirs(directory, exist_ok=True)
+    with open(stamp, "w") as out:
+        json.dump({"sizes": wanted, "counts": counts}, out)
+    return counts
 
 
 def generate(directory, mode):

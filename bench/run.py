@@ -1,10 +1,13 @@
 """Runs every benchmark workload on Ember and on Spark, each in a process of its own, checks that
 both engines give the same result, and writes docs/benchmarks.md and docs/benchmarks.png.
 
-    .venv/bin/python bench/run.py [--quick]
+    .venv/bin/python bench/run.py [--quick | --big]
 
 --quick uses small data (a few minutes on 2 cores, mostly Spark's start-ups); without it the data
-is large enough for throughput to show. Inputs, logs and scratch space go to bench/out/."""
+is large enough for throughput to show. --big runs only the two large streams (BIG_WORKLOADS: ten
+million events over a million keys; five million events under a watermark) and rewrites only
+their section at the end of docs/benchmarks.md (its inputs, made once, stay in bench/out/big-data).
+Inputs, logs and scratch space go to bench/out/."""
 
 import argparse
 import json
@@ -50,9 +53,22 @@ NEXMARK_INPUTS = {"q0": ["bid"], "q1": ["bid"], "q2": ["bid"], "q3": ["person", 
                   "q4": ["auction", "bid"], "q5": ["bid"], "q7": ["bid"],
                   "q8": ["person", "auction"], "q11": ["bid"]}
 TIMEOUT_S = 1800
+BIG_WORKLOADS = {
+    "big_keys": ("B1 complete-mode aggregation, 1M keys", "count and sum per company over "
+                 "{keys:,} companies in `complete` mode into the memory sink, one file of "
+                 "{per_file:,} events per micro-batch ({files} batches): each batch outputs the whole "
+                 "result, up to a million rows."),
+    "big_windows": ("B2 windowed append under a watermark", "`withWatermark(\"event_ts\", "
+                    "\"10 minutes\")`, a count per company ({keys:,} companies) and 5-minute window "
+                    "in `append` mode into the memory sink; one file of {per_file:,} events per "
+                    "micro-batch ({files} batches), event time advancing {ms} ms per event "
+                    "(about {minutes:.0f} minutes per batch), 2% of the events 30 minutes late."),
+}
+BIG_TIMEOUT_S = 1320  # 22 minutes
+BIG_MARKER = "<!-- bench/run.py --big rewrites everything below this line. -->"
 
 
-def run(engine, workload, inputs, out):
+def run(engine, workload, inputs, out, timeout=TIMEOUT_S):
     """One workload on one engine, as a whole process; its CPU time and peak memory come from
     wait4, which also counts Spark's JVM (the driver waits for it before exiting)."""
     work = tempfile.mkdtemp(prefix=f"{workload}-{engine}-", dir=out)
@@ -63,7 +79,7 @@ def run(engine, workload, inputs, out):
         proc = subprocess.Popen(
             [sys.executable, os.path.join(HERE, "workloads.py"), engine, workload, inputs, work,
              result_path], stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "TZ": "UTC"})
-        timer = threading.Timer(TIMEOUT_S, proc.kill)
+        timer = threading.Timer(timeout, proc.kill)
         timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
         timer.cancel()
@@ -76,6 +92,8 @@ def run(engine, workload, inputs, out):
         with open(log_path) as log:
             tail = [line.strip() for line in log if line.strip()][-1:] or [""]
         result["error"] = f"exit status {proc.returncode}: {tail[0][:200]}"
+        if proc.returncode == -9:
+            result["error"] = f"killed after the {timeout / 60:.0f}-minute time limit"
     shutil.rmtree(work, ignore_errors=True)
     result.update(spawned=spawned, cpu=usage.ru_utime + usage.ru_stime,
                   rss_mb=usage.ru_maxrss / 1024)
@@ -230,9 +248,101 @@ def report(results, counts, mode, elapsed, loads):
     if errors:
         lines += ["", "## Errors", ""]
         lines += [f"- {w} on {e}: `` {msg} ``" for w, e, msg in errors]
-    with open(os.path.join(ROOT, "docs", "benchmarks.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_doc("\n".join(lines) + "\n", big_section())
     chart(m, nexmark_times, mode)
+
+
+DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+
+
+def big_section():
+    """The --big section of docs/benchmarks.md as it is (kept when the main part is rewritten)."""
+    if not os.path.exists(DOC):
+        return ""
+    with open(DOC) as f:
+        text = f.read()
+    return text[text.index(BIG_MARKER):] if BIG_MARKER in text else ""
+
+
+def write_doc(main_part, big_part):
+    with open(DOC, "w") as f:
+        f.write(main_part + ("\n" + big_part if big_part else ""))
+
+
+def big_report(results, counts, elapsed, loads):
+    """The --big section: the two large streams on both engines."""
+    m = {(w, e): metrics(results[w, e], counts[w]) for w in BIG_WORKLOADS for e in ENGINES}
+    state = {e: results["big_windows", e].get("state_rows") or [] for e in ENGINES}
+    peak = {e: max((row[2] or 0 for row in state[e]), default=None) if state[e] else None
+            for e in ENGINES}
+    lines = [
+        BIG_MARKER,
+        "",
+        "## Large streams (`--big`)",
+        "",
+        "Two larger streams, run apart from the suite above (one engine at a time, one workload "
+        "after the other), on inputs from `bench/data.py` (`big_event_files`: fixed-width "
+        "JSON lines made with numpy, fixed seeds). Columns as above; **Max state rows**: the "
+        "largest `stateOperators[0].numRowsTotal` over the micro-batches' progress. (W3 of the full "
+        "mode has a million keys too, over four million events.)",
+        "",
+        f"- Command: `.venv/bin/python bench/run.py --big` "
+        f"({datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, {elapsed / 60:.1f} min)",
+        *[f"- {k}: {v}" for k, v in machine().items()],
+        f"- Load average (1 min) before and after the run: {loads[0]:.2f}, {loads[1]:.2f}"
+        + (" — the machine was busy: figures are noisy" if max(loads) > 1.5 else ""),
+        "",
+        "| Workload | Events | Wall s | Events/s | CPU s | Peak RSS MB | Max state rows | Result |",
+        "|---|---:|---|---|---|---|---|---|",
+    ]
+    for w, (title, _) in BIG_WORKLOADS.items():
+        e, s = m[w, "ember"], m[w, "spark"]
+        rows = cell(peak["ember"], peak["spark"], "{:,.0f}") if w == "big_windows" else "—"
+        digest = same(results[w, "ember"].get("digest"), results[w, "spark"].get("digest"))
+        lines.append(
+            f"| {title} | {counts[w]:,} | {cell(e.get('wall'), s.get('wall'))} "
+            f"| {cell(e.get('eps'), s.get('eps'), '{:,.0f}')} | {cell(e.get('cpu'), s.get('cpu'))} "
+            f"| {cell(e.get('rss'), s.get('rss'), '{:.0f}')} | {rows} | {digest} |")
+    lines += [""]
+    for w, (title, what) in BIG_WORKLOADS.items():
+        files, per_file, keys, ms = data.BIG[w]
+        lines.append(f"- {title}: " + what.format(keys=keys, per_file=per_file, files=files, ms=ms,
+                                                   minutes=per_file * ms / 60_000))
+    for e in ENGINES:
+        if state[e]:
+            totals = [row[2] for row in state[e]]
+            lines.append(f"- B2 state rows after each micro-batch, {e.capitalize()}: "
+                         f"{', '.join(f'{t:,}' if t is not None else '?' for t in totals)} "
+                         f"({len(totals)} micro-batches, "
+                         f"{sum(1 for row in state[e] if not row[1])} of them without input).")
+    errors = [(w, e, results[w, e]["error"]) for w in BIG_WORKLOADS for e in ENGINES
+              if results[w, e].get("error")]
+    lines += [f"- Error: {w} on {e}: `` {msg} ``" for w, e, msg in errors]
+    with open(DOC) as f:
+        text = f.read()
+    main_part = text[:text.index(BIG_MARKER)].rstrip("\n") + "\n" if BIG_MARKER in text else text
+    write_doc(main_part, "\n".join(lines) + "\n")
+
+
+def main_big():
+    began, loads = time.time(), [os.getloadavg()[0]]
+    out = os.path.join(HERE, "out", "big")
+    inputs = os.path.join(HERE, "out", "big-data")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    print(f"generating (or reusing) the --big data in {inputs}", flush=True)
+    counts = data.generate_big(inputs)
+    results = {}
+    for workload in BIG_WORKLOADS:
+        for engine in ENGINES:
+            results[workload, engine] = r = run(engine, workload, inputs, out, BIG_TIMEOUT_S)
+            took = (r.get("done") or time.time()) - r["spawned"]
+            print(f"{workload:12} {engine:6} {took:7.1f} s  {r.get('error') or ''}", flush=True)
+    loads.append(os.getloadavg()[0])
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({f"{w} {e}": r for (w, e), r in results.items()}, f)
+    big_report(results, counts, time.time() - began, loads)
+    print("wrote the --big section of docs/benchmarks.md")
 
 
 def chart(m, nexmark_times, mode):
@@ -266,7 +376,12 @@ def chart(m, nexmark_times, mode):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small data, a few minutes")
-    mode = "quick" if parser.parse_args().quick else "full"
+    parser.add_argument("--big", action="store_true",
+                        help="only the two large streams (10M and 5M events); their own section")
+    args = parser.parse_args()
+    if args.big:
+        return main_big()
+    mode = "quick" if args.quick else "full"
     began, loads = time.time(), [os.getloadavg()[0]]
     out = os.path.join(HERE, "out", mode)
     inputs = os.path.join(out, "data")

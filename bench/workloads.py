@@ -116,6 +116,39 @@ def dedup(spark, data, work):
     return run_stream(unique, work, "unique_events")
 
 
+# --big B1: ten million events over a million keys, the whole result (a million rows) into the
+# memory sink at each of the ten micro-batches.
+def big_keys(spark, data, work):
+    totals = (source(spark, os.path.join(data, "big_keys"), EVENT_SCHEMA, maxFilesPerTrigger=1)
+              .groupBy("company_id")
+              .agg(F.count("*").alias("n"), F.sum("amount").alias("total")))
+    return run_stream(totals, work, "big_key_totals", mode="complete")
+
+
+# --big B2: five million events whose event time advances, a 5-minute windowed count per company
+# under a 10-minute watermark, appended; the state must stay bounded: the largest numRowsTotal
+# of the state operator over the micro-batches is recorded.
+def big_windows(spark, data, work):
+    counts = (source(spark, os.path.join(data, "big_windows"), EVENT_SCHEMA, maxFilesPerTrigger=1)
+              .withWatermark("event_ts", "10 minutes")
+              .groupBy(F.window("event_ts", "5 minutes"), "company_id").count()
+              .select("company_id", F.col("window.start").alias("w_start"), "count"))
+    query = (counts.writeStream.outputMode("append").trigger(availableNow=True)
+             .option("checkpointLocation", os.path.join(work, "checkpoints", "big_windows"))
+             .format("memory").queryName("big_window_counts").start())
+    query.processAllAvailable()
+    query.stop()
+    first_result()
+    state = []
+    for p in query.recentProgress:
+        p = p if isinstance(p, dict) else json.loads(p.json)
+        operators = p.get("stateOperators") or [{}]
+        state.append([p.get("batchId"), p.get("numInputRows"), operators[0].get("numRowsTotal"),
+                      operators[0].get("numRowsDroppedByWatermark")])
+    RESULT["state_rows"] = state  # [batchId, numInputRows, numRowsTotal, numRowsDropped...]
+    return spark.sql("SELECT * FROM big_window_counts")
+
+
 # W5: one tiny file per micro-batch, to a foreachBatch sink: the fixed cost of a batch.
 def tiny(spark, data, work):
     rows, done = [], RESULT.setdefault("batch_done", [])

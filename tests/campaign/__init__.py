@@ -11,6 +11,15 @@
 - campaign.py: both engines in long-lived processes, classification (pass, documented,
   undocumented, inconclusive), reproductions; `python -m tests.campaign --scenarios 300 --seed 1`.
 - test_campaign.py: a fixed subset of 40 scenarios under pytest.
+- oracle.py: a second oracle, from outside both engines, for event-time streams (issue #6):
+  randomized streams (windows with sizes, slides and start times; session gaps; delays;
+  append, update and complete mode; the two watermarked dedups; restarts between runs) whose
+  micro-batches and sink rows DuckDB computes from the input files and STREAMING.md's watermark
+  rules. test_duckdb_oracle.py runs 24 of them (seed 6) on Ember and on Spark in parallel and
+  requires both to equal DuckDB's expectation, batch by batch (Spark skipped without
+  pyspark/java or with EMBER_TEST_SPARK=0; EMBER_ORACLE_STREAMS / EMBER_ORACLE_SEED for more);
+  wrong variants of each rule (oracle.MUTANTS) must be refuted by Ember's output. Results in
+  repros/README.md.
 - shrink.py: shrinks a reproduction; minimal.py: the hand-made minimal reproductions of the
   differences found, written to repros/.
 """
