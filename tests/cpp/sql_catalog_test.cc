@@ -90,7 +90,7 @@ TEST_F(SqlCatalogTest, CreatingATableTwiceLosesAndCatalogsAreSeparate) {
   auto other_catalog = Open("other");
   ASSERT_TRUE(catalog->CreateNamespace({"db"}, false).ok());
   auto schema = arrow::schema({arrow::field("id", arrow::int64())});
-  auto metadata = NewTableMetadata(*schema, catalog->TableLocation({"db", "t"}), {});
+  auto metadata = NewTableMetadata(*schema, catalog->TableLocation({"db", "t"}), {}).ValueOrDie();
   LoadedTable none;
   none.ident = {"db", "t"};
   EXPECT_EQ(catalog->Commit(none, metadata).ValueOr(false), true);
