@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -288,6 +289,22 @@ Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path) {
 }
 
 }  // namespace
+
+std::string PathToUri(const std::string& path) {
+  std::string out = "file://";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || std::string("/-_.~").find(static_cast<char>(c)) != std::string::npos) {
+      out += static_cast<char>(c);
+    } else {
+      char buffer[4];
+      std::snprintf(buffer, sizeof(buffer), "%%%02X", c);
+      out += buffer;
+    }
+  }
+  return out;
+}
+
+Result<FileEntry> StatFile(const std::string& path) { return Stat(path); }
 
 std::string PathFromUri(const std::string& uri) {
   if (uri.rfind("file:", 0) != 0) return uri;  // a plain path: nothing is escaped

@@ -3,6 +3,8 @@
 // (idempotently); write commits/N. A restart re-runs a batch that has offsets but no commit, with
 // exactly the logged offsets and timestamp.
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <ctime>
 #include <filesystem>
 #include <functional>
@@ -13,6 +15,7 @@
 #include <arrow/table.h>
 #include <nlohmann/json.hpp>
 
+#include "ember/common/interval.h"
 #include "ember/error.h"
 #include "ember/exec/executor.h"
 #include "ember/iceberg/table_metadata.h"
@@ -28,6 +31,7 @@ namespace ember {
 namespace fs = std::filesystem;
 using arrow::Result;
 using nlohmann::json;
+using nlohmann::ordered_json;
 using plan::LogicalPlan;
 using plan::PlanKind;
 using plan::PlanPtr;
@@ -148,6 +152,13 @@ struct StreamingQuery::Execution {
   std::optional<int64_t> last_batch_watermark_ms;
   // Aggregations and deduplications, children before parents.
   std::vector<std::unique_ptr<stream::StatefulOperator>> operators;
+  // The semantic confs offsets/N records (Spark's OffsetSeqMetadata.relevantSQLConfs), in the
+  // order Spark writes them.
+  std::vector<std::pair<std::string, std::string>> logged_conf;
+  // The progress of the last executed batch, for the entries of triggers that run nothing.
+  std::optional<ordered_json> last_executed_progress;
+  int64_t previous_trigger_start_ms = -1;
+  int64_t current_trigger_start_ms = -1;
 
   explicit Execution(const std::string& checkpoint)
       : root(checkpoint),
@@ -254,6 +265,7 @@ arrow::Status CheckStreamingPlan(const LogicalPlan& plan, const std::string& mod
 Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& df,
                                                               StreamingQueryOptions options,
                                                               std::shared_ptr<Sink> sink) {
+  int64_t start_ms = NowMs();
   const LogicalPlan& plan = *df.plan();
   if (!plan.is_streaming) {
     return AnalysisError("'writeStream' can be called only on streaming Dataset/DataFrame");
@@ -288,6 +300,9 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
                      "Could not recognize watermark policy '" + policy + "'", "");
   }
   execution->watermark_policy = policy;
+  ARROW_ASSIGN_OR_RAISE(query->no_data_progress_interval_ms_,
+                        ParseTimeStringMs(df.session()->GetConf(
+                            "spark.sql.streaming.noDataProgressEventInterval", "10000")));
 
   // Stateful operators, numbered bottom-up. The number of state partitions is the one the
   // checkpoint was started with.
@@ -310,6 +325,33 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
       execution->operators.push_back(std::move(op));
       ++state.operator_id;
     }
+  }
+
+  // Spark 4.0's values where neither the checkpoint nor the session sets one.
+  const std::pair<const char*, const char*> kLoggedConfs[] = {
+      {"spark.sql.streaming.stateStore.providerClass",
+       "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"},
+      {"spark.sql.streaming.stateStore.rocksdb.formatVersion", "5"},
+      {"spark.sql.streaming.stateStore.encodingFormat", "unsaferow"},
+      {"spark.sql.streaming.statefulOperator.useStrictDistribution", "true"},
+      {"spark.sql.streaming.flatMapGroupsWithState.stateFormatVersion", "2"},
+      {"spark.sql.streaming.multipleWatermarkPolicy", nullptr},
+      {"spark.sql.streaming.aggregation.stateFormatVersion", "2"},
+      {"spark.sql.shuffle.partitions", nullptr},
+      {"spark.sql.streaming.join.stateFormatVersion", "2"},
+      {"spark.sql.streaming.stateStore.compression.codec", "lz4"},
+      {"spark.sql.optimizer.pruneFiltersCanPruneStreamingSubplan", "false"}};
+  for (const auto& [key, fallback] : kLoggedConfs) {
+    std::string value;
+    if (std::string(key) == "spark.sql.streaming.multipleWatermarkPolicy") {
+      value = policy;
+    } else if (std::string(key) == "spark.sql.shuffle.partitions") {
+      value = std::to_string(execution->num_partitions > 0 ? execution->num_partitions
+                                                           : DefaultPartitions());
+    } else {
+      value = conf(key, fallback);
+    }
+    execution->logged_conf.emplace_back(key, value);
   }
 
   // The query id lives in <checkpoint>/metadata; a new checkpoint gets a new id.
@@ -420,6 +462,14 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   if (query->options_.trigger.kind == TriggerKind::kOnce) {
     for (auto& source : execution->sources) source->ReadAllAvailable();
   }
+  // Spark delivers onQueryStarted before start() returns, ahead of any other event of the query.
+  StreamingQueryEvent started;
+  started.kind = StreamingQueryEvent::Kind::kStarted;
+  started.id = query->id_;
+  started.run_id = query->run_id_;
+  started.name = query->options_.name;
+  started.timestamp = IsoInstant(start_ms);
+  query->Post(std::move(started));
   query->thread_ = std::thread([raw = query.get()] { raw->Run(); });
   return query;
 }
@@ -427,15 +477,45 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
 void StreamingQuery::Run() {
   arrow::Status status = RunLoop();
   std::lock_guard<std::mutex> lock(mutex_);
+  StreamingQueryEvent terminated;
+  terminated.kind = StreamingQueryEvent::Kind::kTerminated;
+  terminated.id = id_;
+  terminated.run_id = run_id_;
   if (!status.ok()) {
     failure_ = UserError(ErrorKind::kStreamingQuery, "STREAM_FAILED",
                          "Query [id = " + id_ + ", runId = " + run_id_ +
                              "] terminated with exception: " + status.message(),
                          "XXKST");
+    // Spark reports the cause (not the STREAM_FAILED wrapper) and its error condition.
+    const ErrorDetail* detail = GetErrorDetail(status);
+    terminated.exception = std::string(detail ? ErrorKindName(detail->kind()) : "SparkException") +
+                           ": " + status.message();
+    if (detail && !detail->condition().empty()) terminated.error_class = detail->condition();
   }
   active_ = false;
   status_message_ = "Stopped";
+  // Posted before waiters wake, as Spark posts QueryTerminatedEvent before awaitTermination
+  // returns; listeners receive it on the bus's thread.
+  Post(std::move(terminated));
   changed_.notify_all();
+}
+
+void StreamingQuery::Post(StreamingQueryEvent event) const {
+  if (options_.listeners) options_.listeners->Post(std::move(event));
+}
+
+void StreamingQuery::ReportProgress(std::string progress, bool executed) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (executed) {
+    StreamingQueryEvent event;
+    event.kind = StreamingQueryEvent::Kind::kProgress;
+    event.id = id_;
+    event.run_id = run_id_;
+    event.progress = progress;
+    Post(std::move(event));
+  }
+  progress_.push_back(std::move(progress));
+  if (progress_.size() > 100) progress_.erase(progress_.begin());
 }
 
 namespace {
@@ -531,7 +611,95 @@ json StateOperatorsProgress(const std::vector<std::unique_ptr<stream::StatefulOp
   return all;
 }
 
+// Spark leaves a rate that is NaN or infinite out of the progress JSON.
+void PutRate(ordered_json* j, const char* key, double rate) {
+  if (std::isfinite(rate)) (*j)[key] = rate;
+}
+
+// The start of a progress entry (StreamingQueryProgress.jsonValue), keys in Spark's order.
+// inputRowsPerSecond divides by the time since the previous trigger started (none: 0),
+// processedRowsPerSecond by the trigger's duration (at least 1 ms).
+ordered_json ProgressHeader(const std::string& id, const std::string& run_id,
+                            const std::string& name, int64_t batch_id, int64_t trigger_start_ms,
+                            int64_t previous_trigger_start_ms, int64_t duration_ms, int64_t rows) {
+  ordered_json j = {{"id", id},
+                    {"runId", run_id},
+                    {"name", name.empty() ? ordered_json(nullptr) : ordered_json(name)},
+                    {"timestamp", IsoInstant(trigger_start_ms)},
+                    {"batchId", batch_id},
+                    {"batchDuration", duration_ms},
+                    {"numInputRows", rows}};
+  double since_previous = previous_trigger_start_ms < 0
+                              ? std::numeric_limits<double>::infinity()
+                              : static_cast<double>(trigger_start_ms - previous_trigger_start_ms) / 1000.0;
+  PutRate(&j, "inputRowsPerSecond", static_cast<double>(rows) / since_previous);
+  PutRate(&j, "processedRowsPerSecond",
+          static_cast<double>(rows) / (static_cast<double>(std::max<int64_t>(1, duration_ms)) / 1000.0));
+  return j;
+}
+
+ordered_json OffsetProgress(int64_t offset) {
+  return offset < 0 ? ordered_json(nullptr) : ordered_json({{"logOffset", offset}});
+}
+
 }  // namespace
+
+void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
+  Execution& ex = *execution_;
+  int64_t now = NowMs();
+  std::optional<int64_t> last;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    last = last_report_ms_;
+  }
+  // ProgressReporter.updateIdleness: at most one entry per noDataProgressEventInterval since the
+  // last report; the very first one adds an entry without an event.
+  if (last && now - no_data_progress_interval_ms_ < *last) return;
+  int64_t duration = std::max<int64_t>(now - trigger_start_ms, 0);
+  ordered_json progress = ProgressHeader(id_, run_id_, options_.name, ex.next_batch, trigger_start_ms,
+                                         ex.previous_trigger_start_ms, duration, 0);
+  progress["durationMs"] = {{"triggerExecution", duration}};
+  // What the last executed batch reported, with this trigger's counts reset, as Spark's
+  // resetExecStatsForNoExecution does.
+  if (ex.last_executed_progress) {
+    const ordered_json& executed = *ex.last_executed_progress;
+    if (executed.contains("eventTime")) {
+      progress["eventTime"] = {{"watermark", executed["eventTime"]["watermark"]}};
+    }
+    ordered_json operators = executed["stateOperators"];
+    for (auto& op : operators) {
+      op["numRowsUpdated"] = 0;
+      op["numRowsDroppedByWatermark"] = 0;
+    }
+    progress["stateOperators"] = operators;
+  } else {
+    progress["stateOperators"] = ordered_json::array();
+  }
+  ordered_json sources = ordered_json::array();
+  for (size_t i = 0; i < ex.sources.size(); ++i) {
+    ordered_json source = {{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},
+                           {"startOffset", OffsetProgress(ex.committed[i])},
+                           {"endOffset", OffsetProgress(ex.committed[i])},
+                           {"latestOffset", OffsetProgress(ex.committed[i])},
+                           {"numInputRows", 0},
+                           {"inputRowsPerSecond", 0.0},
+                           {"processedRowsPerSecond", 0.0}};
+    sources.push_back(source);
+  }
+  progress["sources"] = sources;
+  progress["sink"] = {{"numOutputRows", 0}};
+  ReportProgress(progress.dump(), /*executed=*/false);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (last) {
+    StreamingQueryEvent idle;
+    idle.kind = StreamingQueryEvent::Kind::kIdle;
+    idle.id = id_;
+    idle.run_id = run_id_;
+    idle.timestamp = IsoInstant(trigger_start_ms);
+    Post(std::move(idle));
+  }
+  last_report_ms_ = now;
+}
 
 arrow::Status StreamingQuery::RunLoop() {
   Execution& ex = *execution_;
@@ -543,6 +711,10 @@ arrow::Status StreamingQuery::RunLoop() {
       if (stop_requested_) return arrow::Status::OK();
     }
     int64_t trigger_start = NowMs();
+    // Trigger.Once ends after its one trigger: the loop's next pass is no trigger of Spark's.
+    bool real_trigger = !(options_.trigger.kind == TriggerKind::kOnce && ran_once);
+    ex.previous_trigger_start_ms = ex.current_trigger_start_ms;
+    ex.current_trigger_start_ms = trigger_start;
     std::vector<int64_t> end;
     int64_t batch_timestamp = trigger_start;
     bool has_batch = false;
@@ -566,12 +738,12 @@ arrow::Status StreamingQuery::RunLoop() {
       has_batch = new_data || no_data_batch;
       if (has_batch) {
         // offsets/N first: the write-ahead log of what batch N reads.
-        json meta = {{"batchWatermarkMs", ex.watermark_ms},
-                     {"batchTimestampMs", batch_timestamp},
-                     {"conf", {{"spark.sql.shuffle.partitions",
-                                std::to_string(ex.num_partitions > 0 ? ex.num_partitions
-                                                                     : DefaultPartitions())},
-                               {"spark.sql.streaming.multipleWatermarkPolicy", ex.watermark_policy}}}};
+        // OffsetSeqMetadata, its fields in Spark's order.
+        ordered_json conf = ordered_json::object();
+        for (const auto& [key, value] : ex.logged_conf) conf[key] = value;
+        ordered_json meta = {{"batchWatermarkMs", ex.watermark_ms},
+                             {"batchTimestampMs", batch_timestamp},
+                             {"conf", conf}};
         std::string body = meta.dump();
         for (int64_t offset : end) {
           body += "\n" + (offset < 0 ? std::string("-") : stream::FileStreamSource::OffsetJson(offset));
@@ -647,6 +819,7 @@ arrow::Status StreamingQuery::RunLoop() {
       (void)committed;  // an existing commit means this batch was already committed
       int64_t batch_watermark = ex.watermark_ms;
       ex.last_batch_watermark_ms = ex.watermark_ms;
+      std::vector<int64_t> start_offsets = ex.committed;
       ex.committed = end;
       ex.watermark_ms = next_watermark;
       if (ex.next_batch > kMinBatchesToRetain) {
@@ -654,30 +827,34 @@ arrow::Status StreamingQuery::RunLoop() {
         ARROW_RETURN_NOT_OK(ex.commits.Purge(ex.next_batch - kMinBatchesToRetain));
       }
       int64_t duration = std::max<int64_t>(NowMs() - trigger_start, 0);
-      json progress = {
-          {"id", id_},
-          {"runId", run_id_},
-          {"name", options_.name.empty() ? json(nullptr) : json(options_.name)},
-          {"batchId", ex.next_batch},
-          {"numInputRows", num_input_rows},
-          {"processedRowsPerSecond",
-           duration > 0 ? static_cast<double>(num_input_rows) * 1000.0 / static_cast<double>(duration) : 0.0},
-          {"durationMs", {{"triggerExecution", duration}}},
-          {"stateOperators", StateOperatorsProgress(ex.operators)},
-          {"sink", {{"numOutputRows", num_output_rows}}}};
-      if (!ex.watermarks.empty()) progress["eventTime"] = event_times.Progress(batch_watermark);
-      json sources = json::array();
+      ordered_json progress = ProgressHeader(id_, run_id_, options_.name, ex.next_batch, trigger_start,
+                                             ex.previous_trigger_start_ms, duration, num_input_rows);
+      progress["durationMs"] = {{"triggerExecution", duration}};
+      if (!ex.watermarks.empty()) {
+        progress["eventTime"] = ordered_json::parse(event_times.Progress(batch_watermark).dump());
+      }
+      progress["stateOperators"] = ordered_json::parse(StateOperatorsProgress(ex.operators).dump());
+      ordered_json sources = ordered_json::array();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
-        sources.push_back({{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},
-                           {"endOffset", {{"logOffset", end[i]}}},
-                           {"numInputRows", num_input_rows}});
+        ordered_json source = {{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},
+                               {"startOffset", OffsetProgress(start_offsets[i])},
+                               {"endOffset", OffsetProgress(end[i])},
+                               {"latestOffset", OffsetProgress(end[i])},
+                               {"numInputRows", num_input_rows}};
+        for (const char* rate : {"inputRowsPerSecond", "processedRowsPerSecond"}) {
+          if (progress.contains(rate)) source[rate] = progress[rate];
+        }
+        sources.push_back(source);
       }
       progress["sources"] = sources;
+      progress["sink"] = {{"numOutputRows", num_output_rows}};
+      ex.last_executed_progress = progress;
+      ReportProgress(progress.dump(), /*executed=*/true);
       std::lock_guard<std::mutex> lock(mutex_);
-      progress_.push_back(progress.dump());
-      if (progress_.size() > 100) progress_.erase(progress_.begin());
+      last_report_ms_ = NowMs();
       ++ex.next_batch;
     }
+    if (!has_batch && real_trigger) ReportIdleTrigger(trigger_start);
     ran_once = true;
     bool finished_by_trigger = !has_batch && (options_.trigger.kind == TriggerKind::kOnce ||
                                               options_.trigger.kind == TriggerKind::kAvailableNow);

@@ -1,11 +1,15 @@
 """Structured Streaming on Ember: pyspark.sql.streaming's DataStreamReader, DataStreamWriter,
-StreamingQuery and StreamingQueryManager, over the C++ micro-batch engine."""
+StreamingQuery, StreamingQueryManager and StreamingQueryListener, over the C++ micro-batch
+engine."""
 
+import atexit
 import json
 import os
+import sys
 import tempfile
 import threading
 import uuid
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from ember import _core
@@ -15,6 +19,9 @@ from ember.errors import (
 )
 from ember.sql.dataframe import DataFrame
 from ember.sql.readwriter import _option_text, _schema_ddl
+from ember.sql.streaming.listener import (
+    _CALLBACKS, StreamingQueryListener, StreamingQueryProgress, _event,
+)
 from ember.sql.types import StructType
 
 if TYPE_CHECKING:
@@ -255,7 +262,8 @@ class DataStreamWriter:
             if not path:
                 raise IllegalArgumentException("'path' is not specified")
             partition_by = [c for c in self._options.get("__partition_by", "").split(",") if c]
-            return _core.file_sink(session._core, fmt, path, partition_by)
+            retention = next((v for k, v in self._options.items() if k.lower() == "retention"), None)
+            return _core.file_sink(session._core, fmt, path, partition_by, retention)
         raise AnalysisException(
             f"The streaming sink '{fmt}' is not supported by Ember yet.",
             errorClass="UNSUPPORTED_FEATURE", sqlState="0A000",
@@ -291,7 +299,7 @@ class DataStreamWriter:
         kind, interval = self._trigger
         core = _core.StreamingQuery.start(
             self._df._df, sink, self._name or "", checkpoint, self._output_mode, kind, interval,
-            temporary,
+            temporary, manager._bus,
         )
         query = StreamingQuery(core, session)
         manager._register(query)
@@ -364,13 +372,13 @@ class StreamingQuery:
         return json.loads(self._q.status())
 
     @property
-    def lastProgress(self) -> Optional[Dict[str, Any]]:
+    def lastProgress(self) -> Optional[StreamingQueryProgress]:
         text = self._q.last_progress()
-        return json.loads(text) if text else None
+        return StreamingQueryProgress(json.loads(text)) if text else None
 
     @property
-    def recentProgress(self) -> List[Dict[str, Any]]:
-        return [json.loads(p) for p in self._q.recent_progress()]
+    def recentProgress(self) -> List[StreamingQueryProgress]:
+        return [StreamingQueryProgress(json.loads(p)) for p in self._q.recent_progress()]
 
     def explain(self, extended: bool = False) -> None:
         print("== Physical Plan ==")
@@ -382,6 +390,42 @@ class StreamingQueryManager:
     def __init__(self) -> None:
         self._queries: Dict[str, StreamingQuery] = {}
         self._lock = threading.Lock()
+        self._listeners: List[StreamingQueryListener] = []
+        # The engine's listener bus calls one dispatcher; it holds the manager weakly, so a
+        # dropped session's manager can go.
+        self._bus = _core.StreamingQueryListenerBus()
+        manager = weakref.ref(self)
+
+        def dispatch(kind: str, fields: Dict[str, Any]) -> None:
+            owner = manager()
+            if owner is not None:
+                owner._dispatch(kind, fields)
+
+        self._bus.set_dispatcher(dispatch)
+        # Deliver what is queued and stop the listener thread before the interpreter goes.
+        atexit.register(self._bus.close)
+
+    def addListener(self, listener: StreamingQueryListener) -> None:
+        """Registers a StreamingQueryListener for the events of this session's queries."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def removeListener(self, listener: StreamingQueryListener) -> None:
+        """Stops delivering events to `listener`; unknown listeners are ignored."""
+        with self._lock:
+            self._listeners = [l for l in self._listeners if l is not listener]
+
+    def _dispatch(self, kind: str, fields: Dict[str, Any]) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        if not listeners:
+            return
+        event = _event(kind, fields)
+        for listener in listeners:
+            try:
+                getattr(listener, _CALLBACKS[kind])(event)
+            except Exception:  # noqa: BLE001 - as Spark's bus: report, go on with the others
+                sys.unraisablehook(_Unraisable(sys.exc_info(), listener))
 
     @property
     def active(self) -> List[StreamingQuery]:
@@ -430,3 +474,12 @@ class StreamingQueryManager:
     def resetTerminated(self) -> None:
         with self._lock:
             self._queries = {k: q for k, q in self._queries.items() if q.isActive}
+
+
+class _Unraisable:
+    """What sys.unraisablehook expects, for an exception raised by a listener."""
+
+    def __init__(self, exc_info: Any, listener: Any):
+        self.exc_type, self.exc_value, self.exc_traceback = exc_info
+        self.err_msg = "Exception ignored in a StreamingQueryListener"
+        self.object = listener
