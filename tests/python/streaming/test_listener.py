@@ -137,17 +137,18 @@ def test_idle_triggers_report_once_per_interval(spark, source, tmp_path, recorde
     """ProgressReporter.updateIdleness: a trigger without data adds a progress entry (with the
     next batch id) and posts QueryIdleEvent only when noDataProgressEventInterval passed since
     the last report; the very first report posts no idle event."""
-    spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "300ms")
+    spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "5s")
     try:
         empty = tmp_path / "empty"
         empty.mkdir()
         query = start(spark, empty, tmp_path / "cp0")
-        time.sleep(0.15)
+        time.sleep(0.3)
         assert [p["batchId"] for p in query.recentProgress] == [0]  # first idle trigger
         assert recorder.kinds() == ["QueryStartedEvent"]
         query.stop()
 
         recorder.events.clear()
+        spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "300ms")
         query = start(spark, source, tmp_path / "cp")
         query.processAllAvailable()
         recorder.wait_for(QueryIdleEvent, count=2)
