@@ -4,10 +4,10 @@
 // exactly the logged offsets and timestamp.
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <sstream>
 
 #include <arrow/array/array_primitive.h>
@@ -346,8 +346,9 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     if (std::string(key) == "spark.sql.streaming.multipleWatermarkPolicy") {
       value = policy;
     } else if (std::string(key) == "spark.sql.shuffle.partitions") {
-      value = std::to_string(execution->num_partitions > 0 ? execution->num_partitions
-                                                           : DefaultPartitions());
+      // The state's partitions; without state, what the session says (Spark records it always).
+      value = execution->num_partitions > 0 ? std::to_string(execution->num_partitions)
+                                            : conf(key, std::to_string(DefaultPartitions()));
     } else {
       value = conf(key, fallback);
     }
