@@ -207,3 +207,20 @@ def test_pyspark_names(spark):
         ember.deactivate()
     assert Listener is StreamingQueryListener and Event is QueryProgressEvent
     assert QueryStartedEvent and QueryTerminatedEvent
+
+
+def test_a_second_query_of_one_id_is_refused_before_it_starts(spark, source, tmp_path, recorder):
+    """StreamingQueryManager.startQuery: a query whose checkpoint's id is active is refused
+    before it starts, so it neither writes to the checkpoint nor reaches the listeners."""
+    from ember.errors import IllegalArgumentException
+
+    first = start(spark, source, tmp_path / "cp")
+    first.processAllAvailable()
+    with pytest.raises(IllegalArgumentException, match=f"Cannot start query with id {first.id} "):
+        (spark.readStream.schema(SCHEMA).json(str(source)).writeStream.format("noop")
+         .option("checkpointLocation", str(tmp_path / "cp")).start())
+    first.stop()
+    recorder.wait_for(QueryTerminatedEvent)
+    assert [type(e).__name__ for e in recorder.events if not isinstance(e, QueryProgressEvent)] == \
+        ["QueryStartedEvent", "QueryTerminatedEvent"]
+    assert sorted(os.listdir(tmp_path / "cp" / "commits")) == ["0", "1"]

@@ -294,6 +294,7 @@ class DataStreamWriter:
         manager = session.streams
         manager._check_name(self._name)
         checkpoint, temporary = self._checkpoint(session)
+        manager._check_id(_checkpoint_query_id(checkpoint))
         if sink is None:
             sink = self._sink(session)
         kind, interval = self._trigger
@@ -413,7 +414,7 @@ class StreamingQueryManager:
     def removeListener(self, listener: StreamingQueryListener) -> None:
         """Stops delivering events to `listener`; unknown listeners are ignored."""
         with self._lock:
-            self._listeners = [l for l in self._listeners if l is not listener]
+            self._listeners = [kept for kept in self._listeners if kept is not listener]
 
     def _dispatch(self, kind: str, fields: Dict[str, Any]) -> None:
         with self._lock:
@@ -443,16 +444,26 @@ class StreamingQueryManager:
                 "active in this SparkSession"
             )
 
+    @staticmethod
+    def _same_id_error(query_id: str) -> IllegalArgumentException:
+        return IllegalArgumentException(
+            f"Cannot start query with id {query_id} as another query with same id is "
+            "already active. Perhaps you are attempting to restart a query from "
+            "checkpoint that is already active."
+        )
+
+    def _check_id(self, query_id: Optional[str]) -> None:
+        """Spark refuses a second active query of one id before it starts (and before any
+        listener hears of it)."""
+        if query_id and any(q.id == query_id for q in self.active):
+            raise self._same_id_error(query_id)
+
     def _register(self, query: StreamingQuery) -> None:
         with self._lock:
             for existing in self._queries.values():
                 if existing.id == query.id and existing is not query and existing.isActive:
                     query._q.stop()
-                    raise IllegalArgumentException(
-                        f"Cannot start query with id {query.id} as another query with same id is "
-                        "already active. Perhaps you are attempting to restart a query from "
-                        "checkpoint that is already active."
-                    )
+                    raise self._same_id_error(query.id)
             self._queries[query.id] = query
 
     def awaitAnyTermination(self, timeout: Optional[int] = None) -> Optional[bool]:
@@ -474,6 +485,15 @@ class StreamingQueryManager:
     def resetTerminated(self) -> None:
         with self._lock:
             self._queries = {k: q for k, q in self._queries.items() if q.isActive}
+
+
+def _checkpoint_query_id(checkpoint: str) -> Optional[str]:
+    """The query id a checkpoint keeps in its `metadata` file, if it has one."""
+    try:
+        with open(os.path.join(checkpoint, "metadata")) as f:
+            return json.loads(f.read()).get("id")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 class _Unraisable:
