@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include <arrow/array/array_primitive.h>
@@ -159,6 +160,9 @@ struct StreamingQuery::Execution {
   std::optional<ordered_json> last_executed_progress;
   int64_t previous_trigger_start_ms = -1;
   int64_t current_trigger_start_ms = -1;
+  // durationMs of the current trigger, by Spark's phase names (latestOffset, walCommit, getBatch,
+  // queryPlanning, addBatch, commitOffsets, triggerExecution).
+  std::map<std::string, int64_t> durations;
 
   explicit Execution(const std::string& checkpoint)
       : root(checkpoint),
@@ -612,14 +616,22 @@ json StateOperatorsProgress(const std::vector<std::unique_ptr<stream::StatefulOp
   return all;
 }
 
-// Spark leaves a rate that is NaN or infinite out of the progress JSON.
-void PutRate(ordered_json* j, const char* key, double rate) {
-  if (std::isfinite(rate)) (*j)[key] = rate;
+// inputRowsPerSecond divides by the time since the previous trigger started (none: infinite,
+// so 0), processedRowsPerSecond by the trigger's duration (at least 1 ms). Spark leaves a rate
+// that is NaN or infinite out of the JSON.
+void PutRates(ordered_json* j, int64_t rows, int64_t trigger_start_ms,
+              int64_t previous_trigger_start_ms, int64_t duration_ms) {
+  double since_previous = previous_trigger_start_ms < 0
+                              ? std::numeric_limits<double>::infinity()
+                              : static_cast<double>(trigger_start_ms - previous_trigger_start_ms) / 1000.0;
+  double input = static_cast<double>(rows) / since_previous;
+  double processed =
+      static_cast<double>(rows) / (static_cast<double>(std::max<int64_t>(1, duration_ms)) / 1000.0);
+  if (std::isfinite(input)) (*j)["inputRowsPerSecond"] = input;
+  if (std::isfinite(processed)) (*j)["processedRowsPerSecond"] = processed;
 }
 
 // The start of a progress entry (StreamingQueryProgress.jsonValue), keys in Spark's order.
-// inputRowsPerSecond divides by the time since the previous trigger started (none: 0),
-// processedRowsPerSecond by the trigger's duration (at least 1 ms).
 ordered_json ProgressHeader(const std::string& id, const std::string& run_id,
                             const std::string& name, int64_t batch_id, int64_t trigger_start_ms,
                             int64_t previous_trigger_start_ms, int64_t duration_ms, int64_t rows) {
@@ -630,12 +642,14 @@ ordered_json ProgressHeader(const std::string& id, const std::string& run_id,
                     {"batchId", batch_id},
                     {"batchDuration", duration_ms},
                     {"numInputRows", rows}};
-  double since_previous = previous_trigger_start_ms < 0
-                              ? std::numeric_limits<double>::infinity()
-                              : static_cast<double>(trigger_start_ms - previous_trigger_start_ms) / 1000.0;
-  PutRate(&j, "inputRowsPerSecond", static_cast<double>(rows) / since_previous);
-  PutRate(&j, "processedRowsPerSecond",
-          static_cast<double>(rows) / (static_cast<double>(std::max<int64_t>(1, duration_ms)) / 1000.0));
+  PutRates(&j, rows, trigger_start_ms, previous_trigger_start_ms, duration_ms);
+  return j;
+}
+
+// durationMs, keys sorted as Spark writes them.
+ordered_json DurationsProgress(const std::map<std::string, int64_t>& durations) {
+  ordered_json j = ordered_json::object();
+  for (const auto& [phase, ms] : durations) j[phase] = ms;
   return j;
 }
 
@@ -659,7 +673,8 @@ void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
   int64_t duration = std::max<int64_t>(now - trigger_start_ms, 0);
   ordered_json progress = ProgressHeader(id_, run_id_, options_.name, ex.next_batch, trigger_start_ms,
                                          ex.previous_trigger_start_ms, duration, 0);
-  progress["durationMs"] = {{"triggerExecution", duration}};
+  ex.durations["triggerExecution"] = duration;
+  progress["durationMs"] = DurationsProgress(ex.durations);
   // What the last executed batch reported, with this trigger's counts reset, as Spark's
   // resetExecStatsForNoExecution does.
   if (ex.last_executed_progress) {
@@ -716,6 +731,10 @@ arrow::Status StreamingQuery::RunLoop() {
     bool real_trigger = !(options_.trigger.kind == TriggerKind::kOnce && ran_once);
     ex.previous_trigger_start_ms = ex.current_trigger_start_ms;
     ex.current_trigger_start_ms = trigger_start;
+    ex.durations.clear();
+    auto timed = [&](const char* phase, int64_t since) {
+      ex.durations[phase] += std::max<int64_t>(NowMs() - since, 0);
+    };
     std::vector<int64_t> end;
     int64_t batch_timestamp = trigger_start;
     bool has_batch = false;
@@ -725,10 +744,12 @@ arrow::Status StreamingQuery::RunLoop() {
       ex.rerun_end.reset();
       has_batch = true;
     } else if (!(options_.trigger.kind == TriggerKind::kOnce && ran_once)) {
+      int64_t latest_start = NowMs();
       for (auto& source : ex.sources) {
         ARROW_ASSIGN_OR_RAISE(int64_t latest, source->LatestOffset());
         end.push_back(latest);
       }
+      timed("latestOffset", latest_start);
       bool new_data = end != ex.committed;
       // Spark's no-data batch: the watermark moved, and a stateful operator can use it to emit
       // or evict.
@@ -738,6 +759,7 @@ arrow::Status StreamingQuery::RunLoop() {
                            ex.watermark_ms > *ex.last_batch_watermark_ms;
       has_batch = new_data || no_data_batch;
       if (has_batch) {
+        int64_t wal_start = NowMs();
         // offsets/N first: the write-ahead log of what batch N reads.
         // OffsetSeqMetadata, its fields in Spark's order.
         ordered_json conf = ordered_json::object();
@@ -760,6 +782,7 @@ arrow::Status StreamingQuery::RunLoop() {
         for (size_t i = 0; i < ex.sources.size(); ++i) {
           ARROW_RETURN_NOT_OK(ex.sources[i]->Commit(ex.committed[i]));
         }
+        timed("walCommit", wal_start);
       }
     }
     int64_t num_input_rows = 0, num_output_rows = 0;
@@ -767,11 +790,18 @@ arrow::Status StreamingQuery::RunLoop() {
       plan::EvalContext ctx = session->eval_context();
       ctx.current_timestamp_us = batch_timestamp * 1000;
       std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>> data;
+      std::vector<int64_t> source_rows;
+      int64_t get_batch_start = NowMs();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
         ARROW_ASSIGN_OR_RAISE(auto fresh, ex.sources[i]->GetBatch(ex.committed[i], end[i], ctx));
         num_input_rows += fresh->num_rows();
+        source_rows.push_back(fresh->num_rows());
         data[ex.source_nodes[i]] = fresh;
       }
+      timed("getBatch", get_batch_start);
+      // addBatch: running the batch's plan (stateful operators included) and the sink, as in
+      // Spark, where the plan runs lazily inside the sink's addBatch.
+      int64_t add_batch_start = NowMs();
       exec::ExecOptions exec_options;
       exec_options.eval = ctx;
       exec_options.max_batch_rows = exec::BatchSizeFromEnvironment();
@@ -811,10 +841,16 @@ arrow::Status StreamingQuery::RunLoop() {
         local->table = output;
         replace[&node] = local;
       }
-      ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(Bind(df_.plan(), data, replace), exec_options));
+      int64_t planning_start = NowMs();
+      PlanPtr bound = Bind(df_.plan(), data, replace);
+      timed("queryPlanning", planning_start);
+      ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(bound, exec_options));
       num_output_rows = result->num_rows();
       ARROW_ASSIGN_OR_RAISE(auto batch_df, session->FromArrow(result));
       ARROW_RETURN_NOT_OK(sink_->AddBatch(ex.next_batch, batch_df));
+      timed("addBatch", add_batch_start);
+      ex.durations["addBatch"] = std::max<int64_t>(0, ex.durations["addBatch"] - ex.durations["queryPlanning"]);
+      int64_t commit_start = NowMs();
       ARROW_ASSIGN_OR_RAISE(bool committed,
                             ex.commits.Add(ex.next_batch, json({{"nextBatchWatermarkMs", next_watermark}}).dump()));
       (void)committed;  // an existing commit means this batch was already committed
@@ -827,10 +863,12 @@ arrow::Status StreamingQuery::RunLoop() {
         ARROW_RETURN_NOT_OK(ex.offsets.Purge(ex.next_batch - kMinBatchesToRetain));
         ARROW_RETURN_NOT_OK(ex.commits.Purge(ex.next_batch - kMinBatchesToRetain));
       }
+      timed("commitOffsets", commit_start);
       int64_t duration = std::max<int64_t>(NowMs() - trigger_start, 0);
       ordered_json progress = ProgressHeader(id_, run_id_, options_.name, ex.next_batch, trigger_start,
                                              ex.previous_trigger_start_ms, duration, num_input_rows);
-      progress["durationMs"] = {{"triggerExecution", duration}};
+      ex.durations["triggerExecution"] = duration;
+      progress["durationMs"] = DurationsProgress(ex.durations);
       if (!ex.watermarks.empty()) {
         progress["eventTime"] = ordered_json::parse(event_times.Progress(batch_watermark).dump());
       }
@@ -841,10 +879,8 @@ arrow::Status StreamingQuery::RunLoop() {
                                {"startOffset", OffsetProgress(start_offsets[i])},
                                {"endOffset", OffsetProgress(end[i])},
                                {"latestOffset", OffsetProgress(end[i])},
-                               {"numInputRows", num_input_rows}};
-        for (const char* rate : {"inputRowsPerSecond", "processedRowsPerSecond"}) {
-          if (progress.contains(rate)) source[rate] = progress[rate];
-        }
+                               {"numInputRows", source_rows[i]}};
+        PutRates(&source, source_rows[i], trigger_start, ex.previous_trigger_start_ms, duration);
         sources.push_back(source);
       }
       progress["sources"] = sources;

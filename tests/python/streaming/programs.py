@@ -149,7 +149,8 @@ class Recorder(StreamingQueryListener):
         p = event.progress
         self.events.append({"kind": "progress", "id": str(p.id), "runId": str(p.runId),
                             "batchId": p.batchId, "numInputRows": p.numInputRows,
-                            "progress_keys": sorted(p.keys())})
+                            "progress_keys": sorted(p.keys()), "durations": sorted(p.durationMs),
+                            "source_rows": [s.numInputRows for s in p.sources]})
 
     def onQueryIdle(self, event):
         self.events.append({"kind": "idle", "id": str(event.id), "runId": str(event.runId),
@@ -186,7 +187,8 @@ def listener(workdir):
     recorder.wait_for(1)
     first = {"query": {"id": str(query.id), "runId": str(query.runId)},
              "started_before_return": started_before_return, "events": list(recorder.events),
-             "recent": [(p["batchId"], p["numInputRows"]) for p in query.recentProgress]}
+             "recent": [(p["batchId"], p["numInputRows"], sorted(p["durationMs"]))
+                        for p in query.recentProgress]}
 
     recorder.events.clear()
 

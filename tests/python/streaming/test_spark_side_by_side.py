@@ -64,12 +64,12 @@ def listener_view(run_result):
     return {
         "started_before_return": first["started_before_return"],
         "kinds": collapse_idle(e["kind"] for e in events),
-        "progress": [(e["batchId"], e["numInputRows"], e["progress_keys"]) for e in events
-                     if e["kind"] == "progress"],
+        "progress": [(e["batchId"], e["numInputRows"], e["progress_keys"], e["durations"],
+                      e["source_rows"]) for e in events if e["kind"] == "progress"],
         "name": events[0]["name"],
         "stopped_with": (events[-1]["exception"], events[-1]["errorClassOnException"]),
         # The idle entries of recentProgress carry the next batch id and no rows.
-        "recent": sorted(set(tuple(r) for r in first["recent"])),
+        "recent": sorted(set((b, n, tuple(d)) for b, n, d in first["recent"])),
         "failing_kinds": [e["kind"] for e in failing["events"]],
         "failing_error_class": terminated["errorClassOnException"],
         "failing_mentions_cause": "boom in batch 0" in (terminated["exception"] or ""),
