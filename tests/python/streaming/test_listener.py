@@ -146,6 +146,7 @@ def test_idle_triggers_report_once_per_interval(spark, source, tmp_path, recorde
         assert [p["batchId"] for p in query.recentProgress] == [0]  # first idle trigger
         assert recorder.kinds() == ["QueryStartedEvent"]
         query.stop()
+        recorder.wait_for(QueryTerminatedEvent)  # delivered later, on the listener thread
 
         recorder.events.clear()
         spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "300ms")
