@@ -24,6 +24,7 @@
 #include "ember/session.h"
 #include "ember/stream/file_source.h"
 #include "ember/stream/metadata_log.h"
+#include "ember/stream/progress.h"
 #include "ember/stream/stateful.h"
 #include "ember/streaming.h"
 
@@ -106,19 +107,6 @@ PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared
   copy->is_streaming = false;
   for (auto& child : copy->children) child = Bind(child, data, replace);
   return copy;
-}
-
-// Spark's progress form of an instant: "2024-05-01T10:50:00.000Z".
-std::string IsoInstant(int64_t ms) {
-  time_t seconds = static_cast<time_t>(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
-  int64_t millis = ms - static_cast<int64_t>(seconds) * 1000;
-  struct tm utc;
-  gmtime_r(&seconds, &utc);
-  char text[96];
-  std::snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
-                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                static_cast<int>(millis));
-  return text;
 }
 
 arrow::Status AnalysisError(const std::string& message) {
@@ -473,7 +461,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   started.id = query->id_;
   started.run_id = query->run_id_;
   started.name = query->options_.name;
-  started.timestamp = IsoInstant(start_ms);
+  started.timestamp = stream::IsoInstant(start_ms);
   query->Post(std::move(started));
   query->thread_ = std::thread([raw = query.get()] { raw->Run(); });
   return query;
@@ -569,11 +557,11 @@ struct EventTimeStats {
   json Progress(int64_t watermark_ms) const {
     json j = json::object();
     if (count > 0) {
-      j["avg"] = IsoInstant(static_cast<int64_t>(avg_ms));
-      j["max"] = IsoInstant(max_ms);
-      j["min"] = IsoInstant(min_ms);
+      j["avg"] = stream::IsoInstant(static_cast<int64_t>(avg_ms));
+      j["max"] = stream::IsoInstant(max_ms);
+      j["min"] = stream::IsoInstant(min_ms);
     }
-    j["watermark"] = IsoInstant(watermark_ms);
+    j["watermark"] = stream::IsoInstant(watermark_ms);
     return j;
   }
 };
@@ -591,72 +579,6 @@ Result<std::shared_ptr<arrow::Table>> EventTimes(
   return exec::Execute(projected, options);
 }
 
-json StateOperatorsProgress(const std::vector<std::unique_ptr<stream::StatefulOperator>>& operators) {
-  // Spark lists them as its plan traversal meets them: the outermost first.
-  json all = json::array();
-  for (auto it = operators.rbegin(); it != operators.rend(); ++it) {
-    const auto& op = *it;
-    const auto& m = op->metrics();
-    json custom = json::object();
-    if (m.dropped_duplicates >= 0) custom["numDroppedDuplicateRows"] = m.dropped_duplicates;
-    json entry = {{"operatorName", m.operator_name},
-                  {"numRowsTotal", m.rows_total},
-                  {"numRowsUpdated", m.rows_updated},
-                  {"allUpdatesTimeMs", m.update_ms},
-                  {"numRowsRemoved", m.rows_removed},
-                  {"allRemovalsTimeMs", m.removal_ms},
-                  {"commitTimeMs", m.commit_ms},
-                  {"memoryUsedBytes", m.memory_bytes},
-                  {"numRowsDroppedByWatermark", m.rows_dropped_by_watermark},
-                  {"numShufflePartitions", m.num_partitions},
-                  {"numStateStoreInstances", m.num_partitions}};
-    if (!custom.empty()) entry["customMetrics"] = custom;
-    all.push_back(entry);
-  }
-  return all;
-}
-
-// inputRowsPerSecond divides by the time since the previous trigger started (none: infinite,
-// so 0), processedRowsPerSecond by the trigger's duration (at least 1 ms). Spark leaves a rate
-// that is NaN or infinite out of the JSON.
-void PutRates(ordered_json* j, int64_t rows, int64_t trigger_start_ms,
-              int64_t previous_trigger_start_ms, int64_t duration_ms) {
-  double since_previous = previous_trigger_start_ms < 0
-                              ? std::numeric_limits<double>::infinity()
-                              : static_cast<double>(trigger_start_ms - previous_trigger_start_ms) / 1000.0;
-  double input = static_cast<double>(rows) / since_previous;
-  double processed =
-      static_cast<double>(rows) / (static_cast<double>(std::max<int64_t>(1, duration_ms)) / 1000.0);
-  if (std::isfinite(input)) (*j)["inputRowsPerSecond"] = input;
-  if (std::isfinite(processed)) (*j)["processedRowsPerSecond"] = processed;
-}
-
-// The start of a progress entry (StreamingQueryProgress.jsonValue), keys in Spark's order.
-ordered_json ProgressHeader(const std::string& id, const std::string& run_id,
-                            const std::string& name, int64_t batch_id, int64_t trigger_start_ms,
-                            int64_t previous_trigger_start_ms, int64_t duration_ms, int64_t rows) {
-  ordered_json j = {{"id", id},
-                    {"runId", run_id},
-                    {"name", name.empty() ? ordered_json(nullptr) : ordered_json(name)},
-                    {"timestamp", IsoInstant(trigger_start_ms)},
-                    {"batchId", batch_id},
-                    {"batchDuration", duration_ms},
-                    {"numInputRows", rows}};
-  PutRates(&j, rows, trigger_start_ms, previous_trigger_start_ms, duration_ms);
-  return j;
-}
-
-// durationMs, keys sorted as Spark writes them.
-ordered_json DurationsProgress(const std::map<std::string, int64_t>& durations) {
-  ordered_json j = ordered_json::object();
-  for (const auto& [phase, ms] : durations) j[phase] = ms;
-  return j;
-}
-
-ordered_json OffsetProgress(int64_t offset) {
-  return offset < 0 ? ordered_json(nullptr) : ordered_json({{"logOffset", offset}});
-}
-
 }  // namespace
 
 void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
@@ -671,10 +593,10 @@ void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
   // last report; the very first one adds an entry without an event.
   if (last && now - no_data_progress_interval_ms_ < *last) return;
   int64_t duration = std::max<int64_t>(now - trigger_start_ms, 0);
-  ordered_json progress = ProgressHeader(id_, run_id_, options_.name, ex.next_batch, trigger_start_ms,
+  ordered_json progress = stream::ProgressHeader(id_, run_id_, options_.name, ex.next_batch, trigger_start_ms,
                                          ex.previous_trigger_start_ms, duration, 0);
   ex.durations["triggerExecution"] = duration;
-  progress["durationMs"] = DurationsProgress(ex.durations);
+  progress["durationMs"] = stream::DurationsProgress(ex.durations);
   // What the last executed batch reported, with this trigger's counts reset, as Spark's
   // resetExecStatsForNoExecution does.
   if (ex.last_executed_progress) {
@@ -694,9 +616,9 @@ void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
   ordered_json sources = ordered_json::array();
   for (size_t i = 0; i < ex.sources.size(); ++i) {
     ordered_json source = {{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},
-                           {"startOffset", OffsetProgress(ex.committed[i])},
-                           {"endOffset", OffsetProgress(ex.committed[i])},
-                           {"latestOffset", OffsetProgress(ex.committed[i])},
+                           {"startOffset", stream::OffsetProgress(ex.committed[i])},
+                           {"endOffset", stream::OffsetProgress(ex.committed[i])},
+                           {"latestOffset", stream::OffsetProgress(ex.committed[i])},
                            {"numInputRows", 0},
                            {"inputRowsPerSecond", 0.0},
                            {"processedRowsPerSecond", 0.0}};
@@ -711,7 +633,7 @@ void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
     idle.kind = StreamingQueryEvent::Kind::kIdle;
     idle.id = id_;
     idle.run_id = run_id_;
-    idle.timestamp = IsoInstant(trigger_start_ms);
+    idle.timestamp = stream::IsoInstant(trigger_start_ms);
     Post(std::move(idle));
   }
   last_report_ms_ = now;
@@ -865,22 +787,22 @@ arrow::Status StreamingQuery::RunLoop() {
       }
       timed("commitOffsets", commit_start);
       int64_t duration = std::max<int64_t>(NowMs() - trigger_start, 0);
-      ordered_json progress = ProgressHeader(id_, run_id_, options_.name, ex.next_batch, trigger_start,
+      ordered_json progress = stream::ProgressHeader(id_, run_id_, options_.name, ex.next_batch, trigger_start,
                                              ex.previous_trigger_start_ms, duration, num_input_rows);
       ex.durations["triggerExecution"] = duration;
-      progress["durationMs"] = DurationsProgress(ex.durations);
+      progress["durationMs"] = stream::DurationsProgress(ex.durations);
       if (!ex.watermarks.empty()) {
         progress["eventTime"] = ordered_json::parse(event_times.Progress(batch_watermark).dump());
       }
-      progress["stateOperators"] = ordered_json::parse(StateOperatorsProgress(ex.operators).dump());
+      progress["stateOperators"] = stream::StateOperatorsProgress(ex.operators);
       ordered_json sources = ordered_json::array();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
         ordered_json source = {{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},
-                               {"startOffset", OffsetProgress(start_offsets[i])},
-                               {"endOffset", OffsetProgress(end[i])},
-                               {"latestOffset", OffsetProgress(end[i])},
+                               {"startOffset", stream::OffsetProgress(start_offsets[i])},
+                               {"endOffset", stream::OffsetProgress(end[i])},
+                               {"latestOffset", stream::OffsetProgress(end[i])},
                                {"numInputRows", source_rows[i]}};
-        PutRates(&source, source_rows[i], trigger_start, ex.previous_trigger_start_ms, duration);
+        stream::PutRates(&source, source_rows[i], trigger_start, ex.previous_trigger_start_ms, duration);
         sources.push_back(source);
       }
       progress["sources"] = sources;
