@@ -17,6 +17,7 @@
 #include <arrow/status.h>
 
 #include "ember/dataframe.h"
+#include "ember/streaming_listener.h"
 
 namespace ember {
 
@@ -63,13 +64,15 @@ arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> sess
                                                    std::string output_mode,
                                                    const arrow::Schema& schema);
 
-/// The parquet, json and csv sinks: part files under `path`, committed in its _spark_metadata log.
-/// parquet/json/csv files under `path` in `column=value` directories of `partition_by`,
-/// committed through the `_spark_metadata` log.
+/// The parquet, json and csv sinks: part files under `path` (in `column=value` directories of
+/// `partition_by`), committed through its `_spark_metadata` log. `retention` is the sink's
+/// `retention` option, a time string such as "12h": a compaction of the log leaves out files
+/// modified longer ago than that (Spark's FileStreamSinkLog); without it nothing is left out.
 arrow::Result<std::shared_ptr<Sink>> MakeFileSink(std::shared_ptr<Session> session,
                                                   const std::string& format,
                                                   const std::string& path,
-                                                  std::vector<std::string> partition_by = {});
+                                                  std::vector<std::string> partition_by = {},
+                                                  std::optional<std::string> retention = {});
 
 struct StreamingQueryOptions {
   std::string name;                // queryName, or empty
@@ -77,6 +80,8 @@ struct StreamingQueryOptions {
   std::string output_mode = "append";
   Trigger trigger;
   bool delete_checkpoint_on_stop = false;  // a temporary checkpoint
+  /// Where the query's events go (spark.streams' listeners); none: nowhere.
+  std::shared_ptr<StreamingQueryListenerBus> listeners;
 };
 
 class StreamingQuery : public std::enable_shared_from_this<StreamingQuery> {
@@ -107,6 +112,11 @@ class StreamingQuery : public std::enable_shared_from_this<StreamingQuery> {
   StreamingQuery(DataFrame df, StreamingQueryOptions options, std::shared_ptr<Sink> sink);
   void Run();
   arrow::Status RunLoop();
+  void Post(StreamingQueryEvent event) const;
+  /// Adds a progress entry (the last 100 are kept) and, for an executed batch, posts it.
+  void ReportProgress(std::string progress, bool executed);
+  /// A trigger that ran no batch: Spark's idle progress entry and QueryIdleEvent, when due.
+  void ReportIdleTrigger(int64_t trigger_start_ms);
 
   struct Execution;  // checkpoint logs, source and batch bookkeeping (micro_batch.cc)
   DataFrame df_;
@@ -124,6 +134,10 @@ class StreamingQuery : public std::enable_shared_from_this<StreamingQuery> {
   int64_t batches_done_ = 0;   // counts attempts, so waiters see progress
   arrow::Status failure_;
   std::vector<std::string> progress_;
+  // When a trigger last reported progress or idleness (Spark's lastNoExecutionProgressEventTime);
+  // none before the first report.
+  std::optional<int64_t> last_report_ms_;
+  int64_t no_data_progress_interval_ms_ = 10000;  // spark.sql.streaming.noDataProgressEventInterval
   std::string status_message_ = "Initializing sources";
   std::thread thread_;
 };

@@ -48,6 +48,48 @@ void Check(const arrow::Status& status) {
   if (!status.ok()) throw StatusError{status};
 }
 
+// Hands a streaming query's events to a Python function (StreamingQueryManager's dispatcher)
+// as (kind, fields). It runs on the bus's thread (kStarted: on the thread in start()) and takes
+// the GIL for the call; an exception the function lets through is reported as unraisable.
+class PythonListener : public ember::StreamingQueryListener {
+ public:
+  explicit PythonListener(nb::callable function) : function_(std::move(function)) {}
+  ~PythonListener() override {
+    if (!Py_IsInitialized()) {
+      (void)function_.release();  // the interpreter is gone, and its objects with it
+      return;
+    }
+    nb::gil_scoped_acquire gil;
+    function_ = nb::object();
+  }
+  void OnQueryStarted(const ember::StreamingQueryEvent& e) override { Call("started", e); }
+  void OnQueryProgress(const ember::StreamingQueryEvent& e) override { Call("progress", e); }
+  void OnQueryIdle(const ember::StreamingQueryEvent& e) override { Call("idle", e); }
+  void OnQueryTerminated(const ember::StreamingQueryEvent& e) override { Call("terminated", e); }
+
+ private:
+  void Call(const char* kind, const ember::StreamingQueryEvent& e) {
+    if (!Py_IsInitialized()) return;
+    nb::gil_scoped_acquire gil;
+    try {
+      nb::dict fields;
+      fields["id"] = e.id;
+      fields["runId"] = e.run_id;
+      fields["name"] = e.name.empty() ? nb::object(nb::none()) : nb::cast(e.name);
+      fields["timestamp"] = e.timestamp;
+      fields["progress"] = e.progress;
+      fields["exception"] = e.exception ? nb::cast(*e.exception) : nb::object(nb::none());
+      fields["errorClassOnException"] =
+          e.error_class ? nb::cast(*e.error_class) : nb::object(nb::none());
+      function_(kind, fields);
+    } catch (nb::python_error& error) {
+      error.discard_as_unraisable("a streaming query listener");
+    }
+  }
+
+  nb::object function_;
+};
+
 template <typename T>
 T* CapsulePointer(nb::handle capsule, const char* name) {
   void* pointer = PyCapsule_GetPointer(capsule.ptr(), name);
@@ -261,9 +303,12 @@ NB_MODULE(_core, m) {
     return Unwrap(ember::MakeTableSink(std::move(session), name, std::move(mode), *df.schema()));
   });
   m.def("file_sink", [](std::shared_ptr<Session> session, const std::string& format,
-                        const std::string& path, std::vector<std::string> partition_by) {
-    return Unwrap(ember::MakeFileSink(std::move(session), format, path, std::move(partition_by)));
-  });
+                        const std::string& path, std::vector<std::string> partition_by,
+                        std::optional<std::string> retention) {
+    return Unwrap(ember::MakeFileSink(std::move(session), format, path, std::move(partition_by),
+                                      std::move(retention)));
+  }, nb::arg("session"), nb::arg("format"), nb::arg("path"), nb::arg("partition_by"),
+     nb::arg("retention").none());
   m.def("memory_sink", [](std::shared_ptr<Session> session, std::string name, std::string mode) {
     return ember::MakeMemorySink(std::move(session), std::move(name), std::move(mode));
   });
@@ -285,13 +330,27 @@ NB_MODULE(_core, m) {
     });
   });
 
+  // spark.streams' listeners: one Python dispatcher, called for every event.
+  nb::class_<ember::StreamingQueryListenerBus>(m, "StreamingQueryListenerBus")
+      .def(nb::init<>())
+      .def("set_dispatcher",
+           [](ember::StreamingQueryListenerBus& bus, nb::callable function) {
+             bus.AddListener(std::make_shared<PythonListener>(std::move(function)));
+           })
+      .def("wait_until_empty", &ember::StreamingQueryListenerBus::WaitUntilEmpty,
+           nb::call_guard<nb::gil_scoped_release>())
+      .def("close", &ember::StreamingQueryListenerBus::Close,
+           nb::call_guard<nb::gil_scoped_release>());
+
   nb::class_<ember::StreamingQuery>(m, "StreamingQuery")
       .def_static(
           "start",
           [](const DataFrame& df, std::shared_ptr<ember::Sink> sink, std::string name,
              std::string checkpoint, std::string output_mode, std::string trigger,
-             int64_t interval_ms, bool delete_checkpoint_on_stop) {
+             int64_t interval_ms, bool delete_checkpoint_on_stop,
+             std::shared_ptr<ember::StreamingQueryListenerBus> listeners) {
             ember::StreamingQueryOptions options;
+            options.listeners = std::move(listeners);
             options.name = std::move(name);
             options.checkpoint_location = std::move(checkpoint);
             options.output_mode = std::move(output_mode);

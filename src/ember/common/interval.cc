@@ -63,4 +63,45 @@ arrow::Result<int64_t> ParseIntervalMicros(const std::string& text) {
   return total;
 }
 
+arrow::Result<int64_t> ParseTimeStringMs(const std::string& text) {
+  auto fail = [&](const std::string& reason) {
+    return UserError(ErrorKind::kNumberFormat, "",
+                     "Time must be specified as seconds (s), milliseconds (ms), microseconds (us), "
+                     "minutes (m or min), hour (h), or day (d). E.g. 50s, 100ms, or 250us.\n" +
+                         reason);
+  };
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  size_t first = lower.find_first_not_of(" \t\n\r");
+  size_t last = lower.find_last_not_of(" \t\n\r");
+  lower = first == std::string::npos ? "" : lower.substr(first, last - first + 1);
+  // (-?[0-9]+)([a-z]+)?
+  size_t digits_at = !lower.empty() && lower[0] == '-' ? 1 : 0;
+  size_t unit_at = lower.find_first_not_of("0123456789", digits_at);
+  if (unit_at == std::string::npos) unit_at = lower.size();
+  std::string unit = lower.substr(unit_at);
+  bool letters = std::all_of(unit.begin(), unit.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  if (unit_at == digits_at || !letters) return fail("Failed to parse time string: " + text);
+  int64_t micros_per_unit = 1000;  // no unit: milliseconds
+  if (!unit.empty()) {
+    static const std::pair<const char*, int64_t> kUnits[] = {
+        {"us", 1}, {"ms", 1000}, {"s", 1000000}, {"m", 60000000}, {"min", 60000000},
+        {"h", 3600000000LL}, {"d", 86400000000LL}};
+    micros_per_unit = 0;
+    for (const auto& [name, micros] : kUnits) {
+      if (unit == name) micros_per_unit = micros;
+    }
+    if (micros_per_unit == 0) return fail("Invalid suffix: \"" + unit + "\"");
+  }
+  int64_t value = 0;
+  try {
+    value = std::stoll(lower.substr(0, unit_at));
+  } catch (...) {
+    return fail("For input string: \"" + lower.substr(0, unit_at) + "\"");
+  }
+  // TimeUnit.convert: whole units, truncated toward zero.
+  if (micros_per_unit >= 1000) return value * (micros_per_unit / 1000);
+  return value / (1000 / micros_per_unit);
+}
+
 }  // namespace ember

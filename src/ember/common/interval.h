@@ -12,4 +12,9 @@ namespace ember {
 /// IntervalUtils.getDuration; a year as 12 such months.
 arrow::Result<int64_t> ParseIntervalMicros(const std::string& text);
 
+/// Milliseconds of a time string as Spark's JavaUtils.timeStringAsMs reads it: an integer and an
+/// optional unit (us, ms, s, m, min, h, d; milliseconds without one), e.g. "12h", "500ms".
+/// Finer units truncate ("1500us" is 1 ms). Anything else is Spark's NumberFormatException.
+arrow::Result<int64_t> ParseTimeStringMs(const std::string& text);
+
 }  // namespace ember

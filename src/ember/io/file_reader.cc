@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <arrow/acero/exec_plan.h>
+#include <nlohmann/json.hpp>
 #include <arrow/acero/options.h>
 #include <arrow/array/builder_binary.h>
 #include <arrow/array/util.h>
@@ -289,6 +291,25 @@ Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path) {
 
 }  // namespace
 
+std::string PathToUri(const std::string& path) {
+  // Hadoop's Path.toUri, i.e. java.net.URI's quoting of a path: unreserved and punctuation
+  // characters, '/' and '@' stay, as do non-ASCII characters; the rest is %-escaped.
+  static const std::string kLegal = "/@_-!.~'()*,;:$&+=";
+  std::string out = "file://";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c >= 0x80 || kLegal.find(static_cast<char>(c)) != std::string::npos) {
+      out += static_cast<char>(c);
+    } else {
+      char buffer[4];
+      std::snprintf(buffer, sizeof(buffer), "%%%02X", c);
+      out += buffer;
+    }
+  }
+  return out;
+}
+
+Result<FileEntry> StatFile(const std::string& path) { return Stat(path); }
+
 std::string PathFromUri(const std::string& uri) {
   if (uri.rfind("file:", 0) != 0) return uri;  // a plain path: nothing is escaped
   std::string path = uri.rfind("file://", 0) == 0 ? uri.substr(7) : uri.substr(5);
@@ -331,11 +352,14 @@ Result<std::vector<FileEntry>> SinkLogFiles(const fs::path& log) {
     std::string line;
     std::getline(in, line);  // version
     while (std::getline(in, line)) {
-      auto path_at = line.find("\"path\":\"");
-      if (path_at == std::string::npos || line.find("\"action\":\"add\"") == std::string::npos) continue;
-      size_t start = path_at + 8;
-      std::string uri = line.substr(start, line.find('"', start) - start);
-      ARROW_ASSIGN_OR_RAISE(auto entry, Stat(PathFromUri(uri)));
+      if (line.empty()) continue;
+      auto status = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (!status.is_object() || !status.contains("path") || !status["path"].is_string()) {
+        return UserError(ErrorKind::kIllegalState, "",
+                         "Malformed file sink log entry in " + file.string() + ": " + line, "");
+      }
+      if (status.value("action", std::string("add")) != "add") continue;
+      ARROW_ASSIGN_OR_RAISE(auto entry, Stat(PathFromUri(status["path"].get<std::string>())));
       files.push_back(entry);
     }
   }

@@ -23,6 +23,10 @@ struct FileEntry {
 
 /// The local path of a file URI ("file:///a/b%20c" -> "/a/b c"); a plain path is returned as is.
 std::string PathFromUri(const std::string& uri);
+/// The file URI of a local path, as Spark writes it in its logs ("/a/b c" -> "file:///a/b%20c").
+std::string PathToUri(const std::string& path);
+/// Size and modification time of a file (Spark's PATH_NOT_FOUND if it does not exist).
+arrow::Result<FileEntry> StatFile(const std::string& path);
 
 /// Data files under a path: the file itself, or the files below a directory (recursively when
 /// asked), skipping names that start with '_' or '.'; glob patterns are expanded.

@@ -23,21 +23,6 @@ namespace {
 
 constexpr int64_t kCompactInterval = 10;  // spark.sql.streaming.fileSource.log.compactInterval
 
-// Paths in the log are URIs, as Spark writes them ("file:///in/b%20c.json").
-std::string ToUri(const std::string& path) {
-  std::string out = "file://";
-  for (unsigned char c : path) {
-    if (std::isalnum(c) || std::string("/-_.~").find(static_cast<char>(c)) != std::string::npos) {
-      out += static_cast<char>(c);
-    } else {
-      char buffer[4];
-      std::snprintf(buffer, sizeof(buffer), "%%%02X", c);
-      out += buffer;
-    }
-  }
-  return out;
-}
-
 Result<int64_t> PositiveOption(const plan::FileSource& source, const std::string& key) {
   auto it = source.options.find(key);
   if (it == source.options.end()) return 0;
@@ -217,7 +202,8 @@ Status FileStreamSource::WriteEntries(int64_t batch_id, const std::vector<Entry>
   }
   std::string body = "v1";
   for (const auto& e : all) {
-    json j = {{"path", e.path}, {"timestamp", e.timestamp}, {"batchId", e.batch_id}};
+    // FileEntry, its fields in Spark's order.
+    nlohmann::ordered_json j = {{"path", e.path}, {"timestamp", e.timestamp}, {"batchId", e.batch_id}};
     body += "\n" + j.dump();
   }
   ARROW_ASSIGN_OR_RAISE(bool added,
@@ -272,7 +258,7 @@ Result<int64_t> FileStreamSource::LatestOffset() {
   if (fresh.empty()) return latest_batch_;
   int64_t k = latest_batch_ + 1;
   std::vector<Entry> entries;
-  for (const auto& f : fresh) entries.push_back(Entry{ToUri(f.path), f.modification_time_ms, k});
+  for (const auto& f : fresh) entries.push_back(Entry{io::PathToUri(f.path), f.modification_time_ms, k});
   ARROW_RETURN_NOT_OK(WriteEntries(k, entries));
   for (const auto& f : fresh) {
     seen_.insert(SeenKey(f.path));

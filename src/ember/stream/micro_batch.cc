@@ -3,9 +3,12 @@
 // (idempotently); write commits/N. A restart re-runs a batch that has offsets but no commit, with
 // exactly the logged offsets and timestamp.
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <limits>
+#include <map>
 #include <sstream>
 
 #include <arrow/array/array_primitive.h>
@@ -13,6 +16,7 @@
 #include <arrow/table.h>
 #include <nlohmann/json.hpp>
 
+#include "ember/common/interval.h"
 #include "ember/error.h"
 #include "ember/exec/executor.h"
 #include "ember/iceberg/table_metadata.h"
@@ -20,6 +24,7 @@
 #include "ember/session.h"
 #include "ember/stream/file_source.h"
 #include "ember/stream/metadata_log.h"
+#include "ember/stream/progress.h"
 #include "ember/stream/stateful.h"
 #include "ember/streaming.h"
 
@@ -28,6 +33,7 @@ namespace ember {
 namespace fs = std::filesystem;
 using arrow::Result;
 using nlohmann::json;
+using nlohmann::ordered_json;
 using plan::LogicalPlan;
 using plan::PlanKind;
 using plan::PlanPtr;
@@ -103,19 +109,6 @@ PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared
   return copy;
 }
 
-// Spark's progress form of an instant: "2024-05-01T10:50:00.000Z".
-std::string IsoInstant(int64_t ms) {
-  time_t seconds = static_cast<time_t>(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
-  int64_t millis = ms - static_cast<int64_t>(seconds) * 1000;
-  struct tm utc;
-  gmtime_r(&seconds, &utc);
-  char text[96];
-  std::snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
-                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                static_cast<int>(millis));
-  return text;
-}
-
 arrow::Status AnalysisError(const std::string& message) {
   return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102", message, "");
 }
@@ -148,6 +141,16 @@ struct StreamingQuery::Execution {
   std::optional<int64_t> last_batch_watermark_ms;
   // Aggregations and deduplications, children before parents.
   std::vector<std::unique_ptr<stream::StatefulOperator>> operators;
+  // The semantic confs offsets/N records (Spark's OffsetSeqMetadata.relevantSQLConfs), in the
+  // order Spark writes them.
+  std::vector<std::pair<std::string, std::string>> logged_conf;
+  // The progress of the last executed batch, for the entries of triggers that run nothing.
+  std::optional<ordered_json> last_executed_progress;
+  int64_t previous_trigger_start_ms = -1;
+  int64_t current_trigger_start_ms = -1;
+  // durationMs of the current trigger, by Spark's phase names (latestOffset, walCommit, getBatch,
+  // queryPlanning, addBatch, commitOffsets, triggerExecution).
+  std::map<std::string, int64_t> durations;
 
   explicit Execution(const std::string& checkpoint)
       : root(checkpoint),
@@ -254,6 +257,7 @@ arrow::Status CheckStreamingPlan(const LogicalPlan& plan, const std::string& mod
 Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& df,
                                                               StreamingQueryOptions options,
                                                               std::shared_ptr<Sink> sink) {
+  int64_t start_ms = NowMs();
   const LogicalPlan& plan = *df.plan();
   if (!plan.is_streaming) {
     return AnalysisError("'writeStream' can be called only on streaming Dataset/DataFrame");
@@ -288,6 +292,9 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
                      "Could not recognize watermark policy '" + policy + "'", "");
   }
   execution->watermark_policy = policy;
+  ARROW_ASSIGN_OR_RAISE(query->no_data_progress_interval_ms_,
+                        ParseTimeStringMs(df.session()->GetConf(
+                            "spark.sql.streaming.noDataProgressEventInterval", "10000")));
 
   // Stateful operators, numbered bottom-up. The number of state partitions is the one the
   // checkpoint was started with.
@@ -310,6 +317,34 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
       execution->operators.push_back(std::move(op));
       ++state.operator_id;
     }
+  }
+
+  // Spark 4.0's values where neither the checkpoint nor the session sets one.
+  const std::pair<const char*, const char*> kLoggedConfs[] = {
+      {"spark.sql.streaming.stateStore.providerClass",
+       "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"},
+      {"spark.sql.streaming.stateStore.rocksdb.formatVersion", "5"},
+      {"spark.sql.streaming.stateStore.encodingFormat", "unsaferow"},
+      {"spark.sql.streaming.statefulOperator.useStrictDistribution", "true"},
+      {"spark.sql.streaming.flatMapGroupsWithState.stateFormatVersion", "2"},
+      {"spark.sql.streaming.multipleWatermarkPolicy", nullptr},
+      {"spark.sql.streaming.aggregation.stateFormatVersion", "2"},
+      {"spark.sql.shuffle.partitions", nullptr},
+      {"spark.sql.streaming.join.stateFormatVersion", "2"},
+      {"spark.sql.streaming.stateStore.compression.codec", "lz4"},
+      {"spark.sql.optimizer.pruneFiltersCanPruneStreamingSubplan", "false"}};
+  for (const auto& [key, fallback] : kLoggedConfs) {
+    std::string value;
+    if (std::string(key) == "spark.sql.streaming.multipleWatermarkPolicy") {
+      value = policy;
+    } else if (std::string(key) == "spark.sql.shuffle.partitions") {
+      // The state's partitions; without state, what the session says (Spark records it always).
+      value = execution->num_partitions > 0 ? std::to_string(execution->num_partitions)
+                                            : conf(key, std::to_string(DefaultPartitions()));
+    } else {
+      value = conf(key, fallback);
+    }
+    execution->logged_conf.emplace_back(key, value);
   }
 
   // The query id lives in <checkpoint>/metadata; a new checkpoint gets a new id.
@@ -420,6 +455,14 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   if (query->options_.trigger.kind == TriggerKind::kOnce) {
     for (auto& source : execution->sources) source->ReadAllAvailable();
   }
+  // Spark delivers onQueryStarted before start() returns, ahead of any other event of the query.
+  StreamingQueryEvent started;
+  started.kind = StreamingQueryEvent::Kind::kStarted;
+  started.id = query->id_;
+  started.run_id = query->run_id_;
+  started.name = query->options_.name;
+  started.timestamp = stream::IsoInstant(start_ms);
+  query->Post(std::move(started));
   query->thread_ = std::thread([raw = query.get()] { raw->Run(); });
   return query;
 }
@@ -427,15 +470,45 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
 void StreamingQuery::Run() {
   arrow::Status status = RunLoop();
   std::lock_guard<std::mutex> lock(mutex_);
+  StreamingQueryEvent terminated;
+  terminated.kind = StreamingQueryEvent::Kind::kTerminated;
+  terminated.id = id_;
+  terminated.run_id = run_id_;
   if (!status.ok()) {
     failure_ = UserError(ErrorKind::kStreamingQuery, "STREAM_FAILED",
                          "Query [id = " + id_ + ", runId = " + run_id_ +
                              "] terminated with exception: " + status.message(),
                          "XXKST");
+    // Spark reports the cause (not the STREAM_FAILED wrapper) and its error condition.
+    const ErrorDetail* detail = GetErrorDetail(status);
+    terminated.exception = std::string(detail ? ErrorKindName(detail->kind()) : "SparkException") +
+                           ": " + status.message();
+    if (detail && !detail->condition().empty()) terminated.error_class = detail->condition();
   }
   active_ = false;
   status_message_ = "Stopped";
+  // Posted before waiters wake, as Spark posts QueryTerminatedEvent before awaitTermination
+  // returns; listeners receive it on the bus's thread.
+  Post(std::move(terminated));
   changed_.notify_all();
+}
+
+void StreamingQuery::Post(StreamingQueryEvent event) const {
+  if (options_.listeners) options_.listeners->Post(std::move(event));
+}
+
+void StreamingQuery::ReportProgress(std::string progress, bool executed) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (executed) {
+    StreamingQueryEvent event;
+    event.kind = StreamingQueryEvent::Kind::kProgress;
+    event.id = id_;
+    event.run_id = run_id_;
+    event.progress = progress;
+    Post(std::move(event));
+  }
+  progress_.push_back(std::move(progress));
+  if (progress_.size() > 100) progress_.erase(progress_.begin());
 }
 
 namespace {
@@ -484,11 +557,11 @@ struct EventTimeStats {
   json Progress(int64_t watermark_ms) const {
     json j = json::object();
     if (count > 0) {
-      j["avg"] = IsoInstant(static_cast<int64_t>(avg_ms));
-      j["max"] = IsoInstant(max_ms);
-      j["min"] = IsoInstant(min_ms);
+      j["avg"] = stream::IsoInstant(static_cast<int64_t>(avg_ms));
+      j["max"] = stream::IsoInstant(max_ms);
+      j["min"] = stream::IsoInstant(min_ms);
     }
-    j["watermark"] = IsoInstant(watermark_ms);
+    j["watermark"] = stream::IsoInstant(watermark_ms);
     return j;
   }
 };
@@ -506,32 +579,65 @@ Result<std::shared_ptr<arrow::Table>> EventTimes(
   return exec::Execute(projected, options);
 }
 
-json StateOperatorsProgress(const std::vector<std::unique_ptr<stream::StatefulOperator>>& operators) {
-  // Spark lists them as its plan traversal meets them: the outermost first.
-  json all = json::array();
-  for (auto it = operators.rbegin(); it != operators.rend(); ++it) {
-    const auto& op = *it;
-    const auto& m = op->metrics();
-    json custom = json::object();
-    if (m.dropped_duplicates >= 0) custom["numDroppedDuplicateRows"] = m.dropped_duplicates;
-    json entry = {{"operatorName", m.operator_name},
-                  {"numRowsTotal", m.rows_total},
-                  {"numRowsUpdated", m.rows_updated},
-                  {"allUpdatesTimeMs", m.update_ms},
-                  {"numRowsRemoved", m.rows_removed},
-                  {"allRemovalsTimeMs", m.removal_ms},
-                  {"commitTimeMs", m.commit_ms},
-                  {"memoryUsedBytes", m.memory_bytes},
-                  {"numRowsDroppedByWatermark", m.rows_dropped_by_watermark},
-                  {"numShufflePartitions", m.num_partitions},
-                  {"numStateStoreInstances", m.num_partitions}};
-    if (!custom.empty()) entry["customMetrics"] = custom;
-    all.push_back(entry);
-  }
-  return all;
-}
-
 }  // namespace
+
+void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
+  Execution& ex = *execution_;
+  int64_t now = NowMs();
+  std::optional<int64_t> last;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    last = last_report_ms_;
+  }
+  // ProgressReporter.updateIdleness: at most one entry per noDataProgressEventInterval since the
+  // last report; the very first one adds an entry without an event.
+  if (last && now - no_data_progress_interval_ms_ < *last) return;
+  int64_t duration = std::max<int64_t>(now - trigger_start_ms, 0);
+  ordered_json progress = stream::ProgressHeader(id_, run_id_, options_.name, ex.next_batch, trigger_start_ms,
+                                         ex.previous_trigger_start_ms, duration, 0);
+  ex.durations["triggerExecution"] = duration;
+  progress["durationMs"] = stream::DurationsProgress(ex.durations);
+  // What the last executed batch reported, with this trigger's counts reset, as Spark's
+  // resetExecStatsForNoExecution does.
+  if (ex.last_executed_progress) {
+    const ordered_json& executed = *ex.last_executed_progress;
+    if (executed.contains("eventTime")) {
+      progress["eventTime"] = {{"watermark", executed["eventTime"]["watermark"]}};
+    }
+    ordered_json operators = executed["stateOperators"];
+    for (auto& op : operators) {
+      op["numRowsUpdated"] = 0;
+      op["numRowsDroppedByWatermark"] = 0;
+    }
+    progress["stateOperators"] = operators;
+  } else {
+    progress["stateOperators"] = ordered_json::array();
+  }
+  ordered_json sources = ordered_json::array();
+  for (size_t i = 0; i < ex.sources.size(); ++i) {
+    ordered_json source = {{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},
+                           {"startOffset", stream::OffsetProgress(ex.committed[i])},
+                           {"endOffset", stream::OffsetProgress(ex.committed[i])},
+                           {"latestOffset", stream::OffsetProgress(ex.committed[i])},
+                           {"numInputRows", 0},
+                           {"inputRowsPerSecond", 0.0},
+                           {"processedRowsPerSecond", 0.0}};
+    sources.push_back(source);
+  }
+  progress["sources"] = sources;
+  progress["sink"] = {{"numOutputRows", 0}};
+  ReportProgress(progress.dump(), /*executed=*/false);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (last) {
+    StreamingQueryEvent idle;
+    idle.kind = StreamingQueryEvent::Kind::kIdle;
+    idle.id = id_;
+    idle.run_id = run_id_;
+    idle.timestamp = stream::IsoInstant(trigger_start_ms);
+    Post(std::move(idle));
+  }
+  last_report_ms_ = now;
+}
 
 arrow::Status StreamingQuery::RunLoop() {
   Execution& ex = *execution_;
@@ -543,6 +649,14 @@ arrow::Status StreamingQuery::RunLoop() {
       if (stop_requested_) return arrow::Status::OK();
     }
     int64_t trigger_start = NowMs();
+    // Trigger.Once ends after its one trigger: the loop's next pass is no trigger of Spark's.
+    bool real_trigger = !(options_.trigger.kind == TriggerKind::kOnce && ran_once);
+    ex.previous_trigger_start_ms = ex.current_trigger_start_ms;
+    ex.current_trigger_start_ms = trigger_start;
+    ex.durations.clear();
+    auto timed = [&](const char* phase, int64_t since) {
+      ex.durations[phase] += std::max<int64_t>(NowMs() - since, 0);
+    };
     std::vector<int64_t> end;
     int64_t batch_timestamp = trigger_start;
     bool has_batch = false;
@@ -552,10 +666,12 @@ arrow::Status StreamingQuery::RunLoop() {
       ex.rerun_end.reset();
       has_batch = true;
     } else if (!(options_.trigger.kind == TriggerKind::kOnce && ran_once)) {
+      int64_t latest_start = NowMs();
       for (auto& source : ex.sources) {
         ARROW_ASSIGN_OR_RAISE(int64_t latest, source->LatestOffset());
         end.push_back(latest);
       }
+      timed("latestOffset", latest_start);
       bool new_data = end != ex.committed;
       // Spark's no-data batch: the watermark moved, and a stateful operator can use it to emit
       // or evict.
@@ -565,13 +681,14 @@ arrow::Status StreamingQuery::RunLoop() {
                            ex.watermark_ms > *ex.last_batch_watermark_ms;
       has_batch = new_data || no_data_batch;
       if (has_batch) {
+        int64_t wal_start = NowMs();
         // offsets/N first: the write-ahead log of what batch N reads.
-        json meta = {{"batchWatermarkMs", ex.watermark_ms},
-                     {"batchTimestampMs", batch_timestamp},
-                     {"conf", {{"spark.sql.shuffle.partitions",
-                                std::to_string(ex.num_partitions > 0 ? ex.num_partitions
-                                                                     : DefaultPartitions())},
-                               {"spark.sql.streaming.multipleWatermarkPolicy", ex.watermark_policy}}}};
+        // OffsetSeqMetadata, its fields in Spark's order.
+        ordered_json conf = ordered_json::object();
+        for (const auto& [key, value] : ex.logged_conf) conf[key] = value;
+        ordered_json meta = {{"batchWatermarkMs", ex.watermark_ms},
+                             {"batchTimestampMs", batch_timestamp},
+                             {"conf", conf}};
         std::string body = meta.dump();
         for (int64_t offset : end) {
           body += "\n" + (offset < 0 ? std::string("-") : stream::FileStreamSource::OffsetJson(offset));
@@ -587,6 +704,7 @@ arrow::Status StreamingQuery::RunLoop() {
         for (size_t i = 0; i < ex.sources.size(); ++i) {
           ARROW_RETURN_NOT_OK(ex.sources[i]->Commit(ex.committed[i]));
         }
+        timed("walCommit", wal_start);
       }
     }
     int64_t num_input_rows = 0, num_output_rows = 0;
@@ -594,11 +712,18 @@ arrow::Status StreamingQuery::RunLoop() {
       plan::EvalContext ctx = session->eval_context();
       ctx.current_timestamp_us = batch_timestamp * 1000;
       std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>> data;
+      std::vector<int64_t> source_rows;
+      int64_t get_batch_start = NowMs();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
         ARROW_ASSIGN_OR_RAISE(auto fresh, ex.sources[i]->GetBatch(ex.committed[i], end[i], ctx));
         num_input_rows += fresh->num_rows();
+        source_rows.push_back(fresh->num_rows());
         data[ex.source_nodes[i]] = fresh;
       }
+      timed("getBatch", get_batch_start);
+      // addBatch: running the batch's plan (stateful operators included) and the sink, as in
+      // Spark, where the plan runs lazily inside the sink's addBatch.
+      int64_t add_batch_start = NowMs();
       exec::ExecOptions exec_options;
       exec_options.eval = ctx;
       exec_options.max_batch_rows = exec::BatchSizeFromEnvironment();
@@ -638,46 +763,57 @@ arrow::Status StreamingQuery::RunLoop() {
         local->table = output;
         replace[&node] = local;
       }
-      ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(Bind(df_.plan(), data, replace), exec_options));
+      int64_t planning_start = NowMs();
+      PlanPtr bound = Bind(df_.plan(), data, replace);
+      timed("queryPlanning", planning_start);
+      ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(bound, exec_options));
       num_output_rows = result->num_rows();
       ARROW_ASSIGN_OR_RAISE(auto batch_df, session->FromArrow(result));
       ARROW_RETURN_NOT_OK(sink_->AddBatch(ex.next_batch, batch_df));
+      timed("addBatch", add_batch_start);
+      ex.durations["addBatch"] = std::max<int64_t>(0, ex.durations["addBatch"] - ex.durations["queryPlanning"]);
+      int64_t commit_start = NowMs();
       ARROW_ASSIGN_OR_RAISE(bool committed,
                             ex.commits.Add(ex.next_batch, json({{"nextBatchWatermarkMs", next_watermark}}).dump()));
       (void)committed;  // an existing commit means this batch was already committed
       int64_t batch_watermark = ex.watermark_ms;
       ex.last_batch_watermark_ms = ex.watermark_ms;
+      std::vector<int64_t> start_offsets = ex.committed;
       ex.committed = end;
       ex.watermark_ms = next_watermark;
       if (ex.next_batch > kMinBatchesToRetain) {
         ARROW_RETURN_NOT_OK(ex.offsets.Purge(ex.next_batch - kMinBatchesToRetain));
         ARROW_RETURN_NOT_OK(ex.commits.Purge(ex.next_batch - kMinBatchesToRetain));
       }
+      timed("commitOffsets", commit_start);
       int64_t duration = std::max<int64_t>(NowMs() - trigger_start, 0);
-      json progress = {
-          {"id", id_},
-          {"runId", run_id_},
-          {"name", options_.name.empty() ? json(nullptr) : json(options_.name)},
-          {"batchId", ex.next_batch},
-          {"numInputRows", num_input_rows},
-          {"processedRowsPerSecond",
-           duration > 0 ? static_cast<double>(num_input_rows) * 1000.0 / static_cast<double>(duration) : 0.0},
-          {"durationMs", {{"triggerExecution", duration}}},
-          {"stateOperators", StateOperatorsProgress(ex.operators)},
-          {"sink", {{"numOutputRows", num_output_rows}}}};
-      if (!ex.watermarks.empty()) progress["eventTime"] = event_times.Progress(batch_watermark);
-      json sources = json::array();
+      ordered_json progress = stream::ProgressHeader(id_, run_id_, options_.name, ex.next_batch, trigger_start,
+                                             ex.previous_trigger_start_ms, duration, num_input_rows);
+      ex.durations["triggerExecution"] = duration;
+      progress["durationMs"] = stream::DurationsProgress(ex.durations);
+      if (!ex.watermarks.empty()) {
+        progress["eventTime"] = ordered_json::parse(event_times.Progress(batch_watermark).dump());
+      }
+      progress["stateOperators"] = stream::StateOperatorsProgress(ex.operators);
+      ordered_json sources = ordered_json::array();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
-        sources.push_back({{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},
-                           {"endOffset", {{"logOffset", end[i]}}},
-                           {"numInputRows", num_input_rows}});
+        ordered_json source = {{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},
+                               {"startOffset", stream::OffsetProgress(start_offsets[i])},
+                               {"endOffset", stream::OffsetProgress(end[i])},
+                               {"latestOffset", stream::OffsetProgress(end[i])},
+                               {"numInputRows", source_rows[i]}};
+        stream::PutRates(&source, source_rows[i], trigger_start, ex.previous_trigger_start_ms, duration);
+        sources.push_back(source);
       }
       progress["sources"] = sources;
+      progress["sink"] = {{"numOutputRows", num_output_rows}};
+      ex.last_executed_progress = progress;
+      ReportProgress(progress.dump(), /*executed=*/true);
       std::lock_guard<std::mutex> lock(mutex_);
-      progress_.push_back(progress.dump());
-      if (progress_.size() > 100) progress_.erase(progress_.begin());
+      last_report_ms_ = NowMs();
       ++ex.next_batch;
     }
+    if (!has_batch && real_trigger) ReportIdleTrigger(trigger_start);
     ran_once = true;
     bool finished_by_trigger = !has_batch && (options_.trigger.kind == TriggerKind::kOnce ||
                                               options_.trigger.kind == TriggerKind::kAvailableNow);

@@ -2,6 +2,7 @@
 
 #include <arrow/table.h>
 
+#include "ember/common/interval.h"
 #include "ember/error.h"
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ember/iceberg/catalog.h"
+#include "ember/io/file_reader.h"
 #include "ember/io/file_writer.h"
 #include "ember/stream/metadata_log.h"
 #include "ember/iceberg/table.h"
@@ -97,17 +99,20 @@ class TableSink : public Sink {
   std::string query_id_;
 };
 
-// Parquet, JSON or CSV files under a directory, committed through Spark's _spark_metadata log:
-// entry N lists batch N's files, every tenth entry is a compaction holding all earlier ones, and
-// a batch already in the log is skipped (the sink's idempotence).
+// Parquet, JSON or CSV files under a directory, committed through Spark's _spark_metadata log
+// (FileStreamSinkLog): entry N lists batch N's files, every tenth entry is a compaction holding all
+// earlier ones, and a batch already in the log is skipped (the sink's idempotence). With the
+// `retention` option a compaction leaves out the files whose modification time is more than the
+// retention before the compaction's clock (Spark's shouldRetain), so readers no longer list them.
 class FileSink : public Sink {
  public:
   FileSink(std::shared_ptr<Session> session, std::string format, std::string path,
-           std::vector<std::string> partition_by)
+           std::vector<std::string> partition_by, std::optional<int64_t> retention_ms)
       : session_(std::move(session)),
         format_(std::move(format)),
         path_(std::move(path)),
-        partition_by_(std::move(partition_by)) {}
+        partition_by_(std::move(partition_by)),
+        retention_ms_(retention_ms) {}
 
   arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
     std::filesystem::path log = std::filesystem::path(path_) / "_spark_metadata";
@@ -118,36 +123,41 @@ class FileSink : public Sink {
                                                          iceberg::NewUuid(),
                                                          session_->eval_context()));
     for (const auto& file : files) {
-      std::error_code ec;
-      auto size = std::filesystem::file_size(file, ec);
-      nlohmann::json entry = {{"path", "file://" + file},
-                              {"size", static_cast<int64_t>(size)},
-                              {"isDir", false},
-                              {"modificationTime", iceberg::CurrentTimeMs()},
-                              {"blockReplication", 1},
-                              {"blockSize", 33554432},
-                              {"action", "add"}};
+      ARROW_ASSIGN_OR_RAISE(auto status, io::StatFile(file));
+      // SinkFileStatus, its fields in Spark's order.
+      nlohmann::ordered_json entry = {{"path", io::PathToUri(file)},
+                                      {"size", status.size},
+                                      {"isDir", false},
+                                      {"modificationTime", status.modification_time_ms},
+                                      {"blockReplication", 1},
+                                      {"blockSize", 33554432},
+                                      {"action", "add"}};
       entries.push_back(entry.dump());
     }
     std::string name = std::to_string(batch_id);
-    if ((batch_id + 1) % 10 == 0) {
-      // A compaction repeats every earlier entry, so readers can start from it.
-      std::vector<std::string> earlier;
+    if ((batch_id + 1) % kCompactInterval == 0) {
+      // A compaction repeats every earlier entry still retained, so readers can start from it.
+      std::vector<std::string> all;
       auto read = [&](const std::string& file) {
         std::ifstream in(log / file);
         std::string line;
         std::getline(in, line);  // version
         while (std::getline(in, line)) {
-          if (!line.empty()) earlier.push_back(line);
+          if (!line.empty()) all.push_back(line);
         }
       };
       int64_t start = 0;
-      if (batch_id >= 10) {  // the previous compaction holds everything before it
-        read(std::to_string(batch_id - 10) + ".compact");
-        start = batch_id - 9;
+      if (batch_id >= kCompactInterval) {  // the previous compaction holds everything before it
+        read(std::to_string(batch_id - kCompactInterval) + ".compact");
+        start = batch_id - kCompactInterval + 1;
       }
       for (int64_t k = start; k < batch_id; ++k) read(std::to_string(k));
-      entries.insert(entries.begin(), earlier.begin(), earlier.end());
+      all.insert(all.end(), entries.begin(), entries.end());
+      entries.clear();
+      int64_t now = iceberg::CurrentTimeMs();
+      for (auto& line : all) {
+        if (Retained(line, now)) entries.push_back(std::move(line));
+      }
       name += ".compact";
     }
     std::string body = "v1";
@@ -158,6 +168,16 @@ class FileSink : public Sink {
   }
 
  private:
+  static constexpr int64_t kCompactInterval = 10;  // spark.sql.streaming.fileSink.log.compactInterval
+
+  // FileStreamSinkLog.shouldRetain: kept unless older than the retention at `now`.
+  bool Retained(const std::string& line, int64_t now) const {
+    if (!retention_ms_) return true;
+    auto entry = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!entry.is_object() || !entry.contains("modificationTime")) return true;
+    return now - entry["modificationTime"].get<int64_t>() <= *retention_ms_;
+  }
+
   static int64_t LatestLogged(const std::filesystem::path& log) {
     int64_t latest = -1;
     std::error_code ec;
@@ -176,6 +196,7 @@ class FileSink : public Sink {
   std::string format_;
   std::string path_;
   std::vector<std::string> partition_by_;
+  std::optional<int64_t> retention_ms_;
 };
 
 }  // namespace
@@ -183,17 +204,22 @@ class FileSink : public Sink {
 arrow::Result<std::shared_ptr<Sink>> MakeFileSink(std::shared_ptr<Session> session,
                                                   const std::string& format,
                                                   const std::string& path,
-                                                  std::vector<std::string> partition_by) {
+                                                  std::vector<std::string> partition_by,
+                                                  std::optional<std::string> retention) {
   std::string lower = format;
   std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
   if (lower != "parquet" && lower != "json" && lower != "csv") {
     return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
                      "The streaming sink '" + format + "' is not supported by Ember yet.", "0A000");
   }
+  std::optional<int64_t> retention_ms;
+  if (retention) {
+    ARROW_ASSIGN_OR_RAISE(retention_ms, ParseTimeStringMs(*retention));
+  }
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path) / "_spark_metadata", ec);
-  std::shared_ptr<Sink> sink =
-      std::make_shared<FileSink>(std::move(session), lower, path, std::move(partition_by));
+  std::shared_ptr<Sink> sink = std::make_shared<FileSink>(std::move(session), lower, path,
+                                                          std::move(partition_by), retention_ms);
   return sink;
 }
 

@@ -401,3 +401,35 @@ def test_foreach_writer_contract(spark, tmp_path):
     assert sorted(seen) == list(range(12))
     with pytest.raises(PySparkAttributeError, match="ATTRIBUTE_NOT_CALLABLE"):
         stream.writeStream.foreach(object())
+
+
+def test_file_sink_retention_drops_old_entries_at_compaction(tmp_path):
+    """FileStreamSinkLog.shouldRetain: the compaction (batch 9) keeps an entry only while
+    now - modificationTime <= retention. programs.py makes the entries of batches 0-2 two hours
+    old; with retention 1h they leave 9.compact and spark.read no longer lists their rows;
+    without the option all ten batches stay. (test_spark_side_by_side runs it on Spark too.)"""
+    here = os.path.dirname(os.path.abspath(__file__))
+    result = subprocess.run(
+        [sys.executable, os.path.join(here, "programs.py"), "retention", str(tmp_path), "ember"],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "TZ": "UTC"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    runs = json.loads(result.stdout.strip().split("\n")[-1])
+    assert runs["with"]["compacted_batches"] == list(range(3, 10))
+    assert runs["with"]["ids_read"] == list(range(6, 20))
+    assert runs["without"]["compacted_batches"] == list(range(10))
+    assert runs["without"]["ids_read"] == list(range(20))
+    assert runs["with"]["log"] == [str(b) for b in range(9)] + ["9.compact"]
+
+
+def test_file_sink_retention_is_a_time_string(spark, tmp_path):
+    from ember.errors import NumberFormatException
+
+    stream = spark.readStream.schema(SCHEMA).json(str(tmp_path))
+    with pytest.raises(NumberFormatException) as error:
+        (stream.writeStream.format("parquet").option("path", str(tmp_path / "out"))
+         .option("checkpointLocation", str(tmp_path / "cp")).option("retention", "soon").start())
+    # Spark 4.0.1's message, word for word (JavaUtils.timeStringAs).
+    assert str(error.value) == (
+        "Time must be specified as seconds (s), milliseconds (ms), microseconds (us), minutes "
+        "(m or min), hour (h), or day (d). E.g. 50s, 100ms, or 250us.\n"
+        "Failed to parse time string: soon")

@@ -1,11 +1,15 @@
 """Structured Streaming on Ember: pyspark.sql.streaming's DataStreamReader, DataStreamWriter,
-StreamingQuery and StreamingQueryManager, over the C++ micro-batch engine."""
+StreamingQuery, StreamingQueryManager and StreamingQueryListener, over the C++ micro-batch
+engine."""
 
+import atexit
 import json
 import os
+import sys
 import tempfile
 import threading
 import uuid
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from ember import _core
@@ -15,6 +19,9 @@ from ember.errors import (
 )
 from ember.sql.dataframe import DataFrame
 from ember.sql.readwriter import _option_text, _schema_ddl
+from ember.sql.streaming.listener import (
+    _CALLBACKS, StreamingQueryListener, StreamingQueryProgress, _event,
+)
 from ember.sql.types import StructType
 
 if TYPE_CHECKING:
@@ -255,7 +262,8 @@ class DataStreamWriter:
             if not path:
                 raise IllegalArgumentException("'path' is not specified")
             partition_by = [c for c in self._options.get("__partition_by", "").split(",") if c]
-            return _core.file_sink(session._core, fmt, path, partition_by)
+            retention = next((v for k, v in self._options.items() if k.lower() == "retention"), None)
+            return _core.file_sink(session._core, fmt, path, partition_by, retention)
         raise AnalysisException(
             f"The streaming sink '{fmt}' is not supported by Ember yet.",
             errorClass="UNSUPPORTED_FEATURE", sqlState="0A000",
@@ -286,12 +294,13 @@ class DataStreamWriter:
         manager = session.streams
         manager._check_name(self._name)
         checkpoint, temporary = self._checkpoint(session)
+        manager._check_id(_checkpoint_query_id(checkpoint))
         if sink is None:
             sink = self._sink(session)
         kind, interval = self._trigger
         core = _core.StreamingQuery.start(
             self._df._df, sink, self._name or "", checkpoint, self._output_mode, kind, interval,
-            temporary,
+            temporary, manager._bus,
         )
         query = StreamingQuery(core, session)
         manager._register(query)
@@ -364,13 +373,13 @@ class StreamingQuery:
         return json.loads(self._q.status())
 
     @property
-    def lastProgress(self) -> Optional[Dict[str, Any]]:
+    def lastProgress(self) -> Optional[StreamingQueryProgress]:
         text = self._q.last_progress()
-        return json.loads(text) if text else None
+        return StreamingQueryProgress(json.loads(text)) if text else None
 
     @property
-    def recentProgress(self) -> List[Dict[str, Any]]:
-        return [json.loads(p) for p in self._q.recent_progress()]
+    def recentProgress(self) -> List[StreamingQueryProgress]:
+        return [StreamingQueryProgress(json.loads(p)) for p in self._q.recent_progress()]
 
     def explain(self, extended: bool = False) -> None:
         print("== Physical Plan ==")
@@ -382,6 +391,42 @@ class StreamingQueryManager:
     def __init__(self) -> None:
         self._queries: Dict[str, StreamingQuery] = {}
         self._lock = threading.Lock()
+        self._listeners: List[StreamingQueryListener] = []
+        # The engine's listener bus calls one dispatcher; it holds the manager weakly, so a
+        # dropped session's manager can go.
+        self._bus = _core.StreamingQueryListenerBus()
+        manager = weakref.ref(self)
+
+        def dispatch(kind: str, fields: Dict[str, Any]) -> None:
+            owner = manager()
+            if owner is not None:
+                owner._dispatch(kind, fields)
+
+        self._bus.set_dispatcher(dispatch)
+        # Deliver what is queued and stop the listener thread before the interpreter goes.
+        atexit.register(self._bus.close)
+
+    def addListener(self, listener: StreamingQueryListener) -> None:
+        """Registers a StreamingQueryListener for the events of this session's queries."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def removeListener(self, listener: StreamingQueryListener) -> None:
+        """Stops delivering events to `listener`; unknown listeners are ignored."""
+        with self._lock:
+            self._listeners = [kept for kept in self._listeners if kept is not listener]
+
+    def _dispatch(self, kind: str, fields: Dict[str, Any]) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        if not listeners:
+            return
+        event = _event(kind, fields)
+        for listener in listeners:
+            try:
+                getattr(listener, _CALLBACKS[kind])(event)
+            except Exception:  # noqa: BLE001 - as Spark's bus: report, go on with the others
+                sys.unraisablehook(_Unraisable(sys.exc_info(), listener))
 
     @property
     def active(self) -> List[StreamingQuery]:
@@ -399,16 +444,26 @@ class StreamingQueryManager:
                 "active in this SparkSession"
             )
 
+    @staticmethod
+    def _same_id_error(query_id: str) -> IllegalArgumentException:
+        return IllegalArgumentException(
+            f"Cannot start query with id {query_id} as another query with same id is "
+            "already active. Perhaps you are attempting to restart a query from "
+            "checkpoint that is already active."
+        )
+
+    def _check_id(self, query_id: Optional[str]) -> None:
+        """Spark refuses a second active query of one id before it starts (and before any
+        listener hears of it)."""
+        if query_id and any(q.id == query_id for q in self.active):
+            raise self._same_id_error(query_id)
+
     def _register(self, query: StreamingQuery) -> None:
         with self._lock:
             for existing in self._queries.values():
                 if existing.id == query.id and existing is not query and existing.isActive:
                     query._q.stop()
-                    raise IllegalArgumentException(
-                        f"Cannot start query with id {query.id} as another query with same id is "
-                        "already active. Perhaps you are attempting to restart a query from "
-                        "checkpoint that is already active."
-                    )
+                    raise self._same_id_error(query.id)
             self._queries[query.id] = query
 
     def awaitAnyTermination(self, timeout: Optional[int] = None) -> Optional[bool]:
@@ -430,3 +485,21 @@ class StreamingQueryManager:
     def resetTerminated(self) -> None:
         with self._lock:
             self._queries = {k: q for k, q in self._queries.items() if q.isActive}
+
+
+def _checkpoint_query_id(checkpoint: str) -> Optional[str]:
+    """The query id a checkpoint keeps in its `metadata` file, if it has one."""
+    try:
+        with open(os.path.join(checkpoint, "metadata")) as f:
+            return json.loads(f.read()).get("id")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+class _Unraisable:
+    """What sys.unraisablehook expects, for an exception raised by a listener."""
+
+    def __init__(self, exc_info: Any, listener: Any):
+        self.exc_type, self.exc_value, self.exc_traceback = exc_info
+        self.err_msg = "Exception ignored in a StreamingQueryListener"
+        self.object = listener

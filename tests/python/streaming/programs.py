@@ -1,0 +1,267 @@
+"""Streaming programs that run unchanged on Ember and on the real Spark, for side-by-side tests.
+
+Run as `python programs.py NAME WORKDIR ENGINE` in a process of its own. With ENGINE `ember` the
+program activates Ember, so `pyspark` resolves to Ember; with `spark` the same code runs on
+Apache Spark. Each program prints what the test compares: the console sink's own output, or one
+JSON document on the last line of stdout."""
+
+import json
+import os
+import sys
+import time
+
+ENGINE = sys.argv[3] if len(sys.argv) > 3 else "ember"
+if ENGINE == "ember":
+    import ember
+
+    ember.activate()
+
+from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+try:
+    from pyspark.sql.streaming import StreamingQueryListener  # noqa: E402
+except ImportError:  # not built yet
+    StreamingQueryListener = object
+
+EVENTS_DDL = "id INT, name STRING, amount DOUBLE, ts TIMESTAMP"
+
+
+def session(**conf):
+    builder = (SparkSession.builder.appName("side-by-side")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.sql.shuffle.partitions", "2"))
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    if ENGINE == "spark":
+        builder = (builder.master("local[2]")
+                   .config("spark.ui.enabled", "false")
+                   .config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC"))
+    spark = builder.getOrCreate()
+    if ENGINE == "spark":
+        spark.sparkContext.setLogLevel("OFF")
+    return spark
+
+
+def write_file(directory, name, rows, mtime):
+    """A JSON-lines file with a fixed modification time, so both engines order files alike."""
+    path = os.path.join(directory, name)
+    with open(path, "w") as out:
+        for row in rows:
+            out.write(json.dumps(row) + "\n")
+    os.utime(path, (mtime, mtime))
+
+
+def event_rows(first, count):
+    """Strings (short, long, NULL), ints, doubles (some NULL) and timestamps."""
+    rows = []
+    for i in range(first, first + count):
+        rows.append({
+            "id": i,
+            "name": None if i % 5 == 3 else ("a long name that needs truncation " * (i % 3))[: 10 * i] or f"n{i}",
+            "amount": None if i % 4 == 1 else round(i * 1.25 - 3, 2),
+            "ts": f"2024-05-01T09:{i % 60:02d}:{(i * 7) % 60:02d}.{i * 37 % 1000:03d}Z",
+        })
+    return rows
+
+
+def console(workdir):
+    """The console sink: a stateless select and a complete-mode aggregation, a few batches."""
+    spark = session()
+    source = os.path.join(workdir, "in")
+    os.makedirs(source)
+    for f in range(3):
+        write_file(source, f"f{f}.json", event_rows(f * 6, 6), 1_700_000_000 + f)
+    events = spark.readStream.schema(EVENTS_DDL).option("maxFilesPerTrigger", 1).json(source)
+    selected = events.select("id", "name", "amount", "ts", (F.col("amount") * 2).alias("twice"))
+    wide = events.select(
+        "id", (F.col("amount") * 1e18).alias("big"), (F.col("amount") / 1e7).alias("small"),
+        (F.col("id") % 2 == 0).alias("even"), F.to_date("ts").alias("day"),
+        F.concat(F.lit("日本"), F.col("name")).alias("wide_name"),
+        F.struct("id", "amount").alias("both"), (F.col("id").cast("long") * 1_000_000_007).alias("long_id"))
+    q1 = (selected.writeStream.format("console").option("numRows", 4).option("truncate", "true")
+          .option("checkpointLocation", os.path.join(workdir, "cp1")).start())
+    q1.processAllAvailable()
+    q1.stop()
+    q2 = (events.writeStream.format("console").option("truncate", "false")
+          .option("checkpointLocation", os.path.join(workdir, "cp2")).start())
+    q2.processAllAvailable()
+    q2.stop()
+    q4 = (wide.writeStream.format("console").option("numRows", 3)
+          .option("checkpointLocation", os.path.join(workdir, "cp4")).start())
+    q4.processAllAvailable()
+    q4.stop()
+    counts = (events.groupBy((F.col("id") % 3).alias("k"))
+              .agg(F.count("*").alias("n"), F.sum("amount").alias("total"), F.max("name").alias("top"),
+                   F.max("ts").alias("latest"))
+              .orderBy("k"))
+    q3 = (counts.writeStream.format("console").outputMode("complete")
+          .option("checkpointLocation", os.path.join(workdir, "cp3")).start())
+    q3.processAllAvailable()
+    q3.stop()
+    sys.stdout.flush()
+
+
+def checkpoint(workdir):
+    """A file source into a parquet sink: two batches of one file, a restart, one more batch."""
+    spark = session()
+    source, out, cp = (os.path.join(workdir, d) for d in ("in", "out", "cp"))
+    os.makedirs(source)
+    write_file(source, "a b.json", event_rows(0, 3), 1_700_000_000)
+    write_file(source, "c.json", event_rows(3, 3), 1_700_000_001)
+
+    def run():
+        query = (spark.readStream.schema(EVENTS_DDL).option("maxFilesPerTrigger", 1).json(source)
+                 .withWatermark("ts", "10 minutes").select("id", "name", "ts")
+                 .writeStream.format("parquet").option("path", out)
+                 .option("checkpointLocation", cp).start())
+        query.processAllAvailable()
+        query.stop()
+
+    run()
+    write_file(source, "d.json", event_rows(6, 3), 1_700_000_002)
+    run()
+    files = {}
+    for root in (cp, os.path.join(out, "_spark_metadata")):
+        for directory, _, names in os.walk(root):
+            for name in names:
+                if name.startswith(".") or name.endswith(".crc"):
+                    continue
+                path = os.path.join(directory, name)
+                with open(path) as f:
+                    files[os.path.relpath(path, workdir)] = f.read()
+    rows = sorted(r["id"] for r in spark.read.parquet(out).collect())
+    print(json.dumps({"files": files, "rows": rows, "workdir": workdir}))
+
+
+
+class Recorder(StreamingQueryListener):
+    """Every event, as plain data: kind, query ids, and what the kind carries."""
+
+    def __init__(self):
+        self.events = []
+
+    def onQueryStarted(self, event):
+        self.events.append({"kind": "started", "id": str(event.id), "runId": str(event.runId),
+                            "name": event.name, "timestamp": event.timestamp})
+
+    def onQueryProgress(self, event):
+        p = event.progress
+        self.events.append({"kind": "progress", "id": str(p.id), "runId": str(p.runId),
+                            "batchId": p.batchId, "numInputRows": p.numInputRows,
+                            "progress_keys": sorted(p.keys()), "durations": sorted(p.durationMs),
+                            "source_rows": [s.numInputRows for s in p.sources]})
+
+    def onQueryIdle(self, event):
+        self.events.append({"kind": "idle", "id": str(event.id), "runId": str(event.runId),
+                            "timestamp": event.timestamp})
+
+    def onQueryTerminated(self, event):
+        self.events.append({"kind": "terminated", "id": str(event.id), "runId": str(event.runId),
+                            "exception": event.exception,
+                            "errorClassOnException": event.errorClassOnException})
+
+    def wait_for(self, count, kind="terminated", timeout=30):
+        deadline = time.time() + timeout
+        while sum(e["kind"] == kind for e in self.events) < count and time.time() < deadline:
+            time.sleep(0.05)
+
+
+def listener(workdir):
+    """Two data batches, idle triggers, stop; then a query that fails; then one after
+    removeListener."""
+    spark = session(**{"spark.sql.streaming.noDataProgressEventInterval": "500ms"})
+    source = os.path.join(workdir, "in")
+    os.makedirs(source)
+    for f in range(2):
+        write_file(source, f"f{f}.json", event_rows(f * 3, 3), 1_700_000_000 + f)
+    recorder = Recorder()
+    spark.streams.addListener(recorder)
+    query = (spark.readStream.schema(EVENTS_DDL).option("maxFilesPerTrigger", 1).json(source)
+             .writeStream.format("memory").queryName("events")
+             .option("checkpointLocation", os.path.join(workdir, "cp1")).start())
+    started_before_return = [e["kind"] for e in recorder.events]
+    query.processAllAvailable()
+    time.sleep(2)  # idle triggers: an idle event every 500 ms
+    query.stop()
+    recorder.wait_for(1)
+    first = {"query": {"id": str(query.id), "runId": str(query.runId)},
+             "started_before_return": started_before_return, "events": list(recorder.events),
+             "recent": [(p["batchId"], p["numInputRows"], sorted(p["durationMs"]))
+                        for p in query.recentProgress]}
+
+    recorder.events.clear()
+
+    def fail(batch_df, batch_id):
+        raise ValueError(f"boom in batch {batch_id}")
+
+    failing = (spark.readStream.schema(EVENTS_DDL).json(source).writeStream.foreachBatch(fail)
+               .option("checkpointLocation", os.path.join(workdir, "cp2")).start())
+    try:
+        failing.awaitTermination()
+    except Exception:  # noqa: BLE001 - the failure is what the events report
+        pass
+    recorder.wait_for(1)
+    second = {"query": {"id": str(failing.id), "runId": str(failing.runId)},
+              "events": list(recorder.events)}
+
+    recorder.events.clear()
+    spark.streams.removeListener(recorder)
+    after = (spark.readStream.schema(EVENTS_DDL).json(source).writeStream.format("noop")
+             .option("checkpointLocation", os.path.join(workdir, "cp3")).start())
+    after.processAllAvailable()
+    after.stop()
+    time.sleep(1)
+    print(json.dumps({"first": first, "failing": second, "after_remove": recorder.events}))
+
+
+def retention(workdir):
+    """Ten batches into a parquet sink with `retention`, the log entries of the first three
+    made two hours old before the compaction (batch 9). Run with and without the option."""
+    spark = session()
+    result = {}
+    for name, options in (("with", {"retention": "1h"}), ("without", {})):
+        source, out, cp = (os.path.join(workdir, name, d) for d in ("in", "out", "cp"))
+        os.makedirs(source)
+        for f in range(9):
+            write_file(source, f"f{f}.json", event_rows(f * 2, 2), 1_700_000_000 + f)
+
+        def run():
+            query = (spark.readStream.schema(EVENTS_DDL).option("maxFilesPerTrigger", 1).json(source)
+                     .writeStream.format("parquet").options(**options).option("path", out)
+                     .option("checkpointLocation", cp).start())
+            query.processAllAvailable()
+            query.stop()
+
+        run()
+        log = os.path.join(out, "_spark_metadata")
+        batch_of = {}
+        old = int(time.time() * 1000) - 2 * 3600 * 1000
+        for batch in range(9):
+            path = os.path.join(log, str(batch))
+            with open(path) as f:
+                lines = f.read().split("\n")
+            entries = [json.loads(line) for line in lines[1:] if line]
+            for e in entries:
+                batch_of[e["path"]] = batch
+                if batch < 3:
+                    e["modificationTime"] = old
+            with open(path, "w") as f:
+                f.write("\n".join([lines[0]] + [json.dumps(e) for e in entries]))
+            crc = os.path.join(log, f".{batch}.crc")
+            if os.path.exists(crc):
+                os.remove(crc)  # Hadoop's checksum of the old content
+        write_file(source, "f9.json", event_rows(18, 2), 1_700_000_009)
+        run()
+        with open(os.path.join(log, "9.compact")) as f:
+            compact = [json.loads(line) for line in f.read().split("\n")[1:] if line]
+        result[name] = {
+            "log": sorted(n for n in os.listdir(log) if not n.startswith(".")),
+            "compacted_batches": [batch_of.get(e["path"], 9) for e in compact],
+            "ids_read": sorted(r["id"] for r in spark.read.parquet(out).collect()),
+        }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]](sys.argv[2])

@@ -1,0 +1,161 @@
+"""The same streaming programs (programs.py) on Ember and on Apache Spark, each in a process of
+its own, compared: the console sink's output byte for byte, the listener's events, the
+checkpoint's files, and the file sink's `retention`. The oracle is Spark; without it (no pyspark
+or java, or EMBER_TEST_SPARK=0) these tests are skipped."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from differential.conftest import spark_enabled
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+pytestmark = pytest.mark.skipif(not spark_enabled()[0], reason=f"Spark is off: {spark_enabled()[1]}")
+
+
+def run(program, engine, workdir):
+    """stdout of `programs.py program` on the engine."""
+    workdir = os.path.join(str(workdir), engine)
+    os.makedirs(workdir)
+    result = subprocess.run(
+        [sys.executable, os.path.join(HERE, "programs.py"), program, workdir, engine],
+        capture_output=True, timeout=600, env={**os.environ, "TZ": "UTC"},
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:].decode(errors="replace")
+    return result.stdout
+
+
+def document(program, engine, workdir):
+    """The JSON document a program prints last."""
+    return json.loads(run(program, engine, workdir).decode().strip().split("\n")[-1])
+
+
+def test_console_sink_prints_what_spark_prints(tmp_path):
+    """Stateless selects (numRows, truncate on and off, doubles in E notation, NULLs,
+    timestamps, dates, structs, full-width characters) and a complete-mode aggregation."""
+    spark = run("console", "spark", tmp_path)
+    ember = run("console", "ember", tmp_path)
+    assert spark.count(b"Batch: ") == 12
+    assert ember == spark
+
+
+def collapse_idle(kinds):
+    """Idle events come one per interval while the query waits: how many depends on timing."""
+    out = []
+    for kind in kinds:
+        if not (kind == "idle" and out and out[-1] == "idle+"):
+            out.append("idle+" if kind == "idle" else kind)
+    return out
+
+
+def listener_view(run_result):
+    """What must agree between the engines: event kinds in order, ids, batch ids, rows."""
+    first, failing = run_result["first"], run_result["failing"]
+    query = first["query"]
+    events = first["events"]
+    assert all(e["id"] == query["id"] and e["runId"] == query["runId"] for e in events)
+    assert all(e["id"] == failing["query"]["id"] for e in failing["events"])
+    terminated = failing["events"][-1]
+    return {
+        "started_before_return": first["started_before_return"],
+        "kinds": collapse_idle(e["kind"] for e in events),
+        "progress": [(e["batchId"], e["numInputRows"], e["progress_keys"], e["durations"],
+                      e["source_rows"]) for e in events if e["kind"] == "progress"],
+        "name": events[0]["name"],
+        "stopped_with": (events[-1]["exception"], events[-1]["errorClassOnException"]),
+        # The idle entries of recentProgress carry the next batch id and no rows.
+        "recent": sorted(set((b, n, tuple(d)) for b, n, d in first["recent"])),
+        "failing_kinds": [e["kind"] for e in failing["events"]],
+        "failing_error_class": terminated["errorClassOnException"],
+        "failing_mentions_cause": "boom in batch 0" in (terminated["exception"] or ""),
+        "after_remove": run_result["after_remove"],
+    }
+
+
+def test_listener_events_match_spark(tmp_path):
+    spark = listener_view(document("listener", "spark", tmp_path))
+    ember = listener_view(document("listener", "ember", tmp_path))
+    assert spark["kinds"] == ["started", "progress", "progress", "idle+", "terminated"]
+    assert ember == spark
+
+
+def shape(value):
+    """A JSON value with the parts that naturally differ between runs replaced by their kind."""
+    if isinstance(value, dict):
+        return {k: shape(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shape(v) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return "<number>"
+    value = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>", value)
+    return re.sub(r"^file:///.*/(ember|spark)/", "file:///<workdir>/", value)
+
+
+def checkpoint_view(result):
+    """Per checkpoint file: its lines, JSON lines parsed; values that differ by nature (query
+    ids, clocks, file sizes and names) by shape only, the deterministic ones (watermarks, log
+    offsets, source files and their times, batch ids) by value."""
+    files = {}
+    for name, text in result["files"].items():
+        lines = text.split("\n")
+        parsed = []
+        for line in lines:
+            try:
+                parsed.append(json.loads(line))
+            except json.JSONDecodeError:
+                parsed.append(line)
+        files[name] = parsed
+    view = {"names": sorted(files), "rows": result["rows"]}
+    for name, lines in files.items():
+        if name == "cp/metadata":
+            view[name] = shape(lines)
+        elif name.startswith("cp/offsets/"):
+            version, meta, *offsets = lines
+            view[name] = {"version": version, "keys": list(meta), "conf": meta["conf"],
+                          "batchWatermarkMs": meta["batchWatermarkMs"],
+                          "batchTimestampMs": shape(meta["batchTimestampMs"]), "offsets": offsets}
+        elif name.startswith("cp/commits/"):
+            view[name] = lines
+        elif name.startswith("cp/sources/"):
+            view[name] = [lines[0]] + [{**e, "path": shape(e["path"])} for e in lines[1:]]
+        elif "_spark_metadata" in name:
+            view[name] = [lines[0]] + [{**shape(e), "isDir": e["isDir"], "action": e["action"],
+                                        "blockReplication": e["blockReplication"],
+                                        "blockSize": e["blockSize"], "key_order": list(e)}
+                                       for e in lines[1:]]
+    return view
+
+
+def test_checkpoint_files_match_spark(tmp_path):
+    """File source (two files, maxFilesPerTrigger 1, a watermark) into a parquet sink, stopped
+    and restarted with a third file: the same files, versions, keys, conf, offsets, watermarks
+    and sink log entries as Spark's."""
+    spark = checkpoint_view(document("checkpoint", "spark", tmp_path))
+    ember = checkpoint_view(document("checkpoint", "ember", tmp_path))
+    assert spark["names"] == ember["names"]
+    for name in spark:
+        assert ember[name] == spark[name], name
+    # The parts Spark writes with a fixed form.
+    offsets = spark["cp/offsets/1"]
+    assert offsets["version"] == "v1" and offsets["offsets"] == [{"logOffset": 1}]
+    assert offsets["keys"] == ["batchWatermarkMs", "batchTimestampMs", "conf"]
+    assert spark["cp/sources/0/0"][1]["path"] == "file:///<workdir>/in/a%20b.json"
+    part = spark["out/_spark_metadata/0"][1]["path"]
+    assert re.fullmatch(r"file:///<workdir>/out/part-00000-<uuid>-c000\.snappy\.parquet", part)
+
+
+def test_file_sink_retention_matches_spark(tmp_path):
+    """Log entries older than `retention` leave the compacted log (9.compact) and so the batch
+    read; without the option every entry stays."""
+    spark = document("retention", "spark", tmp_path)
+    ember = document("retention", "ember", tmp_path)
+    assert spark["with"]["compacted_batches"] == list(range(3, 10))
+    assert spark["without"]["compacted_batches"] == list(range(10))
+    assert ember == spark
