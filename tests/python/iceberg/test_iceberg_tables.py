@@ -187,7 +187,7 @@ def test_killed_at_random_instants_the_table_holds_each_row_once(tmp_path):
     assert kill_at_random_instants(args, seed=5) == 3, "the job ended before 3 kills"
     subprocess.run(args, check=True, timeout=120)
     assert table_rows(warehouse) == duckdb_events(source)
-    assert assert_duckdb_reads(warehouse, "stream", "events") == 55
+    assert assert_duckdb_reads(warehouse, "stream", "events") == len(duckdb_events(source))
     summaries = [dict(s["summary"]) for s in
                  static_table(warehouse, "stream", "events").inspect.snapshots().to_pylist()]
     batch_ids = [int(s["ember.batch-id"]) for s in summaries if "ember.batch-id" in s]

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import urllib.parse
 
 import duckdb
 from pyiceberg.table import StaticTable
@@ -75,7 +76,7 @@ def committed_files(out):
                 files.pop(entry["path"], None)
             else:
                 files[entry["path"]] = entry
-    return [p.removeprefix("file://") for p in files]
+    return [urllib.parse.unquote(urllib.parse.urlparse(p).path) for p in files]
 
 
 def test_parquet_sink_killed_a_hundred_times(tmp_path):
