@@ -88,6 +88,11 @@ Result<IncrementalAggregate> IncrementalAggregate::Make(const plan::LogicalPlan&
                f == "any_value" || f == "last" || f == "last_value") {
       // Merging keeps the kernel: a sum of sums, the first of firsts (state rows come first).
       buffers.push_back({b, def->hash_aggregate, def->options, def->hash_aggregate, def->options});
+    } else if (f == "approx_count_distinct") {
+      // The buffer is the HyperLogLog++ sketch; sketches merge register by register.
+      ARROW_ASSIGN_OR_RAISE(auto options, plan::AggregateOptions(*def, call));
+      buffers.push_back({b, def->hash_aggregate, options, "hash_ember_hll_merge", options,
+                         def->finalize});
     } else {
       return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
                        "The feature is not supported: " + call.name +
@@ -309,6 +314,7 @@ Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Finalize(
   for (size_t i = 0; i < buffers_.size(); ++i) {
     const auto& parts = buffers_[i];
     cp::Expression value = cp::field_ref(parts[0].name);
+    if (!parts[0].finalize.empty()) value = cp::call(parts[0].finalize, {value});
     if (parts.size() == 2) {  // avg: sum / count
       value = cp::call("divide", {CastTo(value, arrow::float64()),
                                   CastTo(cp::field_ref(parts[1].name), arrow::float64())});
