@@ -4,17 +4,18 @@
 // the hashes from `SELECT xxhash64(<literal>)`, the estimates from
 // `SELECT approx_count_distinct(CASE WHEN id < n THEN <value> END, <rsd>D) FROM range(100000)`.
 // None was computed by Ember.
+#include "ember/exec/hyperloglog.h"
+
+#include <arrow/api.h>
+#include <arrow/json/from_string.h>
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <arrow/api.h>
-#include <arrow/json/from_string.h>
-#include <gtest/gtest.h>
-
-#include "ember/exec/hyperloglog.h"
 #include "ember/exec/spark_hash.h"
 
 namespace ember::exec {

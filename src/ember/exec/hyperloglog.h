@@ -15,13 +15,13 @@
 //    the precision's threshold (or E <= 2.5m), linear counting wins. Rounded half up to a long.
 #pragma once
 
+#include <arrow/compute/function_options.h>
+#include <arrow/result.h>
+
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
-
-#include <arrow/compute/function_options.h>
-#include <arrow/result.h>
 
 namespace ember::exec {
 

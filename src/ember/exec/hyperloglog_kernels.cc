@@ -6,11 +6,6 @@
 //   ember_hll_estimate(sketch)       the estimate of a sketch (a scalar function)
 //
 // A sketch is a binary value: the sketch's 64-bit words in little-endian order.
-#include <cstring>
-#include <memory>
-#include <span>
-#include <vector>
-
 #include <arrow/array.h>
 #include <arrow/array/util.h>
 #include <arrow/buffer.h>
@@ -18,6 +13,11 @@
 #include <arrow/compute/kernel.h>
 #include <arrow/compute/registry.h>
 #include <arrow/scalar.h>
+
+#include <cstring>
+#include <memory>
+#include <span>
+#include <vector>
 
 #include "ember/exec/hyperloglog.h"
 #include "ember/exec/kernels.h"
@@ -85,7 +85,9 @@ Result<std::shared_ptr<arrow::Array>> Argument(const cp::ExecSpan& batch) {
   return batch[0].array.ToArray();
 }
 
-const uint32_t* GroupIds(const cp::ExecSpan& batch) { return batch[1].array.GetValues<uint32_t>(1); }
+const uint32_t* GroupIds(const cp::ExecSpan& batch) {
+  return batch[1].array.GetValues<uint32_t>(1);
+}
 
 // Adds row i's value to the sketch `group_of(i)`, for every non-null row.
 template <typename GroupOf>
@@ -181,7 +183,8 @@ Status EstimateExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResul
       continue;
     }
     std::string_view sketch = sketches.GetView(i);
-    ARROW_ASSIGN_OR_RAISE(int precision, HyperLogLog::PrecisionOfSketch(static_cast<int64_t>(sketch.size())));
+    ARROW_ASSIGN_OR_RAISE(int precision,
+                          HyperLogLog::PrecisionOfSketch(static_cast<int64_t>(sketch.size())));
     words.resize(sketch.size() / sizeof(uint64_t));
     std::memcpy(words.data(), sketch.data(), sketch.size());
     estimates[i] = HyperLogLog(precision).Estimate(words);
@@ -207,7 +210,7 @@ Status AddGrouped(cp::FunctionRegistry* registry, const std::string& name, cp::I
                                  GroupedResize, GroupedMergeStates, GroupedFinalize,
                                  /*ordered=*/false);
   return AddAggregate<cp::HashAggregateFunction>(registry, name, cp::Arity::Binary(),
-                                                std::move(kernel));
+                                                 std::move(kernel));
 }
 
 Status AddUngrouped(cp::FunctionRegistry* registry, const std::string& name, cp::InputType input,
@@ -215,14 +218,15 @@ Status AddUngrouped(cp::FunctionRegistry* registry, const std::string& name, cp:
   cp::ScalarAggregateKernel kernel({input}, cp::OutputType(arrow::binary()), InitOneSketch, consume,
                                    OneMergeStates, OneFinalize, /*ordered=*/false);
   return AddAggregate<cp::ScalarAggregateFunction>(registry, name, cp::Arity::Unary(),
-                                                  std::move(kernel));
+                                                   std::move(kernel));
 }
 
 }  // namespace
 
 Status RegisterHyperLogLogKernels(cp::FunctionRegistry* registry) {
   const cp::InputType sketch(arrow::Type::BINARY);
-  ARROW_RETURN_NOT_OK(AddGrouped(registry, "hash_ember_hll_sketch", cp::InputType::Any(), GroupedAdd));
+  ARROW_RETURN_NOT_OK(
+      AddGrouped(registry, "hash_ember_hll_sketch", cp::InputType::Any(), GroupedAdd));
   ARROW_RETURN_NOT_OK(AddUngrouped(registry, "ember_hll_sketch", cp::InputType::Any(), OneAdd));
   ARROW_RETURN_NOT_OK(AddGrouped(registry, "hash_ember_hll_merge", sketch, GroupedMergeInput));
   ARROW_RETURN_NOT_OK(AddUngrouped(registry, "ember_hll_merge", sketch, OneMergeInput));

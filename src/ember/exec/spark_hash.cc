@@ -1,14 +1,14 @@
 #include "ember/exec/spark_hash.h"
 
-#include <array>
-#include <bit>
-#include <cstring>
-#include <string_view>
-
 #include <arrow/array.h>
 #include <arrow/type.h>
 #include <arrow/util/decimal.h>
 #include <xxhash.h>
+
+#include <array>
+#include <bit>
+#include <cstring>
+#include <string_view>
 
 namespace ember::exec {
 
@@ -23,8 +23,8 @@ uint64_t HashInt(int32_t v, uint64_t seed) { return HashBytes(&v, sizeof v, seed
 uint64_t HashLong(int64_t v, uint64_t seed) { return HashBytes(&v, sizeof v, seed); }
 
 uint64_t HashFloat(float v, uint64_t seed) {
-  if (v == 0.0f) return HashInt(0, seed);                      // -0.0 as 0.0
-  if (v != v) return HashInt(0x7fc00000, seed);                 // the canonical NaN
+  if (v == 0.0f) return HashInt(0, seed);        // -0.0 as 0.0
+  if (v != v) return HashInt(0x7fc00000, seed);  // the canonical NaN
   return HashInt(std::bit_cast<int32_t>(v), seed);
 }
 
@@ -60,10 +60,14 @@ uint64_t HashWideDecimal(const arrow::Decimal128& unscaled, uint64_t seed) {
 
 int64_t ToMicros(int64_t v, arrow::TimeUnit::type unit) {
   switch (unit) {
-    case arrow::TimeUnit::SECOND: return v * 1000000;
-    case arrow::TimeUnit::MILLI: return v * 1000;
-    case arrow::TimeUnit::MICRO: return v;
-    case arrow::TimeUnit::NANO: return v >= 0 ? v / 1000 : -((-v + 999) / 1000);
+    case arrow::TimeUnit::SECOND:
+      return v * 1000000;
+    case arrow::TimeUnit::MILLI:
+      return v * 1000;
+    case arrow::TimeUnit::MICRO:
+      return v;
+    case arrow::TimeUnit::NANO:
+      return v >= 0 ? v / 1000 : -((-v + 999) / 1000);
   }
   return v;
 }
@@ -77,13 +81,20 @@ const ArrayType& As(const arrow::Array& a) {
 uint64_t HashValue(const arrow::Array& a, int64_t i, uint64_t seed) {
   if (a.IsNull(i)) return seed;
   switch (a.type_id()) {
-    case arrow::Type::BOOL: return HashInt(As<arrow::BooleanArray>(a).Value(i) ? 1 : 0, seed);
-    case arrow::Type::INT8: return HashInt(As<arrow::Int8Array>(a).Value(i), seed);
-    case arrow::Type::INT16: return HashInt(As<arrow::Int16Array>(a).Value(i), seed);
-    case arrow::Type::INT32: return HashInt(As<arrow::Int32Array>(a).Value(i), seed);
-    case arrow::Type::DATE32: return HashInt(As<arrow::Date32Array>(a).Value(i), seed);
-    case arrow::Type::INTERVAL_MONTHS: return HashInt(As<arrow::MonthIntervalArray>(a).Value(i), seed);
-    case arrow::Type::INT64: return HashLong(As<arrow::Int64Array>(a).Value(i), seed);
+    case arrow::Type::BOOL:
+      return HashInt(As<arrow::BooleanArray>(a).Value(i) ? 1 : 0, seed);
+    case arrow::Type::INT8:
+      return HashInt(As<arrow::Int8Array>(a).Value(i), seed);
+    case arrow::Type::INT16:
+      return HashInt(As<arrow::Int16Array>(a).Value(i), seed);
+    case arrow::Type::INT32:
+      return HashInt(As<arrow::Int32Array>(a).Value(i), seed);
+    case arrow::Type::DATE32:
+      return HashInt(As<arrow::Date32Array>(a).Value(i), seed);
+    case arrow::Type::INTERVAL_MONTHS:
+      return HashInt(As<arrow::MonthIntervalArray>(a).Value(i), seed);
+    case arrow::Type::INT64:
+      return HashLong(As<arrow::Int64Array>(a).Value(i), seed);
     case arrow::Type::TIMESTAMP: {
       const auto& t = static_cast<const arrow::TimestampType&>(*a.type());
       return HashLong(ToMicros(As<arrow::TimestampArray>(a).Value(i), t.unit()), seed);
@@ -92,8 +103,10 @@ uint64_t HashValue(const arrow::Array& a, int64_t i, uint64_t seed) {
       const auto& t = static_cast<const arrow::DurationType&>(*a.type());
       return HashLong(ToMicros(As<arrow::DurationArray>(a).Value(i), t.unit()), seed);
     }
-    case arrow::Type::FLOAT: return HashFloat(As<arrow::FloatArray>(a).Value(i), seed);
-    case arrow::Type::DOUBLE: return HashDouble(As<arrow::DoubleArray>(a).Value(i), seed);
+    case arrow::Type::FLOAT:
+      return HashFloat(As<arrow::FloatArray>(a).Value(i), seed);
+    case arrow::Type::DOUBLE:
+      return HashDouble(As<arrow::DoubleArray>(a).Value(i), seed);
     case arrow::Type::DECIMAL128: {
       const auto& d = As<arrow::Decimal128Array>(a);
       const arrow::Decimal128 unscaled(d.GetValue(i));
@@ -134,13 +147,15 @@ uint64_t HashValue(const arrow::Array& a, int64_t i, uint64_t seed) {
     case arrow::Type::LIST: {
       const auto& l = As<arrow::ListArray>(a);
       uint64_t h = seed;
-      for (int64_t j = l.value_offset(i); j < l.value_offset(i + 1); ++j) h = HashValue(*l.values(), j, h);
+      for (int64_t j = l.value_offset(i); j < l.value_offset(i + 1); ++j)
+        h = HashValue(*l.values(), j, h);
       return h;
     }
     case arrow::Type::LARGE_LIST: {
       const auto& l = As<arrow::LargeListArray>(a);
       uint64_t h = seed;
-      for (int64_t j = l.value_offset(i); j < l.value_offset(i + 1); ++j) h = HashValue(*l.values(), j, h);
+      for (int64_t j = l.value_offset(i); j < l.value_offset(i + 1); ++j)
+        h = HashValue(*l.values(), j, h);
       return h;
     }
     case arrow::Type::FIXED_SIZE_LIST: {
@@ -160,15 +175,30 @@ uint64_t HashValue(const arrow::Array& a, int64_t i, uint64_t seed) {
 
 bool SparkHashable(const arrow::DataType& type) {
   switch (type.id()) {
-    case arrow::Type::NA: case arrow::Type::BOOL: case arrow::Type::INT8: case arrow::Type::INT16:
-    case arrow::Type::INT32: case arrow::Type::INT64: case arrow::Type::DATE32:
-    case arrow::Type::TIMESTAMP: case arrow::Type::DURATION: case arrow::Type::INTERVAL_MONTHS:
-    case arrow::Type::FLOAT: case arrow::Type::DOUBLE: case arrow::Type::DECIMAL128:
-    case arrow::Type::STRING: case arrow::Type::BINARY: case arrow::Type::LARGE_STRING:
-    case arrow::Type::LARGE_BINARY: case arrow::Type::FIXED_SIZE_BINARY:
+    case arrow::Type::NA:
+    case arrow::Type::BOOL:
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+    case arrow::Type::INT32:
+    case arrow::Type::INT64:
+    case arrow::Type::DATE32:
+    case arrow::Type::TIMESTAMP:
+    case arrow::Type::DURATION:
+    case arrow::Type::INTERVAL_MONTHS:
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE:
+    case arrow::Type::DECIMAL128:
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::FIXED_SIZE_BINARY:
       return true;
-    case arrow::Type::STRUCT: case arrow::Type::MAP: case arrow::Type::LIST:
-    case arrow::Type::LARGE_LIST: case arrow::Type::FIXED_SIZE_LIST:
+    case arrow::Type::STRUCT:
+    case arrow::Type::MAP:
+    case arrow::Type::LIST:
+    case arrow::Type::LARGE_LIST:
+    case arrow::Type::FIXED_SIZE_LIST:
       for (const auto& field : type.fields()) {
         if (!SparkHashable(*field->type())) return false;
       }

@@ -20,11 +20,11 @@
 // A NULL value hashes to the seed.
 #pragma once
 
-#include <cstdint>
-#include <vector>
-
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
+
+#include <cstdint>
+#include <vector>
 
 namespace ember::exec {
 

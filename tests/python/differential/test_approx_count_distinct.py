@@ -180,15 +180,18 @@ STREAM_SCHEMA = "g STRING, v BIGINT, s STRING, ts TIMESTAMP"
 
 
 def write_batch(directory, index, first, count):
-    """A JSON file of `count` rows: values v in [first, first + count) twice over three groups,
-    with NULLs, times advancing 2 minutes per file."""
+    """A JSON file of up to `count` rows: values v in [first, first + count / 2), each twice, in
+    three groups (file 3 has no row of group g2, so update and complete mode differ), with
+    NULLs; file i's times are minutes 3i and 3i + 1 after 10:00."""
     path = os.path.join(directory, f"part-{index:03d}.json")
     with open(path, "w") as out:
         for n in range(count):
             v = first + n // 2
+            if index == 3 and v % 3 == 2:
+                continue
             row = {"g": f"g{v % 3}", "v": None if n % 11 == 5 else v * 104729,
                    "s": None if n % 13 == 7 else f"s{v % 2500}",
-                   "ts": f"2024-01-01T10:{(2 * index + n % 2) % 60:02d}:00Z"}
+                   "ts": f"2024-01-01T10:{3 * index + n % 2:02d}:00Z"}
             out.write(json.dumps(row) + "\n")
 
 
@@ -219,8 +222,9 @@ def global_(df, F):
 
 
 def windowed(df, F):
-    return (df.withWatermark("ts", "4 minutes")
-            .groupBy(F.window("ts", "4 minutes")).agg(F.approx_count_distinct("v").alias("v")))
+    """Window [10:00, 10:05) closes in the first run; [10:05, 10:10) spans the restart."""
+    return (df.withWatermark("ts", "1 minute")
+            .groupBy(F.window("ts", "5 minutes")).agg(F.approx_count_distinct("v").alias("v")))
 
 
 STREAMS = [("update", grouped), ("complete", grouped), ("complete", global_),
