@@ -68,7 +68,11 @@ count_distinct = countDistinct
 
 
 def approx_count_distinct(col: Any, rsd: Optional[float] = None) -> Column:
-    return _call("approx_count_distinct", _to_col(col))
+    """Spark's HyperLogLog++ estimate of the number of distinct non-null values; `rsd` is the
+    maximum relative standard deviation allowed (default 0.05)."""
+    if rsd is None:
+        return _call("approx_count_distinct", _to_col(col))
+    return _call("approx_count_distinct", _to_col(col), lit(float(rsd)))
 
 
 def first(col: Any, ignorenulls: bool = False) -> Column:

@@ -233,11 +233,13 @@ class PlanBuilder {
       key_outputs.push_back(cp::call("make_struct", fields, cp::MakeStructOptions(field_names)));
     }
     std::vector<cp::Aggregate> aggregates;
+    // Per aggregate, the scalar function from its kernel's result to its value, if any.
+    std::vector<std::string> finalizers(p.exprs.size());
     for (size_t i = 0; i < p.exprs.size(); ++i) {
       const Expr& call = *p.exprs[i];
       const plan::FunctionDef* def = plan::FindFunction(call.name);
       ARROW_ASSIGN_OR_RAISE(auto arg, LowerExpr(*call.args[0], options_.eval));
-      if (call.args.size() > 1) {
+      if (call.args.size() > 1 && def->name == "count") {
         // count(DISTINCT a, b): one text key per row, NULL when any part is NULL.
         std::vector<cp::Expression> parts;
         for (const auto& a : call.args) {
@@ -253,8 +255,9 @@ class PlanBuilder {
       exprs.push_back(std::move(arg));
       names.push_back("a" + std::to_string(i));
       std::string function = keys.empty() ? def->scalar_aggregate : def->hash_aggregate;
-      auto options = def->options;
-      if (call.distinct) {
+      ARROW_ASSIGN_OR_RAISE(auto options, plan::AggregateOptions(*def, call));
+      if (!def->finalize.empty()) finalizers[i] = def->finalize;
+      if (call.distinct && def->name == "count") {
         function = keys.empty() ? "count_distinct" : "hash_count_distinct";
         options = std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID);
       }
@@ -269,6 +272,9 @@ class PlanBuilder {
     size_t num_keys = p.groupings.size();
     for (size_t i = 0; i < p.output.size(); ++i) {
       auto value = i < num_keys ? key_outputs[i] : cp::field_ref("r" + std::to_string(i - num_keys));
+      if (i >= num_keys && !finalizers[i - num_keys].empty()) {
+        value = cp::call(finalizers[i - num_keys], {value});
+      }
       out.push_back(cp::call("cast", {value}, cp::CastOptions::Safe(p.output[i].type)));
     }
     return Project(std::move(aggregate), std::move(out), Names(p));

@@ -10,6 +10,7 @@
 
 #include "ember/error.h"
 #include "ember/exec/executor.h"
+#include "ember/exec/hyperloglog.h"
 #include "ember/exec/row_keys.h"
 
 namespace ember::exec {
@@ -88,6 +89,13 @@ Result<IncrementalAggregate> IncrementalAggregate::Make(const plan::LogicalPlan&
                f == "any_value" || f == "last" || f == "last_value") {
       // Merging keeps the kernel: a sum of sums, the first of firsts (state rows come first).
       buffers.push_back({b, def->hash_aggregate, def->options, def->hash_aggregate, def->options});
+    } else if (f == "approx_count_distinct") {
+      // The buffer is the HyperLogLog++ sketch; sketches merge register by register. Its name
+      // carries the precision, so a restart with another rsd fails the state's schema check.
+      ARROW_ASSIGN_OR_RAISE(auto options, plan::AggregateOptions(*def, call));
+      int precision = static_cast<const HyperLogLogOptions&>(*options).precision;
+      buffers.push_back({b + "_hll" + std::to_string(precision), def->hash_aggregate, options,
+                         "hash_ember_hll_merge", options, def->finalize});
     } else {
       return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
                        "The feature is not supported: " + call.name +
@@ -309,6 +317,7 @@ Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Finalize(
   for (size_t i = 0; i < buffers_.size(); ++i) {
     const auto& parts = buffers_[i];
     cp::Expression value = cp::field_ref(parts[0].name);
+    if (!parts[0].finalize.empty()) value = cp::call(parts[0].finalize, {value});
     if (parts.size() == 2) {  // avg: sum / count
       value = cp::call("divide", {CastTo(value, arrow::float64()),
                                   CastTo(cp::field_ref(parts[1].name), arrow::float64())});

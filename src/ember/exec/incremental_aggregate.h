@@ -25,7 +25,8 @@ namespace ember::exec {
 
 class IncrementalAggregate {
  public:
-  /// Fails with Spark's error for aggregates a stream cannot keep (DISTINCT).
+  /// Fails with Spark's error for aggregates a stream cannot keep (DISTINCT). approx_count_distinct
+  /// keeps its HyperLogLog++ sketch as the buffer (a binary column), so it survives restarts.
   static arrow::Result<IncrementalAggregate> Make(const plan::LogicalPlan& aggregate);
 
   /// Buffers of one batch: `input` holds the aggregate's child output, column by column.
@@ -58,6 +59,8 @@ class IncrementalAggregate {
     std::shared_ptr<arrow::compute::FunctionOptions> partial_options;
     std::string merge;
     std::shared_ptr<arrow::compute::FunctionOptions> merge_options;
+    // A scalar function from the merged buffer to the aggregate's value (a sketch's estimate).
+    std::string finalize = {};
   };
   IncrementalAggregate() = default;
   arrow::Result<std::shared_ptr<arrow::Table>> MergeSessions(std::shared_ptr<arrow::Table> rows) const;

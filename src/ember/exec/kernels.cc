@@ -346,6 +346,7 @@ arrow::Status RegisterKernels() {
       status = fn->AddKernel(std::move(kernel));
       if (status.ok()) status = registry->AddFunction(std::move(fn));
     }
+    if (status.ok()) status = RegisterHyperLogLogKernels(registry);
   });
   return status;
 }

@@ -4,6 +4,10 @@
 
 #include <arrow/status.h>
 
+namespace arrow::compute {
+class FunctionRegistry;
+}
+
 namespace ember::exec {
 
 /// Registers (once) and returns OK:
@@ -13,6 +17,10 @@ namespace ember::exec {
 ///    an error (CAST_INVALID_INPUT).
 ///  - ember_try_parse_timestamp(utf8): the same with NULL for malformed text.
 ///  - ember_timestamp_has_offset(utf8) -> bool: whether the text carries a zone offset.
+///  - the approx_count_distinct kernels of hyperloglog_kernels.cc.
 arrow::Status RegisterKernels();
+
+/// Registers approx_count_distinct's aggregate and estimate functions (hyperloglog_kernels.cc).
+arrow::Status RegisterHyperLogLogKernels(arrow::compute::FunctionRegistry* registry);
 
 }  // namespace ember::exec

@@ -287,7 +287,8 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
                          "'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix.",
                      "42605");
   }
-  if (e.distinct && !(Lower(e.name) == "count")) {
+  // approx_count_distinct(DISTINCT x) is approx_count_distinct(x): a sketch ignores repeats.
+  if (e.distinct && !(Lower(e.name) == "count" || Lower(e.name) == "approx_count_distinct")) {
     return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE.DISTINCT_AGGREGATE",
                      "DISTINCT is supported only in count() by Ember; " + DisplayName(e) +
                          " is not.",

@@ -189,6 +189,10 @@ std::string DisplayName(const Expr& e) {
     if (i < e.args.size()) out += " ELSE " + arg(i);
     return out + " END";
   }
+  // approx_count_distinct's name leaves out its rsd.
+  if (f == "approx_count_distinct" && e.args.size() == 2) {
+    return f + "(" + (e.distinct ? "DISTINCT " : "") + arg(0) + ")";
+  }
   // count(*) counts rows; Spark names it count(1).
   if (f == "count" && e.args.size() == 1 && e.args[0]->kind == ExprKind::kStar) return "count(1)";
   std::string out = f + "(" + (e.distinct ? "DISTINCT " : "");

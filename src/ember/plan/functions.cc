@@ -10,6 +10,8 @@
 
 #include "ember/common/interval.h"
 #include "ember/error.h"
+#include "ember/exec/hyperloglog.h"
+#include "ember/exec/spark_hash.h"
 #include "ember/plan/type_names.h"
 
 namespace ember::plan {
@@ -507,6 +509,42 @@ Result<TypedCall> CountRule(const Expr& call, std::vector<ExprPtr> args) {
                      "The `count` requires 1 parameters but the actual number is " +
                          std::to_string(args.size()) + ".",
                      "42605");
+  }
+  return TypedCall{std::move(args), arrow::int64(), false};
+}
+
+// The kernel options of approx_count_distinct(value[, rsd]): the precision for rsd (default 0.05).
+Result<std::shared_ptr<cp::FunctionOptions>> ApproxCountDistinctOptions(
+    const std::vector<ExprPtr>& args) {
+  double rsd = 0.05;
+  if (args.size() == 2) {
+    const auto& value = *args[1]->value;
+    if (value.type->id() == arrow::Type::DECIMAL128) {
+      const auto& d = static_cast<const arrow::Decimal128Scalar&>(value);
+      rsd = d.value.ToDouble(static_cast<const arrow::Decimal128Type&>(*d.type).scale());
+    } else {
+      rsd = static_cast<const arrow::DoubleScalar&>(value).value;
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(int precision, exec::HyperLogLog::PrecisionFor(rsd));
+  return std::make_shared<exec::HyperLogLogOptions>(precision);
+}
+
+// approx_count_distinct(value[, rsd]): any value Spark can hash; rsd a double or decimal literal
+// (HyperLogLogPlusPlus.validateDoubleLiteral), whose precision must be at least 4.
+Result<TypedCall> ApproxCountDistinctRule(const Expr& call, std::vector<ExprPtr> args) {
+  if (!exec::SparkHashable(*args[0]->type)) {
+    return UnexpectedType(call, 0, *args[0], "hashable");
+  }
+  if (args.size() == 2) {
+    const Expr& rsd = *args[1];
+    bool literal = rsd.kind == ExprKind::kLiteral && rsd.value->is_valid &&
+                   (rsd.type->id() == arrow::Type::DOUBLE || IsDecimal(*rsd.type));
+    if (!literal) {
+      return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1104",
+                       "The second argument should be a double literal.", "");
+    }
+    ARROW_RETURN_NOT_OK(ApproxCountDistinctOptions(args).status());
   }
   return TypedCall{std::move(args), arrow::int64(), false};
 }
@@ -1227,14 +1265,27 @@ Catalog BuildCatalog() {
   }
   Add(c, Aggregate("any_value", SameTypeAggRule, "hash_first", "first",
                    std::make_shared<cp::ScalarAggregateOptions>(true, 0)));
-  Add(c, Aggregate("approx_count_distinct", CountRule, "hash_count_distinct", "count_distinct",
-                   std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID)));
+  {
+    // A HyperLogLog++ sketch per group (exec/hyperloglog.h), estimated after the aggregation.
+    auto approx = Aggregate("approx_count_distinct", ApproxCountDistinctRule,
+                            "hash_ember_hll_sketch", "ember_hll_sketch");
+    approx.max_args = 2;
+    approx.call_options = [](const Expr& call) { return ApproxCountDistinctOptions(call.args); };
+    approx.finalize = "ember_hll_estimate";
+    Add(c, std::move(approx));
+  }
   Add(c, Aggregate("count_distinct", CountRule, "hash_count_distinct", "count_distinct",
                    std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID)));
   return c;
 }
 
 }  // namespace
+
+Result<std::shared_ptr<cp::FunctionOptions>> AggregateOptions(const FunctionDef& def,
+                                                              const Expr& call) {
+  if (def.call_options) return def.call_options(call);
+  return def.options;
+}
 
 const FunctionDef* FindFunction(const std::string& name) {
   static const Catalog catalog = BuildCatalog();

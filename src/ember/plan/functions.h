@@ -45,7 +45,18 @@ struct FunctionDef {
   std::string hash_aggregate;      // aggregates: arrow's grouped kernel, e.g. "hash_sum"
   std::string scalar_aggregate;    // aggregates: arrow's ungrouped kernel, e.g. "sum"
   std::shared_ptr<arrow::compute::FunctionOptions> options;
+  // Aggregates whose kernel options depend on the call (approx_count_distinct's rsd): the options
+  // of a resolved call, in place of `options`.
+  std::function<arrow::Result<std::shared_ptr<arrow::compute::FunctionOptions>>(const Expr& call)>
+      call_options;
+  // Aggregates whose kernel yields an intermediate value (a sketch): the arrow scalar function
+  // that turns it into the aggregate's result; empty when the kernel's result is the value.
+  std::string finalize;
 };
+
+/// The kernel options of a resolved aggregate call.
+arrow::Result<std::shared_ptr<arrow::compute::FunctionOptions>> AggregateOptions(
+    const FunctionDef& def, const Expr& call);
 
 /// The definition of a function by case-insensitive name, or null.
 const FunctionDef* FindFunction(const std::string& name);
