@@ -380,3 +380,56 @@ def test_writer_v2_partitioned_by_and_files_rolled_to_the_target_size(tmp_path):
     got = sorted(norm(r.values()) for r in table.scan().to_arrow().to_pylist())
     assert got == sorted(norm(as_utc(r)) for r in rows)
     assert assert_duckdb_reads(warehouse, "db", "w") == len(rows)
+
+
+def test_manifests_read_by_fastavro(tmp_path):
+    """fastavro, an independent Avro implementation, reads every manifest list and manifest of a
+    partitioned table Ember appended to and deleted from, with Iceberg's field ids, and finds
+    the files and partition values PyIceberg finds."""
+    import fastavro
+
+    warehouse = tmp_path / "wh"
+    spark = session(warehouse)
+    create_tables(spark)
+    spark.createDataFrame(make_rows(100, 11), COLUMNS).writeTo("local.db.a").append()
+    spark.createDataFrame(make_rows(50, 12), COLUMNS).writeTo("local.db.a").append()
+    spark.sql("DELETE FROM local.db.a WHERE flag = false")
+    table = static_table(warehouse, "db", "a")
+
+    def read(path):
+        with open(path.removeprefix("file://"), "rb") as f:
+            reader = fastavro.reader(f)
+            return reader.writer_schema, reader.metadata, list(reader)
+
+    def ids(schema):
+        """Every field's field-id, recursively: fastavro keeps the attribute."""
+        out = []
+        for field in schema.get("fields", []):
+            out.append(field["field-id"])
+            for t in field["type"] if isinstance(field["type"], list) else [field["type"]]:
+                if isinstance(t, dict) and t.get("type") == "record":
+                    out += ids(t)
+        return out
+
+    live = {}
+    for snapshot in table.inspect.snapshots().to_pylist():
+        schema, metadata, manifests = read(snapshot["manifest_list"])
+        assert metadata["avro.codec"] == "deflate" and metadata["format-version"] == "2"
+        assert sorted(ids(schema)) == sorted([500, 501, 502, 517, 515, 516, 503, 504, 505, 506, 512, 513, 514, 507, 519])
+        for manifest in manifests:
+            schema, metadata, entries = read(manifest["manifest_path"])
+            assert json.loads(metadata["partition-spec"]) == [
+                {"name": f.name, "transform": str(f.transform), "source-id": f.source_id, "field-id": f.field_id}
+                for f in table.spec().fields]
+            assert 102 in ids(schema["fields"][4]["type"]) and 1000 in ids(schema["fields"][4]["type"]["fields"][3]["type"])
+            assert len(entries) == sum(manifest[k] for k in ("added_files_count", "existing_files_count",
+                                                             "deleted_files_count"))
+            if snapshot["snapshot_id"] == table.metadata.current_snapshot_id:
+                for e in entries:
+                    if e["status"] != 2:
+                        live[e["data_file"]["file_path"]] = e["data_file"]["partition"]
+    files = table.inspect.files().to_pylist()
+    assert sorted(live) == sorted(f["file_path"] for f in files)
+    for f in files:
+        for name in ("id_bucket", "name_trunc", "flag"):
+            assert live[f["file_path"]][name] == f["partition"][name]
