@@ -26,11 +26,13 @@ def kill_at_random_instants(args, seed, kills=3, attempts=20):
     return killed
 
 
-def kill_while_streaming(args, seed, more_input, kills=100, window=0.08, max_runs=600):
+def kill_while_streaming(args, seed, more_input, kills=100, window=0.08, max_runs=600,
+                         after_kill=lambda: None):
     """Starts `args` again and again, and SIGKILLs each run at a random instant within `window`
     seconds after it prints "started" (its query is running), until `kills` runs were killed
     while still running. A run that ends by itself must succeed; then `more_input()` adds input,
-    so that the killing goes on until the count is reached. Returns the number of runs."""
+    so that the killing goes on until the count is reached; `after_kill()` may look at what a
+    kill left behind. Returns the number of runs."""
     rng = random.Random(seed)
     killed = runs = 0
     while killed < kills:
@@ -44,6 +46,7 @@ def kill_while_streaming(args, seed, more_input, kills=100, window=0.08, max_run
             process.send_signal(signal.SIGKILL)
             process.wait()
             killed += 1
+            after_kill()
         else:
             process.wait()
             assert process.returncode == 0, process.stderr.read().decode()[-3000:]

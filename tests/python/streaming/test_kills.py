@@ -58,6 +58,26 @@ PARQUET_JOB = textwrap.dedent("""
 """ % SCHEMA)
 
 
+class MidBatchKills:
+    """Counts the kills that left a new batch in the offset log without its commit: the kill
+    came while that batch was being written, not before the query ran or between batches."""
+
+    def __init__(self, checkpoint):
+        self.checkpoint = checkpoint
+        self.count = 0
+        self.previous = None
+
+    def __call__(self):
+        def last(log):
+            names = [int(n) for n in os.listdir(self.checkpoint / log) if n.isdigit()] \
+                if (self.checkpoint / log).exists() else []
+            return max(names, default=-1)
+        logs = (last("offsets"), last("commits"))
+        if logs[0] > logs[1] and logs != self.previous:
+            self.count += 1
+        self.previous = logs
+
+
 def committed_files(out):
     """The files the sink's log lists as added and not deleted, read from its JSON lines."""
     log = out / "_spark_metadata"
@@ -85,7 +105,9 @@ def test_parquet_sink_killed_a_hundred_times(tmp_path):
     job = tmp_path / "job.py"
     job.write_text(PARQUET_JOB)
     args = [sys.executable, str(job), str(source.directory), str(checkpoint), str(out)]
-    kill_while_streaming(args, seed=101, more_input=source.add)
+    mid_batch = MidBatchKills(checkpoint)
+    kill_while_streaming(args, seed=101, more_input=source.add, after_kill=mid_batch)
+    assert mid_batch.count >= 10, mid_batch.count
     subprocess.run(args, check=True, timeout=300, capture_output=True)
     files = committed_files(out)
     got = duckdb.sql(f"SELECT event_id, company_id, amount, event_ts FROM read_parquet({files!r}) "
@@ -119,7 +141,9 @@ def test_iceberg_sink_killed_a_hundred_times(tmp_path):
     job = tmp_path / "job.py"
     job.write_text(ICEBERG_JOB)
     args = [sys.executable, str(job), str(source.directory), str(warehouse), str(checkpoint)]
-    kill_while_streaming(args, seed=202, more_input=source.add)
+    mid_batch = MidBatchKills(checkpoint)
+    kill_while_streaming(args, seed=202, more_input=source.add, after_kill=mid_batch)
+    assert mid_batch.count >= 10, mid_batch.count
     subprocess.run(args, check=True, timeout=300, capture_output=True)
     metadata = warehouse / "db" / "events" / "metadata"
     table = StaticTable.from_metadata(str(metadata / f"v{(metadata / 'version-hint.text').read_text()}.metadata.json"))
