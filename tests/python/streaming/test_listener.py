@@ -4,7 +4,9 @@ sequence against the real Spark)."""
 
 import json
 import os
+import subprocess
 import sys
+import textwrap
 import threading
 import time
 
@@ -197,17 +199,23 @@ def test_a_listener_that_raises_does_not_stop_the_others(spark, source, tmp_path
     assert all(r.object is broken for r in reported)
 
 
-def test_pyspark_names(spark):
-    import ember
-
-    ember.activate()
-    try:
-        from pyspark.sql.streaming import StreamingQueryListener as Listener
-        from pyspark.sql.streaming.listener import QueryProgressEvent as Event
-    finally:
-        ember.deactivate()
-    assert Listener is StreamingQueryListener and Event is QueryProgressEvent
-    assert QueryStartedEvent and QueryTerminatedEvent
+def test_pyspark_names():
+    # In a fresh interpreter: activate() refuses once the real PySpark is imported, as other
+    # tests of this process do.
+    code = textwrap.dedent("""
+        import ember
+        ember.activate()
+        from pyspark.sql.streaming import StreamingQueryListener
+        from pyspark.sql.streaming.listener import QueryProgressEvent, QueryStartedEvent
+        import ember.sql.streaming as streaming
+        import ember.sql.streaming.listener as listener
+        assert StreamingQueryListener is streaming.StreamingQueryListener
+        assert QueryProgressEvent is listener.QueryProgressEvent
+        assert QueryStartedEvent is listener.QueryStartedEvent
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
+    assert result.returncode == 0, result.stderr
 
 
 def test_a_second_query_of_one_id_is_refused_before_it_starts(spark, source, tmp_path, recorder):
