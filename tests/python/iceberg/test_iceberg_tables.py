@@ -214,10 +214,10 @@ ICEBERG_JAR = os.path.expanduser(
     "iceberg-spark-runtime-4.0_2.13-1.10.0.jar")
 
 
-SPARK_READER = textwrap.dedent("""
-    import datetime, decimal, sys
+# The real Spark with Iceberg's runtime and the Hadoop catalog `local` on `warehouse`: the
+# start of the scripts that run in a JVM of their own, once they have set `jar` and `warehouse`.
+SPARK_SESSION = textwrap.dedent("""
     from pyspark.sql import SparkSession
-    jar, warehouse = sys.argv[1:3]
     spark = (SparkSession.builder.master("local[2]").config("spark.jars", jar)
              .config("spark.sql.extensions",
                      "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
@@ -226,6 +226,13 @@ SPARK_READER = textwrap.dedent("""
              .config("spark.sql.catalog.local.warehouse", warehouse)
              .config("spark.sql.session.timeZone", "UTC").config("spark.ui.enabled", "false")
              .getOrCreate())
+""")
+
+
+SPARK_READER = textwrap.dedent("""
+    import datetime, decimal, sys
+    jar, warehouse = sys.argv[1:3]
+""") + SPARK_SESSION + textwrap.dedent("""
     rows = [tuple(r) for r in spark.sql("SELECT * FROM local.db.t ORDER BY id").collect()]
     assert rows == [
         (1, "a", datetime.datetime(2024, 5, 1, 10, 0), datetime.date(2024, 5, 1),

@@ -18,7 +18,8 @@ from pyiceberg.utils.datetime import date_to_days, datetime_to_micros
 
 from ember.sql import SparkSession
 
-from iceberg.test_iceberg_tables import ICEBERG_JAR, assert_duckdb_reads, spark_available
+from iceberg.test_iceberg_tables import (ICEBERG_JAR, SPARK_SESSION, assert_duckdb_reads,
+                                         spark_available)
 
 COLUMNS = "id BIGINT, n INT, name STRING, ts TIMESTAMP, d DATE, flag BOOLEAN"
 UTC = datetime.timezone.utc
@@ -248,19 +249,11 @@ METADATA_QUERIES = {
     "manifests_table": "SELECT * FROM local.db.a.manifests",
 }
 
-SPARK_SCRIPT = textwrap.dedent("""
+SPARK_SCRIPT = (textwrap.dedent("""
     import json, sys
     METADATA_QUERIES = %r
-    from pyspark.sql import SparkSession
     jar, warehouse = sys.argv[1:3]
-    spark = (SparkSession.builder.master("local[2]").config("spark.jars", jar)
-             .config("spark.sql.extensions",
-                     "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-             .config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
-             .config("spark.sql.catalog.local.type", "hadoop")
-             .config("spark.sql.catalog.local.warehouse", warehouse)
-             .config("spark.sql.session.timeZone", "UTC").config("spark.ui.enabled", "false")
-             .getOrCreate())
+""") + SPARK_SESSION + textwrap.dedent("""
     out = {}
     # Each row's partition values against Iceberg's own functions.
     out["a_mismatches"] = spark.sql(
@@ -299,7 +292,7 @@ SPARK_SCRIPT = textwrap.dedent("""
               "(3, 'beta', DATE '1969-12-31')")
     print(json.dumps(out, default=str))
     spark.stop()
-""") % METADATA_QUERIES
+""")) % METADATA_QUERIES
 
 SPARK_CHECK = textwrap.dedent("""
     import sys

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ember.errors import AnalysisException, SparkRuntimeException
-from iceberg.test_iceberg_tables import ICEBERG_JAR, session, spark_available, static_table
+from iceberg.test_iceberg_tables import ICEBERG_JAR, SPARK_SESSION, session, spark_available, static_table
 
 ROOT = Path(__file__).resolve().parents[3]
 COLUMNS = "id INT, name STRING, score DOUBLE, tag STRING"
@@ -306,16 +306,8 @@ def test_concurrent_writers_lose_nothing(tmp_path, isolation):
 
 SPARK_MERGE = textwrap.dedent("""
     import json, sys
-    from pyspark.sql import SparkSession
     jar, warehouse, spec = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-    spark = (SparkSession.builder.master("local[2]").config("spark.jars", jar)
-             .config("spark.sql.extensions",
-                     "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-             .config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
-             .config("spark.sql.catalog.local.type", "hadoop")
-             .config("spark.sql.catalog.local.warehouse", warehouse)
-             .config("spark.sql.session.timeZone", "UTC").config("spark.ui.enabled", "false")
-             .getOrCreate())
+""") + SPARK_SESSION + textwrap.dedent("""
     out = {}
     out["ember_table"] = [list(r) for r in spark.table("local.db.t").collect()]
     # The same statements on a table of Spark's own, built from the same files.
