@@ -13,32 +13,22 @@ import textwrap
 import pyarrow.parquet as pq
 import pytest
 from pyiceberg.expressions import And, EqualTo, GreaterThanOrEqual, In, IsNull, LessThan
-from pyiceberg.table import StaticTable
 from pyiceberg.utils.datetime import date_to_days, datetime_to_micros
 
 from ember.sql import SparkSession
 
 from iceberg.test_iceberg_tables import (ICEBERG_JAR, SPARK_SESSION, assert_duckdb_reads,
-                                         spark_available)
+                                         spark_available, static_table)
+from iceberg.test_iceberg_tables import session as iceberg_session
 
 COLUMNS = "id BIGINT, n INT, name STRING, ts TIMESTAMP, d DATE, flag BOOLEAN"
 UTC = datetime.timezone.utc
 
 
 def session(warehouse):
-    return (SparkSession.builder
-            .config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
-            .config("spark.sql.catalog.local.type", "hadoop")
-            .config("spark.sql.catalog.local.warehouse", str(warehouse))
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate())
-
-
-def static_table(warehouse, *ident):
-    metadata = os.path.join(warehouse, *ident, "metadata")
-    with open(os.path.join(metadata, "version-hint.text")) as hint:
-        version = hint.read()
-    return StaticTable.from_metadata(os.path.join(metadata, f"v{version}.metadata.json"))
+    spark = iceberg_session(warehouse)
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    return spark
 
 
 def make_rows(count, seed):
