@@ -21,9 +21,12 @@
 #include <arrow/io/memory.h>
 #include <arrow/json/api.h>
 #include <arrow/table.h>
+#include <arrow/util/parallel.h>
+#include <arrow/util/thread_pool.h>
 #include <parquet/arrow/reader.h>
 
 #include "ember/error.h"
+#include "ember/io/json_lines.h"
 #include "ember/plan/type_names.h"
 
 namespace ember::io {
@@ -126,8 +129,9 @@ Result<std::shared_ptr<arrow::Table>> ParseJson(const std::string& text,
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& source,
-                                                   const std::string& path) {
-  ARROW_ASSIGN_OR_RAISE(auto text, ReadWholeFile(path));
+                                                   const std::string& path, int threads) {
+  ARROW_ASSIGN_OR_RAISE(auto padded, ReadPaddedFile(path));
+  const std::string& text = padded.bytes;
   std::string mode = Option(source, "mode", "PERMISSIVE");
   std::transform(mode.begin(), mode.end(), mode.begin(), ::toupper);
   std::string corrupt_column = Option(source, "columnnameofcorruptrecord", "_corrupt_record");
@@ -151,6 +155,10 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(data_schema));
     return with_corrupt(empty, nullptr);
+  }
+  if (JsonLinesSupports(*data_schema)) {
+    ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeJsonLines(padded, data_schema, threads));
+    if (decoded) return with_corrupt(decoded, nullptr);
   }
   auto whole = ParseJson(text, data_schema);
   if (whole.ok()) return with_corrupt(*whole, nullptr);
@@ -501,28 +509,38 @@ Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& sourc
 Result<std::shared_ptr<arrow::Table>> ReadFiles(const plan::FileSource& source,
                                                 const std::vector<std::string>& files,
                                                 const plan::EvalContext& ctx) {
-  std::vector<std::shared_ptr<arrow::Table>> tables;
-  for (const auto& file : files) {
-    std::shared_ptr<arrow::Table> table;
+  // Several files are read side by side, one thread each; a single file is split between the
+  // threads instead (JSON Lines).
+  int cores = arrow::GetCpuThreadPoolCapacity();
+  int threads_per_file = files.size() == 1 ? cores : 1;
+  std::vector<std::shared_ptr<arrow::Table>> tables(files.size());
+  auto read = [&](int i) -> Status {
+    const std::string& file = files[i];
     if (source.format == "json") {
-      ARROW_ASSIGN_OR_RAISE(table, ReadJsonFile(source, file));
+      ARROW_ASSIGN_OR_RAISE(tables[i], ReadJsonFile(source, file, threads_per_file));
     } else if (source.format == "csv") {
-      ARROW_ASSIGN_OR_RAISE(table, ReadCsvFile(source, file));
+      ARROW_ASSIGN_OR_RAISE(tables[i], ReadCsvFile(source, file));
     } else if (source.format == "parquet") {
-      ARROW_ASSIGN_OR_RAISE(table, ReadParquetFile(source.schema, file));
+      ARROW_ASSIGN_OR_RAISE(tables[i], ReadParquetFile(source.schema, file));
     } else if (source.format == "text") {
-      ARROW_ASSIGN_OR_RAISE(table, ReadTextFile(file));
+      ARROW_ASSIGN_OR_RAISE(tables[i], ReadTextFile(file));
     } else {
       return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1136",
                        "Unsupported data source format: " + source.format + ".", "");
     }
-    if (source.format == "json" || source.format == "csv") {
-      ARROW_ASSIGN_OR_RAISE(table, ConvertTimeColumns(table, *source.schema, ctx));
-    }
-    tables.push_back(table);
+    return Status::OK();
+  };
+  if (files.size() > 1 && cores > 1) {
+    ARROW_RETURN_NOT_OK(arrow::internal::ParallelFor(static_cast<int>(files.size()), read));
+  } else {
+    for (size_t i = 0; i < files.size(); ++i) ARROW_RETURN_NOT_OK(read(static_cast<int>(i)));
   }
   if (tables.empty()) return arrow::Table::MakeEmpty(source.schema);
   ARROW_ASSIGN_OR_RAISE(auto combined, arrow::ConcatenateTables(tables));
+  if (source.format == "json" || source.format == "csv") {
+    // Once per batch, not per file: each conversion is a plan of its own.
+    ARROW_ASSIGN_OR_RAISE(combined, ConvertTimeColumns(combined, *source.schema, ctx));
+  }
   return combined->ReplaceSchemaMetadata(nullptr);
 }
 

@@ -120,6 +120,31 @@ def engine(request, spark_schemas):
     spark.stop()
 
 
+class SparkAnswers:
+    """Spark's answers per case, recorded by the Spark run and compared by the Ember run (the
+    `engine` fixture runs Spark first)."""
+
+    def __init__(self):
+        self.answers = {}
+
+    def check(self, engine, key: str, value, compare=None) -> None:
+        """Records Spark's `value`, or checks Ember's against it (with `compare` if given)."""
+        if engine.name == "spark":
+            self.answers[key] = value
+            return
+        if key not in self.answers:
+            pytest.skip(f"Spark's run of {key!r} did not happen in this session")
+        if compare is None:
+            assert value == self.answers[key], f"{key}: Ember's answers differ from Spark's"
+        else:
+            compare(value, self.answers[key])
+
+
+@pytest.fixture(scope="session")
+def spark_answers() -> SparkAnswers:
+    return SparkAnswers()
+
+
 class DuckDBOracle:
     """DuckDB over the same files, remembering each query's answer."""
 

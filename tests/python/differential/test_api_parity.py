@@ -43,25 +43,6 @@ TIME_ZONE = "spark.sql.session.timeZone"
 # --- helpers -------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def spark_answers() -> dict:
-    """Spark's answers per case, recorded by the Spark run and compared by the Ember run."""
-    return {}
-
-
-def same_as_spark(engine, spark_answers: dict, key: str, value, compare=None) -> None:
-    """Record Spark's `value`, or check Ember's against it."""
-    if engine.name == "spark":
-        spark_answers[key] = value
-        return
-    if key not in spark_answers:
-        pytest.skip(f"Spark's run of {key!r} did not happen in this session")
-    if compare is None:
-        assert value == spark_answers[key]
-    else:
-        compare(value, spark_answers[key])
-
-
 def ember_xfail(request, engine, reason: str) -> None:
     """Mark the Ember run of this test as a known difference (strict: it must still fail)."""
     if engine.name == "ember":
@@ -852,7 +833,7 @@ def test_to_pandas(engine, spark_answers, case):
         "ints": ["float64", "int16", "int8", "float32", "object", "float64"],
     }[case]
     assert [str(t) for t in frame.dtypes] == expected_dtypes
-    same_as_spark(engine, spark_answers, f"toPandas:{case}", frame, pdt.assert_frame_equal)
+    spark_answers.check(engine, f"toPandas:{case}", frame, pdt.assert_frame_equal)
 
 
 def test_to_pandas_values(engine):

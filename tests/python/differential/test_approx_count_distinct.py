@@ -62,21 +62,6 @@ def values_parquet(tmp_path_factory) -> str:
     return path
 
 
-@pytest.fixture(scope="session")
-def spark_answers() -> dict:
-    """Spark's answers per case, recorded by the Spark run, compared by the Ember run."""
-    return {}
-
-
-def same_as_spark(engine, spark_answers: dict, key: str, value) -> None:
-    if engine.name == "spark":
-        spark_answers[key] = value
-        return
-    if key not in spark_answers:
-        pytest.skip(f"Spark's run of {key!r} did not happen in this session")
-    assert value == spark_answers[key], f"{key}: Ember's answers differ from Spark's"
-
-
 def estimates_by_cardinality(engine, path, rsd) -> dict:
     """{(column, cardinality): estimate}; one query per column (Spark keeps a sketch as one buffer
     column per 64-bit word, so many sketches of p = 14 in one query are slow to compile)."""
@@ -95,7 +80,7 @@ def test_batch_estimates_equal_sparks(engine, spark_answers, values_parquet, rsd
     got = estimates_by_cardinality(engine, values_parquet, rsd)
     assert len(got) == len(COLUMNS) * len(CARDINALITIES)
     assert all(type(v) is int for v in got.values())
-    same_as_spark(engine, spark_answers, f"batch-{rsd}", got)
+    spark_answers.check(engine, f"batch-{rsd}", got)
     # 0 and 1 are exact in HyperLogLog++ too (linear counting of an empty sketch, or of one
     # register set).
     for name in COLUMNS:
@@ -135,7 +120,7 @@ def test_grouped_and_sql_estimates_equal_sparks(engine, spark_answers, values_pa
         "approx_count_distinct(CAST(NULL AS INT)) FROM approx_values")
     answer = {"grouped": rows, "sql": [tuple(r) for r in sql.collect()],
               "sql_columns": sql.dtypes, "grouped_columns": grouped.dtypes}
-    same_as_spark(engine, spark_answers, "grouped-sql", answer)
+    spark_answers.check(engine, "grouped-sql", answer)
 
 
 def test_zero_nan_and_empty_input(engine, spark_answers):
@@ -146,7 +131,7 @@ def test_zero_nan_and_empty_input(engine, spark_answers):
     rows = [tuple(r) for r in df.agg(F.approx_count_distinct("x")).collect()]
     empty = [tuple(r) for r in df.where("x < -5").agg(F.approx_count_distinct("x")).collect()]
     grouped_empty = df.where("x < -5").groupBy("x").agg(F.approx_count_distinct("x")).collect()
-    same_as_spark(engine, spark_answers, "special", (rows, empty, len(grouped_empty)))
+    spark_answers.check(engine, "special", (rows, empty, len(grouped_empty)))
     assert rows == [(3,)] and empty == [(0,)]
 
 
@@ -171,7 +156,7 @@ def test_invalid_rsd_fails_as_in_spark(engine, spark_answers):
                  .collect()),
     ]
     assert all(e is not None for e in errors)
-    same_as_spark(engine, spark_answers, "errors", [(e[1], e[2]) for e in errors])
+    spark_answers.check(engine, "errors", [(e[1], e[2]) for e in errors])
 
 
 # --- streaming ------------------------------------------------------------------------------------
@@ -247,4 +232,4 @@ def test_streaming_batches_equal_sparks_across_a_restart(engine, spark_answers, 
     second = run_stream(engine, source, checkpoint, mode, build)
     assert len(first) >= 3 and len(second) >= 2
     assert not set(first) & set(second), "the restart re-ran a committed batch"
-    same_as_spark(engine, spark_answers, f"stream-{mode}-{build.__name__}", (first, second))
+    spark_answers.check(engine, f"stream-{mode}-{build.__name__}", (first, second))
