@@ -68,7 +68,7 @@ class RangeDecoder {
       const char* stop = newline ? newline : end;
       if (!Blank(line, stop)) {
         if (!DecodeLine(line, stop - line, row)) return false;
-        ++row;
+        if (++row == kSampleLines && !ReserveStrings(lines)) return false;
       }
       line = stop + 1;
     }
@@ -92,6 +92,21 @@ class RangeDecoder {
     std::unique_ptr<arrow::ArrayBuilder> builder;
     int64_t last_row;  // the last row that gave this column a value: a repeated key is not ours
   };
+
+  // Room for the text of every string column, judged from the first lines: growing a large
+  // buffer step by step copies it again and again into freshly mapped memory.
+  bool ReserveStrings(int64_t lines) {
+    for (auto& column : columns_) {
+      if (column.kind != Kind::kString) continue;
+      auto* builder = static_cast<arrow::StringBuilder*>(column.builder.get());
+      int64_t expected = builder->value_data_length() * lines / kSampleLines * 5 / 4;
+      int64_t more = expected - builder->value_data_length();
+      if (more > 0 && !builder->ReserveData(more).ok()) return false;
+    }
+    return true;
+  }
+
+  static constexpr int64_t kSampleLines = 1024;
 
   static bool Blank(const char* p, const char* end) {
     for (; p < end; ++p) {
