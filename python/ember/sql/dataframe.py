@@ -1,5 +1,7 @@
 """DataFrame: a thin handle on the C++ core's DataFrame, as pyspark.sql.DataFrame."""
 
+from __future__ import annotations
+
 import datetime
 import decimal
 import math
@@ -7,15 +9,16 @@ import re
 import struct
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Union
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from ember._lazy import LazyModule
 from ember.errors import PySparkAttributeError, PySparkTypeError, PySparkValueError
 from ember.sql.column import Column, _lit, _to_col
 from ember.sql.types import Row, StructType, _create_row, _escape_meta_characters, from_arrow_schema
 
 if TYPE_CHECKING:
     from ember.sql.session import SparkSession
+
+pa = LazyModule("pyarrow")
+pc = LazyModule("pyarrow.compute")
 
 
 class _ArrowStream:

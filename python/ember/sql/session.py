@@ -1,12 +1,12 @@
 """SparkSession, as pyspark.sql.SparkSession, backed by a C++ Session."""
 
+from __future__ import annotations
+
 import threading
 from typing import Any, Dict, Iterable, List, Optional, Union
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from ember import _core
+from ember._lazy import LazyModule
 from ember.errors import PySparkTypeError, PySparkValueError
 from ember.sql.dataframe import DataFrame
 from ember.sql.readwriter import DataFrameReader
@@ -15,6 +15,9 @@ from ember.sql.types import (
     _infer_type, _parse_ddl,
     to_arrow_schema, to_arrow_type, from_arrow_schema, _create_row,
 )
+
+pa = LazyModule("pyarrow")
+pc = LazyModule("pyarrow.compute")
 
 _DEFAULTS = {
     "spark.sql.session.timeZone": "UTC",
