@@ -93,10 +93,13 @@ def _python_values(column: Union[pa.Array, pa.ChunkedArray]) -> List[Any]:
 
 
 def _rows(table: pa.Table) -> List[Row]:
-    names = table.column_names
-    columns = [_python_values(c) for c in table.columns]
+    return _make_rows(table.column_names, [_python_values(c) for c in table.columns],
+                      table.num_rows)
+
+
+def _make_rows(names: List[str], columns: List[List[Any]], num_rows: int) -> List[Row]:
     return [_create_row(names, values) for values in zip(*columns)] if columns else [
-        _create_row([], []) for _ in range(table.num_rows)
+        _create_row([], []) for _ in range(num_rows)
     ]
 
 
@@ -458,7 +461,10 @@ class DataFrame:
         return self._df.to_arrow()
 
     def collect(self) -> List[Row]:
-        return _rows(self.toArrow())
+        result = self._df.collect()
+        if isinstance(result, tuple):  # columns of simple types, converted by the core
+            return _make_rows(*result)
+        return _rows(pa.table(_ArrowStream(result)))
 
     def toLocalIterator(self, prefetchPartitions: bool = False) -> Iterator[Row]:
         return iter(self.collect())
