@@ -133,9 +133,7 @@ class SparkSession:
         self._core = _core.Session.make(conf)
         self.conf = RuntimeConfig(self._core)
         self.catalog = Catalog(self)
-        from ember.sql.streaming import StreamingQueryManager
-
-        self.streams = StreamingQueryManager()
+        self._streams: Optional["StreamingQueryManager"] = None
         with SparkSession._lock:
             SparkSession._active = self
 
@@ -156,6 +154,17 @@ class SparkSession:
     @property
     def version(self) -> str:
         return "4.0.1"
+
+    @property
+    def streams(self) -> "StreamingQueryManager":
+        # Made on first use: programs without streaming queries need not load the streaming
+        # module nor start the listener bus.
+        with SparkSession._lock:
+            if self._streams is None:
+                from ember.sql.streaming import StreamingQueryManager
+
+                self._streams = StreamingQueryManager()
+            return self._streams
 
     @property
     def read(self) -> DataFrameReader:
