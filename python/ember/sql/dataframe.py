@@ -185,8 +185,9 @@ def _show_texts(column: pa.ChunkedArray, time_zone: str) -> List[str]:
     return ["NULL" if t is None else t for t in texts]
 
 
-# Characters the JVM counts as two columns wide when show() pads a cell.
-_FULL_WIDTH = re.compile(
+# Characters the JVM counts as two columns wide when show() pads a cell. Compiled at first use
+# (re caches it): compiling takes milliseconds, at import that would be every program's.
+_FULL_WIDTH = (
     "[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF"
     "\uFE10-\uFE19\uFE30-\uFE6F\uFF00-\uFF60\uFFE0-\uFFE6]"
 )
@@ -198,7 +199,7 @@ def _utf16_length(text: str) -> int:
 
 def _display_width(text: str) -> int:
     """Columns `text` takes in show(): its length in UTF-16 units, full-width ones counted twice."""
-    return _utf16_length(text) + len(_FULL_WIDTH.findall(text))
+    return _utf16_length(text) + len(re.findall(_FULL_WIDTH, text))
 
 
 def _utf16_prefix(text: str, units: int) -> str:
