@@ -9,8 +9,6 @@ import os
 import random
 from datetime import datetime, timedelta, timezone
 
-import numpy as np
-
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 MTIME0 = 1_767_225_600  # 2026-01-01: the first file's modification time
 EVENT_SCHEMA = "event_id BIGINT, company_id STRING, amount DOUBLE, event_ts TIMESTAMP"
@@ -129,6 +127,8 @@ def _digits(lines, column, values, width, pad=b"0"):
     """Writes `values` (non-negative integers) right-aligned into columns `column` to
     `column + width - 1` of the lines (`lines[c]` is column c of every line); leading zeros become
     `pad` (a space keeps the JSON valid)."""
+    import numpy as np
+
     for i in range(width - 1, -1, -1):
         lines[column + i] = 48 + values % 10
         if pad != b"0" and i < width - 1:
@@ -140,6 +140,9 @@ def big_event_files(directory, seed, files, per_file, keys, ms_per_event, late=0
     """Company events as fixed-width JSON lines built with numpy (tens of millions in seconds):
     numbers right-aligned after spaces, times to the millisecond, event time advancing
     `ms_per_event` per event, a `late` share 30 minutes behind; amounts are multiples of 1/4."""
+    # numpy only here: bench/workloads.py imports this module, and start-up (W6) is measured.
+    import numpy as np
+
 
     template = (b'{"event_id":         ,"company_id":"c0000000","amount":      .  ,'
                 b'"event_ts":"0000-00-00T00:00:00.000"}\n')

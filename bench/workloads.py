@@ -7,13 +7,11 @@ engine. RESULT_JSON gets the instants (time.time()) when the workload started, g
 result and finished, the micro-batch completion instants where asked, a digest of the output to
 compare the engines with, or the engine's error."""
 
-import hashlib
 import json
 import os
 import re
 import sys
 import time
-import traceback
 from datetime import date, datetime
 from decimal import Decimal
 
@@ -292,6 +290,8 @@ def digest(output):
                       for x in output.agg(*sums).collect()[0]]
             return {"rows": n, "sums": repr(totals)}
         output = output.collect()
+    import hashlib  # here, as traceback below: start-up (W6) is measured, for both engines
+
     lines = sorted(repr(plain(tuple(r))) for r in output)
     return {"rows": len(lines), "sha1": hashlib.sha1("\n".join(lines).encode()).hexdigest()}
 
@@ -313,6 +313,8 @@ def main():
         RESULT["done"] = time.time()
         RESULT["digest"] = digest(output)
     except Exception as error:
+        import traceback
+
         traceback.print_exc()
         RESULT["error"] = describe(error)
     with open(out, "w") as f:

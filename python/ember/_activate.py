@@ -7,7 +7,6 @@ with the usual ModuleNotFoundError when (and only when) a program imports it.
 """
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 from types import ModuleType
@@ -31,7 +30,9 @@ def _ember_name(name: str) -> Optional[str]:
     return None
 
 
-class _AliasLoader(importlib.abc.Loader):
+# The finder and loader implement the protocols without importlib.abc's base classes: importing
+# importlib.abc costs tens of milliseconds (importlib.resources, tempfile, ...) at start-up.
+class _AliasLoader:
     """Hands the import system an already imported Ember module instead of a new one."""
 
     def __init__(self, module: ModuleType):
@@ -47,7 +48,7 @@ class _AliasLoader(importlib.abc.Loader):
         module.__spec__ = self._spec
 
 
-class _PySparkAliasFinder(importlib.abc.MetaPathFinder):
+class _PySparkAliasFinder:
     def find_spec(
         self,
         fullname: str,

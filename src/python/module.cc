@@ -11,6 +11,13 @@
 #include <nanobind/stl/vector.h>
 #include <nanobind/stl/function.h>
 
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include <arrow/array.h>
+#include <arrow/builder.h>
 #include <arrow/c/abi.h>
 #include <arrow/c/bridge.h>
 #include <arrow/record_batch.h>
@@ -136,6 +143,185 @@ Column LiteralFromStream(nb::handle capsule) {
   return ember::Lit(std::move(scalar));
 }
 
+// --- Plain Python values to and from Arrow, for the common simple types --------------------
+// createDataFrame() and collect() of ints, doubles, strings and booleans need no pyarrow (whose
+// import, with numpy's, costs a few hundred milliseconds). Anything else, or any value that is
+// not of the column's exact Python type, is left to the Python side, which uses pyarrow and so
+// keeps pyarrow's conversions and errors.
+
+template <typename Builder, typename Convert>
+bool AppendValues(PyObject* values, arrow::ArrayBuilder* builder, Convert convert) {
+  auto* typed = static_cast<Builder*>(builder);
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(values);
+  PyObject** items = PySequence_Fast_ITEMS(values);
+  Check(typed->Reserve(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (items[i] == Py_None) {
+      Check(typed->AppendNull());
+      continue;
+    }
+    auto value = convert(items[i]);
+    if (!value) return false;
+    Check(typed->Append(*value));
+  }
+  return true;
+}
+
+template <typename Builder, int64_t kMin, int64_t kMax>
+bool AppendInts(PyObject* values, arrow::ArrayBuilder* builder) {
+  return AppendValues<Builder>(values, builder, [](PyObject* v) -> std::optional<int64_t> {
+    if (!PyLong_CheckExact(v)) return std::nullopt;
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow != 0 || x < kMin || x > kMax) return std::nullopt;
+    return x;
+  });
+}
+
+std::optional<bool> BoolValue(PyObject* v) {
+  if (v == Py_True) return true;
+  if (v == Py_False) return false;
+  return std::nullopt;
+}
+
+std::optional<double> DoubleValue(PyObject* v) {
+  if (!PyFloat_CheckExact(v)) return std::nullopt;
+  return PyFloat_AS_DOUBLE(v);
+}
+
+std::optional<std::string_view> StringValue(PyObject* v) {
+  if (!PyUnicode_CheckExact(v)) return std::nullopt;
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(v, &size);
+  if (data == nullptr) {  // lone surrogates: pyarrow reports those
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  return std::string_view(data, static_cast<size_t>(size));
+}
+
+// Appends a column's values (a list or tuple); false if one is not of the type's Python type.
+bool AppendColumn(PyObject* values, arrow::ArrayBuilder* builder) {
+  switch (builder->type()->id()) {
+    case arrow::Type::BOOL:
+      return AppendValues<arrow::BooleanBuilder>(values, builder, BoolValue);
+    case arrow::Type::INT8:
+      return AppendInts<arrow::Int8Builder, INT8_MIN, INT8_MAX>(values, builder);
+    case arrow::Type::INT16:
+      return AppendInts<arrow::Int16Builder, INT16_MIN, INT16_MAX>(values, builder);
+    case arrow::Type::INT32:
+      return AppendInts<arrow::Int32Builder, INT32_MIN, INT32_MAX>(values, builder);
+    case arrow::Type::INT64:
+      return AppendInts<arrow::Int64Builder, INT64_MIN, INT64_MAX>(values, builder);
+    case arrow::Type::DOUBLE:
+      return AppendValues<arrow::DoubleBuilder>(values, builder, DoubleValue);
+    case arrow::Type::STRING:
+      return AppendValues<arrow::StringBuilder>(values, builder, StringValue);
+    default:
+      return false;
+  }
+}
+
+// A DataFrame of columns of Python values, its fields given by name, Spark type name (of a
+// simple type) and nullability; None when a value needs pyarrow's conversion.
+nb::object FromColumns(Session& session, const std::vector<std::string>& names,
+                       const std::vector<std::string>& types, const std::vector<bool>& nullable,
+                       nb::handle columns) {
+  if (types.size() != names.size() || nullable.size() != names.size()) {
+    throw nb::value_error("a type and a nullability for each name");
+  }
+  arrow::FieldVector fields;
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto type = Unwrap(ember::plan::ParseTypeName(types[i]));
+    fields.push_back(arrow::field(names[i], std::move(type), nullable[i]));
+  }
+  auto schema = arrow::schema(std::move(fields));
+  nb::object seq = nb::steal(PySequence_Fast(columns.ptr(), "columns must be a sequence"));
+  if (!seq.is_valid()) throw nb::python_error();
+  // pyarrow's path zips columns with fields, and raises its own error for too few.
+  if (PySequence_Fast_GET_SIZE(seq.ptr()) < schema->num_fields()) return nb::none();
+  std::vector<std::shared_ptr<arrow::Array>> arrays;
+  for (int i = 0; i < schema->num_fields(); ++i) {
+    nb::object values = nb::steal(
+        PySequence_Fast(PySequence_Fast_GET_ITEM(seq.ptr(), i), "a column must be a sequence"));
+    if (!values.is_valid()) throw nb::python_error();
+    auto builder = Unwrap(arrow::MakeBuilder(schema->field(i)->type()));
+    if (!AppendColumn(values.ptr(), builder.get())) return nb::none();
+    arrays.push_back(Unwrap(builder->Finish()));
+    if (arrays.back()->length() != arrays.front()->length()) return nb::none();
+  }
+  int64_t rows = arrays.empty() ? 0 : arrays[0]->length();
+  auto table = arrow::Table::Make(schema, std::move(arrays), rows);
+  return nb::cast(Unwrap(session.FromArrow(std::move(table))));
+}
+
+// One column's values as pyarrow's to_pylist() gives them, or None for a type that the Python
+// side converts (temporal, decimal, binary, nested: PySpark has its own rules for those).
+nb::object ColumnValues(const arrow::ChunkedArray& column) {
+  switch (column.type()->id()) {
+    case arrow::Type::NA:
+    case arrow::Type::BOOL:
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+    case arrow::Type::INT32:
+    case arrow::Type::INT64:
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE:
+    case arrow::Type::STRING:
+      break;
+    default:
+      return nb::none();
+  }
+  nb::object list = nb::steal(PyList_New(column.length()));
+  if (!list.is_valid()) throw nb::python_error();
+  Py_ssize_t at = 0;
+  for (const auto& chunk : column.chunks()) {
+    const arrow::Array& a = *chunk;
+    for (int64_t i = 0; i < a.length(); ++i) {
+      PyObject* value = nullptr;
+      if (a.IsNull(i)) {
+        value = Py_NewRef(Py_None);
+      } else {
+        switch (a.type_id()) {
+          case arrow::Type::BOOL:
+            value = PyBool_FromLong(static_cast<const arrow::BooleanArray&>(a).Value(i));
+            break;
+          case arrow::Type::INT8:
+            value = PyLong_FromLong(static_cast<const arrow::Int8Array&>(a).Value(i));
+            break;
+          case arrow::Type::INT16:
+            value = PyLong_FromLong(static_cast<const arrow::Int16Array&>(a).Value(i));
+            break;
+          case arrow::Type::INT32:
+            value = PyLong_FromLong(static_cast<const arrow::Int32Array&>(a).Value(i));
+            break;
+          case arrow::Type::INT64:
+            value = PyLong_FromLongLong(static_cast<const arrow::Int64Array&>(a).Value(i));
+            break;
+          case arrow::Type::FLOAT:
+            value = PyFloat_FromDouble(static_cast<const arrow::FloatArray&>(a).Value(i));
+            break;
+          case arrow::Type::DOUBLE:
+            value = PyFloat_FromDouble(static_cast<const arrow::DoubleArray&>(a).Value(i));
+            break;
+          default: {  // STRING
+            auto text = static_cast<const arrow::StringArray&>(a).GetView(i);
+            value =
+                PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "strict");
+            if (value == nullptr) {  // not UTF-8: pyarrow's conversion reports it
+              PyErr_Clear();
+              return nb::none();
+            }
+          }
+        }
+        if (value == nullptr) throw nb::python_error();
+      }
+      PyList_SET_ITEM(list.ptr(), at++, value);
+    }
+  }
+  return list;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -242,6 +428,23 @@ NB_MODULE(_core, m) {
              }
              return StreamCapsule(std::move(table));
            })
+      .def("collect",
+           [](const DataFrame& df) -> nb::object {
+             std::shared_ptr<arrow::Table> table;
+             {
+               nb::gil_scoped_release release;
+               table = Unwrap(df.ToTable());
+             }
+             // (names, columns of Python values, number of rows), or the Arrow stream when a
+             // column needs the Python side's conversion.
+             nb::list columns;
+             for (const auto& column : table->columns()) {
+               nb::object values = ColumnValues(*column);
+               if (values.is_none()) return StreamCapsule(std::move(table));
+               columns.append(values);
+             }
+             return nb::make_tuple(table->ColumnNames(), columns, table->num_rows());
+           })
       .def("count",
            [](const DataFrame& df) {
              nb::gil_scoped_release release;
@@ -258,6 +461,7 @@ NB_MODULE(_core, m) {
       .def("sql", [](Session& s, const std::string& q) { return Unwrap(s.Sql(q)); })
       .def("range", [](Session& s, int64_t a, int64_t b, int64_t step) { return Unwrap(s.Range(a, b, step)); })
       .def("from_arrow", [](Session& s, nb::handle capsule) { return Unwrap(s.FromArrow(TableFromStream(capsule))); })
+      .def("from_columns", &FromColumns)
       .def("read_files",
            [](Session& s, const std::string& format, const std::vector<std::string>& paths,
               const std::string& ddl, const std::map<std::string, std::string>& options) {

@@ -3,15 +3,18 @@
 Every method builds a node of the C++ expression tree; nothing is evaluated here.
 """
 
+from __future__ import annotations
+
 import datetime
 import decimal
 from typing import Any
 
-import pyarrow as pa
-
 from ember import _core
+from ember._lazy import LazyModule
 from ember.errors import PySparkTypeError, PySparkValueError
 from ember.sql.types import DataType
+
+pa = LazyModule("pyarrow")
 
 
 def _arrow_literal(value: Any) -> pa.Array:

@@ -1,5 +1,7 @@
 """DataFrame: a thin handle on the C++ core's DataFrame, as pyspark.sql.DataFrame."""
 
+from __future__ import annotations
+
 import datetime
 import decimal
 import math
@@ -7,15 +9,16 @@ import re
 import struct
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Union
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from ember._lazy import LazyModule
 from ember.errors import PySparkAttributeError, PySparkTypeError, PySparkValueError
 from ember.sql.column import Column, _lit, _to_col
 from ember.sql.types import Row, StructType, _create_row, _escape_meta_characters, from_arrow_schema
 
 if TYPE_CHECKING:
     from ember.sql.session import SparkSession
+
+pa = LazyModule("pyarrow")
+pc = LazyModule("pyarrow.compute")
 
 
 class _ArrowStream:
@@ -90,10 +93,13 @@ def _python_values(column: Union[pa.Array, pa.ChunkedArray]) -> List[Any]:
 
 
 def _rows(table: pa.Table) -> List[Row]:
-    names = table.column_names
-    columns = [_python_values(c) for c in table.columns]
+    return _make_rows(table.column_names, [_python_values(c) for c in table.columns],
+                      table.num_rows)
+
+
+def _make_rows(names: List[str], columns: List[List[Any]], num_rows: int) -> List[Row]:
     return [_create_row(names, values) for values in zip(*columns)] if columns else [
-        _create_row([], []) for _ in range(table.num_rows)
+        _create_row([], []) for _ in range(num_rows)
     ]
 
 
@@ -179,8 +185,9 @@ def _show_texts(column: pa.ChunkedArray, time_zone: str) -> List[str]:
     return ["NULL" if t is None else t for t in texts]
 
 
-# Characters the JVM counts as two columns wide when show() pads a cell.
-_FULL_WIDTH = re.compile(
+# Characters the JVM counts as two columns wide when show() pads a cell. Compiled at first use
+# (re caches it): compiling takes milliseconds, at import that would be every program's.
+_FULL_WIDTH = (
     "[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF"
     "\uFE10-\uFE19\uFE30-\uFE6F\uFF00-\uFF60\uFFE0-\uFFE6]"
 )
@@ -192,7 +199,7 @@ def _utf16_length(text: str) -> int:
 
 def _display_width(text: str) -> int:
     """Columns `text` takes in show(): its length in UTF-16 units, full-width ones counted twice."""
-    return _utf16_length(text) + len(_FULL_WIDTH.findall(text))
+    return _utf16_length(text) + len(re.findall(_FULL_WIDTH, text))
 
 
 def _utf16_prefix(text: str, units: int) -> str:
@@ -455,7 +462,10 @@ class DataFrame:
         return self._df.to_arrow()
 
     def collect(self) -> List[Row]:
-        return _rows(self.toArrow())
+        result = self._df.collect()
+        if isinstance(result, tuple):  # columns of simple types, converted by the core
+            return _make_rows(*result)
+        return _rows(pa.table(_ArrowStream(result)))
 
     def toLocalIterator(self, prefetchPartitions: bool = False) -> Iterator[Row]:
         return iter(self.collect())

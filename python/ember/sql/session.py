@@ -1,20 +1,24 @@
 """SparkSession, as pyspark.sql.SparkSession, backed by a C++ Session."""
 
+from __future__ import annotations
+
 import threading
 from typing import Any, Dict, Iterable, List, Optional, Union
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from ember import _core
+from ember._lazy import LazyModule
 from ember.errors import PySparkTypeError, PySparkValueError
 from ember.sql.dataframe import DataFrame
 from ember.sql.readwriter import DataFrameReader
 from ember.sql.types import (
-    ArrayType, DataType, MapType, NullType, Row, StructField, StructType, _field_names,
+    ArrayType, BooleanType, ByteType, DataType, DoubleType, IntegerType, LongType, MapType,
+    NullType, Row, ShortType, StringType, StructField, StructType, _field_names,
     _infer_type, _parse_ddl,
     to_arrow_schema, to_arrow_type, from_arrow_schema, _create_row,
 )
+
+pa = LazyModule("pyarrow")
+pc = LazyModule("pyarrow.compute")
 
 _DEFAULTS = {
     "spark.sql.session.timeZone": "UTC",
@@ -129,9 +133,7 @@ class SparkSession:
         self._core = _core.Session.make(conf)
         self.conf = RuntimeConfig(self._core)
         self.catalog = Catalog(self)
-        from ember.sql.streaming import StreamingQueryManager
-
-        self.streams = StreamingQueryManager()
+        self._streams: Optional["StreamingQueryManager"] = None
         with SparkSession._lock:
             SparkSession._active = self
 
@@ -152,6 +154,17 @@ class SparkSession:
     @property
     def version(self) -> str:
         return "4.0.1"
+
+    @property
+    def streams(self) -> "StreamingQueryManager":
+        # Made on first use: programs without streaming queries need not load the streaming
+        # module nor start the listener bus.
+        with SparkSession._lock:
+            if self._streams is None:
+                from ember.sql.streaming import StreamingQueryManager
+
+                self._streams = StreamingQueryManager()
+            return self._streams
 
     @property
     def read(self) -> DataFrameReader:
@@ -185,15 +198,26 @@ class SparkSession:
 
     def createDataFrame(self, data: Any, schema: Any = None, samplingRatio: Any = None,
                         verifySchema: bool = True) -> DataFrame:
-        table = _to_arrow_table(self, data, schema)
-        return DataFrame(self._core.from_arrow(table.__arrow_c_stream__()), self)
+        data = _to_arrow_table(self, data, schema)
+        if not isinstance(data, _core.DataFrame):
+            data = self._core.from_arrow(data.__arrow_c_stream__())
+        return DataFrame(data, self)
 
 
 def _is_pandas(data: Any) -> bool:
     return type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pandas")
 
 
-def _to_arrow_table(session: "SparkSession", data: Any, schema: Any) -> pa.Table:
+# Spark types whose Python values the core converts itself (exact bool, int, float, str).
+_CORE_TYPE_NAMES = {
+    BooleanType: "boolean", ByteType: "tinyint", ShortType: "smallint", IntegerType: "int",
+    LongType: "bigint", DoubleType: "double", StringType: "string",
+}
+
+
+def _to_arrow_table(session: "SparkSession", data: Any, schema: Any) -> Any:
+    """The data as an Arrow table, or a core DataFrame made without pyarrow when the rows hold
+    only values of simple types."""
     if isinstance(schema, str):
         parsed = _parse_ddl(schema)
         schema = parsed if isinstance(parsed, StructType) else StructType([StructField("value", parsed)])
@@ -241,6 +265,12 @@ def _to_arrow_table(session: "SparkSession", data: Any, schema: Any) -> pa.Table
             for i, name in enumerate(names)
         ])
     columns = list(zip(*rows)) if rows else [[] for _ in schema.fields]
+    types = [_CORE_TYPE_NAMES.get(type(f.dataType)) for f in schema.fields]
+    if None not in types:
+        core = session._core.from_columns(
+            schema.names, types, [f.nullable for f in schema.fields], columns)
+        if core is not None:
+            return core
     arrow_schema = to_arrow_schema(schema)
     arrays = [pa.array([_to_arrow_value(v, f.type) for v in col], type=f.type)
               for col, f in zip(columns, arrow_schema)]

@@ -7,7 +7,8 @@ from a template in `ember.errors.conditions`.
 """
 
 import warnings
-from pickle import PicklingError
+# pickle.PicklingError is _pickle's class; importing pickle itself would cost a millisecond or two.
+from _pickle import PicklingError
 from typing import Any, Dict, Iterable, List, Optional
 
 from ember.errors.conditions import render
