@@ -218,20 +218,22 @@ def report(results, counts, mode, elapsed, loads):
         "JSON files with `trigger(availableNow=True)` into the memory sink; its time runs from "
         "building the query to its stopping, in the one process of the suite.",
         "",
-        "| Query | Mode | Time s | Events/s | Rows | Result |",
-        "|---|---|---|---|---:|---|",
+        "| Query | Mode | Time s | Events/s | Ember events per CPU second | Rows | Result |",
+        "|---|---|---|---|---:|---:|---|",
     ]
     queries = {e: results["nexmark", e].get("queries", {}) for e in ENGINES}
-    nexmark_times = {}
+    nexmark_times, per_cpu = {}, {}
     for q, inputs in NEXMARK_INPUTS.items():
         n = sum(counts["nexmark"][i] for i in inputs)
         qe, qs = queries["ember"].get(q, {}), queries["spark"].get(q, {})
         t = nexmark_times[q] = {e: entry["done"] - entry["start"] if "done" in entry else None
                                 for e, entry in (("ember", qe), ("spark", qs))}
         rows = (qs.get("digest") or qe.get("digest") or {}).get("rows", "")
+        per_cpu[q] = n / qe["cpu"] if qe.get("cpu") else None
         lines.append(
             f"| {q} | {qs.get('mode') or qe.get('mode', '')} | {cell(t['ember'], t['spark'])} "
             f"| {cell(t['ember'] and n / t['ember'], t['spark'] and n / t['spark'], '{:,.0f}')} "
+            f"| {f'{per_cpu[q]:,.0f}' if per_cpu[q] else '—'} "
             f"| {rows} | {same(qe.get('digest'), qs.get('digest'))} |")
     lines += [
         "",
@@ -241,6 +243,7 @@ def report(results, counts, mode, elapsed, loads):
         "aggregation joined back to its input, in append mode); q8 is a plain stream-stream join "
         "on the person and its 10-second window, one row per matching auction.",
     ]
+    lines += ["", *targets(m, per_cpu)]
     errors = [(w, e, results[w, e]["error"]) for w in WORKLOADS for e in ENGINES
               if results[w, e].get("error")]
     errors += [("nexmark " + q, e, entry["error"]) for e in ENGINES
@@ -250,6 +253,41 @@ def report(results, counts, mode, elapsed, loads):
         lines += [f"- {w} on {e}: `` {msg} ``" for w, e, msg in errors]
     write_doc("\n".join(lines) + "\n", big_section())
     chart(m, nexmark_times, mode)
+
+
+def targets(m, per_cpu):
+    """The issue's targets, each with this run's figures and whether it is met."""
+    def verdict(ok):
+        return "**met**" if ok else "**not met**"
+
+    def ratio(w, key):
+        e, s = m[w, "ember"].get(key), m[w, "spark"].get(key)
+        return e / s if e is not None and s else None
+
+    lines = ["## Targets", "", "| Target | This run | |", "|---|---|---|"]
+    for w in ("ingest", "windows", "keys", "dedup"):
+        r = ratio(w, "eps")
+        lines.append(f"| {WORKLOADS[w][0]}: at least 20× Spark's events/s | "
+                     f"{'—' if r is None else f'{r:.1f}×'} | {verdict(r is not None and r >= 20)} |")
+    p50 = m["tiny", "ember"].get("p50")
+    lines.append(f"| W5: median per-batch time at most 1 ms | "
+                 f"{'—' if p50 is None else f'{p50:.1f} ms'} | {verdict(p50 is not None and p50 <= 1)} |")
+    first = m["startup", "ember"].get("first")
+    lines.append(f"| W6: start-up to first result at most 50 ms | "
+                 f"{'—' if first is None else f'{first * 1000:.0f} ms'} "
+                 f"| {verdict(first is not None and first <= 0.05)} |")
+    memory = {w: ratio(w, "rss") for w in WORKLOADS}
+    worst = max((r for r in memory.values() if r is not None), default=None)
+    lines.append(f"| Peak memory at most a tenth of Spark's, every workload | "
+                 f"{'—' if worst is None else f'{worst:.2f}× at most'} "
+                 f"| {verdict(worst is not None and worst <= 0.1)} |")
+    stateless = [per_cpu.get(q) for q in ("q0", "q1", "q2")]
+    low = min((x for x in stateless if x), default=None)
+    lines.append(f"| Nexmark stateless queries (q0-q2): at least 1,000,000 events per second per "
+                 f"core (Ember's events per CPU second) | "
+                 f"{'—' if low is None else f'{low:,.0f} at least'} "
+                 f"| {verdict(low is not None and low >= 1e6)} |")
+    return lines
 
 
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")

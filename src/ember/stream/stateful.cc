@@ -264,12 +264,18 @@ class DeduplicateOperator : public StatefulOperator {
     }
     auto state_rows = arrow::Table::Make(store_->schema(), columns, input->num_rows());
     ARROW_ASSIGN_OR_RAISE(auto keys, EncodeKeys(*state_rows, num_keys));
-    // Partitioned by the whole key, as the store splits its rows.
-    std::vector<std::unordered_set<std::string>> known(static_cast<size_t>(n));
-    ParallelFor(n, [&](int p) {
-      auto stored = EncodeKeys(*store_->rows(p), num_keys);
-      if (stored.ok()) known[static_cast<size_t>(p)].insert(stored->begin(), stored->end());
-    });
+    // The stored keys, partitioned by the whole key as the store splits its rows. They are kept
+    // from batch to batch and rebuilt only when the store holds another version (the first
+    // batch after a start); until this batch commits, they count as unknown.
+    if (known_version_ != batch.batch_id) {
+      known_.assign(static_cast<size_t>(n), {});
+      ParallelFor(n, [&](int p) {
+        auto stored = EncodeKeys(*store_->rows(p), num_keys);
+        if (stored.ok()) known_[static_cast<size_t>(p)].insert(stored->begin(), stored->end());
+      });
+    }
+    known_version_ = -1;
+    auto& known = known_;
     std::vector<int64_t> kept;
     std::vector<std::vector<int64_t>> new_rows(static_cast<size_t>(n));
     for (size_t i = 0; i < keys.size(); ++i) {
@@ -298,12 +304,17 @@ class DeduplicateOperator : public StatefulOperator {
         ARROW_ASSIGN_OR_RAISE(auto added_open, Not(added_closed));
         ARROW_ASSIGN_OR_RAISE(added, Where(added, added_open));
       }
-      removals += removed ? removed->num_rows() : 0;
+      if (removed && removed->num_rows() > 0) {
+        removals += removed->num_rows();
+        ARROW_ASSIGN_OR_RAISE(auto gone, EncodeKeys(*removed, num_keys));
+        for (const auto& key : gone) known[static_cast<size_t>(p)].erase(key);
+      }
       store_->Stage(p, rows, added, removed);
     }
     int64_t commit_start = NowMs();
     metrics_.update_ms = commit_start - start;
     ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1));
+    known_version_ = batch.batch_id + 1;
     metrics_.commit_ms = NowMs() - commit_start;
     metrics_.rows_updated = puts;
     metrics_.rows_removed = removals;
@@ -318,6 +329,8 @@ class DeduplicateOperator : public StatefulOperator {
   int event_time_key_;     // its position among the keys, or -1
   int64_t delay_ms_;
   std::unique_ptr<StateStore> store_;
+  std::vector<std::unordered_set<std::string>> known_;  // the keys of state version known_version_
+  int64_t known_version_ = -1;
 };
 
 arrow::Status LegacyAnalysisError(const std::string& message) {

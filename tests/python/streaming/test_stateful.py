@@ -321,6 +321,28 @@ def test_drop_duplicates_within_watermark(spark, tmp_path):
     assert seqs == [5]
 
 
+def test_dedup_within_watermark_forgets_expired_keys_within_one_query(spark, tmp_path):
+    """The files above, read by one query a file per batch (the real Spark gives the same): the
+    keys kept from batch to batch must lose "a" when it is evicted. Batch 2 still finds "a"
+    (eviction comes after the batch's rows); batch 3 must not."""
+    source = tmp_path / "in"
+    source.mkdir()
+    files = [[(0, "a", "x", 1.0, "10:00:00"), (1, "a", "y", 1.0, "10:05:00"),
+              (2, "b", "x", 1.0, "10:12:00")],
+             [(3, "a", "x", 1.0, "10:09:00"), (4, "c", "x", 1.0, "10:25:00")],
+             [(5, "a", "x", 1.0, "10:20:00")], [(6, "a", "x", 1.0, "10:30:00")]]
+    for n, rows in enumerate(files):
+        write_rows(source, f"f{n}.json", rows)
+        os.utime(source / f"f{n}.json", (1_700_000_000 + n, 1_700_000_000 + n))
+    df = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+          .withWatermark("ts", "10 minutes").dropDuplicatesWithinWatermark(["id"]))
+    out = []
+    query = (df.writeStream.foreachBatch(collecting(out))
+             .option("checkpointLocation", str(tmp_path / "cp")).trigger(availableNow=True).start())
+    query.awaitTermination()
+    assert sorted(r[0] for r in out) == [0, 2, 4, 6]
+
+
 def test_streaming_dedup_and_distinct_errors(spark, tmp_path):
     df = spark.readStream.schema(SCHEMA).json(str(tmp_path))
     with pytest.raises(AnalysisException, match="dropDuplicatesWithinWatermark is not supported "
