@@ -21,6 +21,7 @@
 #include <arrow/c/abi.h>
 #include <arrow/c/bridge.h>
 #include <arrow/record_batch.h>
+#include <arrow/scalar.h>
 #include <arrow/table.h>
 #include <arrow/type.h>
 
@@ -141,6 +142,40 @@ Column LiteralFromStream(nb::handle capsule) {
   auto table = TableFromStream(capsule);
   auto scalar = Unwrap(table->column(0)->GetScalar(0));
   return ember::Lit(std::move(scalar));
+}
+
+// A literal of a plain Python value (None, bool, int, float, str) with the type PySpark gives
+// it, or None for any other value, which the Python side converts with pyarrow.
+nb::object SimpleLiteral(nb::handle value) {
+  PyObject* v = value.ptr();
+  std::shared_ptr<arrow::Scalar> scalar;
+  if (v == Py_None) {
+    scalar = std::make_shared<arrow::NullScalar>();
+  } else if (v == Py_True || v == Py_False) {
+    scalar = std::make_shared<arrow::BooleanScalar>(v == Py_True);
+  } else if (PyLong_CheckExact(v)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow != 0) return nb::none();
+    if (x >= INT32_MIN && x <= INT32_MAX) {
+      scalar = std::make_shared<arrow::Int32Scalar>(static_cast<int32_t>(x));
+    } else {
+      scalar = std::make_shared<arrow::Int64Scalar>(x);
+    }
+  } else if (PyFloat_CheckExact(v)) {
+    scalar = std::make_shared<arrow::DoubleScalar>(PyFloat_AS_DOUBLE(v));
+  } else if (PyUnicode_CheckExact(v)) {
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(v, &size);
+    if (data == nullptr) {  // lone surrogates: pyarrow reports those
+      PyErr_Clear();
+      return nb::none();
+    }
+    scalar = std::make_shared<arrow::StringScalar>(std::string(data, static_cast<size_t>(size)));
+  } else {
+    return nb::none();
+  }
+  return nb::cast(ember::Lit(std::move(scalar)));
 }
 
 // --- Plain Python values to and from Arrow, for the common simple types --------------------
@@ -359,6 +394,7 @@ NB_MODULE(_core, m) {
       .def("name", &Column::Name);
   m.def("col", &ember::Col);
   m.def("lit", &LiteralFromStream);
+  m.def("simple_lit", &SimpleLiteral, nb::arg("value").none());
   m.def("parse_expression", [](const std::string& text) {
     return Column(Unwrap(ember::sql::ParseExpression(text)));
   });

@@ -22,6 +22,8 @@ df = spark.createDataFrame([(i % 7, float(i), str(i), i % 2 == 0) for i in range
                            "k INT, v DOUBLE, s STRING, b BOOLEAN")
 rows = df.groupBy("k").agg(F.sum("v").alias("total"), F.max("s").alias("s")).orderBy("k").collect()
 print(rows[0])
+lits = df.select(F.lit(1), F.lit(2**40), F.lit(0.5), F.lit("x"), F.lit(True), F.lit(None))
+print(lits.first())
 print(sorted(m for m in ("pyarrow", "numpy", "pandas", "ember.sql.streaming") if m in sys.modules))
 """
 
@@ -29,7 +31,11 @@ print(sorted(m for m in ("pyarrow", "numpy", "pandas", "ember.sql.streaming") if
 def test_simple_program_imports_neither_pyarrow_nor_streaming():
     out = subprocess.run([sys.executable, "-c", PROGRAM], check=True, capture_output=True,
                          text=True, env={**os.environ, "TZ": "UTC"}).stdout.splitlines()
-    assert out == ["Row(k=0, total=735.0, s='98')", "[]"]
+    # Literals get PySpark's types: int, bigint past 32 bits (named with an L), double, string,
+    # boolean, void.
+    assert out == ["Row(k=0, total=735.0, s='98')",
+                   "Row(1=1, 1099511627776L=1099511627776, 0.5=0.5, x='x', true=True, NULL=None)",
+                   "[]"]
 
 
 @pytest.fixture(scope="module")

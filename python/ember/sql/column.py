@@ -52,6 +52,9 @@ def _arrow_literal(value: Any) -> pa.Array:
 def _lit(value: Any) -> "Column":
     if isinstance(value, Column):
         return value
+    simple = _core.simple_lit(value)  # made in the core, without importing pyarrow
+    if simple is not None:
+        return Column(simple)
     table = pa.table({"v": _arrow_literal(value)})
     return Column(_core.lit(table.__arrow_c_stream__()))
 
