@@ -69,8 +69,9 @@ BIG_MARKER = "<!-- bench/run.py --big rewrites everything below this line. -->"
 
 
 def run(engine, workload, inputs, out, timeout=TIMEOUT_S):
-    """One workload on one engine, as a whole process; its CPU time and peak memory come from
-    wait4, which also counts Spark's JVM (the driver waits for it before exiting)."""
+    """One workload on one engine, as a whole process. Its CPU time and peak memory are read by
+    the workload itself when it ends (bench/workloads.py); if it failed, wait4's figures of the
+    whole process tree stand in (the driver waits for Spark's JVM before exiting)."""
     work = tempfile.mkdtemp(prefix=f"{workload}-{engine}-", dir=out)
     result_path = os.path.join(work, "result.json")
     log_path = os.path.join(out, f"{workload}-{engine}.log")
@@ -95,8 +96,10 @@ def run(engine, workload, inputs, out, timeout=TIMEOUT_S):
         if proc.returncode == -9:
             result["error"] = f"killed after the {timeout / 60:.0f}-minute time limit"
     shutil.rmtree(work, ignore_errors=True)
-    result.update(spawned=spawned, cpu=usage.ru_utime + usage.ru_stime,
-                  rss_mb=usage.ru_maxrss / 1024)
+    result["spawned"] = spawned
+    # Without the workload's own figures (it failed), those of the whole process tree.
+    result.setdefault("cpu", usage.ru_utime + usage.ru_stime)
+    result.setdefault("rss_mb", usage.ru_maxrss / 1024)
     return result
 
 
@@ -176,8 +179,10 @@ def report(results, counts, mode, elapsed, loads):
         "Each cell is `Ember / Spark (Ember ÷ Spark)`: below 1× Ember takes less time, CPU or "
         "memory; for events/s, above 1× Ember is faster. **Wall**: from process start to the end "
         "of the workload. **Events/s**: input events over the workload's own time (session "
-        "start-up excluded). **CPU**: user + system time of the process and its children (Spark's "
-        "JVM). **Peak RSS**: `ru_maxrss`, the largest single process (for Spark, mostly the JVM). "
+        "start-up excluded). **CPU**: user + system time of the engine's processes (the Python "
+        "process, and Spark's JVM) until the workload ends. **Peak RSS**: the peak resident "
+        "memory (`VmHWM`) of the largest of those processes (for Spark, the JVM) when the "
+        "workload ends; both figures are read before the harness checks the output. "
         "**First result**: from process start to the first committed micro-batch or collected "
         "answer. **Result**: both engines' outputs compared row by row (sorted; over 100,000 rows, "
         "by count and per-column sums).",

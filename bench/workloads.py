@@ -298,6 +298,27 @@ def digest(output):
     return {"rows": len(lines), "sha1": hashlib.sha1("\n".join(lines).encode()).hexdigest()}
 
 
+def usage_so_far():
+    """(peak resident MB of the largest process, CPU seconds) of the engine until now: this
+    process, and for Spark its JVM too. Read when the workload ends, before the harness checks
+    its output (which imports pyarrow and pandas in both drivers)."""
+    pids = [os.getpid()]
+    if ENGINE == "spark":
+        from pyspark import SparkContext
+
+        pids.append(SparkContext._gateway.proc.pid)  # spark-submit execs the JVM
+    peak, cpu = 0.0, 0.0
+    for pid in pids:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]) / 1024)
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        cpu += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    return peak, cpu
+
+
 def describe(error):
     """The error's first line, without the query ids that change from run to run."""
     line = (str(error).strip().splitlines() or [""])[0]
@@ -313,6 +334,7 @@ def main():
         RESULT["start"] = time.time()
         output = fn(spark, data, work)
         RESULT["done"] = time.time()
+        RESULT["rss_mb"], RESULT["cpu"] = usage_so_far()
         RESULT["digest"] = digest(output)
     except Exception as error:
         import traceback
