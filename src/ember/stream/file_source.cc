@@ -180,6 +180,7 @@ Result<std::optional<std::vector<FileStreamSource::Entry>>> FileStreamSource::Re
 }
 
 Result<std::vector<FileStreamSource::Entry>> FileStreamSource::ReadEntries(int64_t batch_id) const {
+  if (auto it = recent_.find(batch_id); it != recent_.end()) return it->second;
   ARROW_ASSIGN_OR_RAISE(auto entries, ReadLogFile(batch_id));
   if (!entries) {
     return UserError(ErrorKind::kIllegalState, "",
@@ -309,6 +310,8 @@ Result<int64_t> FileStreamSource::LatestOffset() {
   std::vector<Entry> entries;
   for (const auto& f : fresh) entries.push_back(Entry{io::PathToUri(f.path), f.modification_time_ms, k});
   ARROW_RETURN_NOT_OK(WriteEntries(k, entries));
+  recent_[k] = std::move(entries);
+  if (static_cast<int64_t>(recent_.size()) > kCompactInterval) recent_.erase(recent_.begin());
   for (const auto& f : fresh) {
     seen_.insert(SeenKey(f.path));
     latest_seen_ms_ = std::max(latest_seen_ms_, f.modification_time_ms);

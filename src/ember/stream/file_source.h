@@ -79,6 +79,9 @@ class FileStreamSource {
   std::string clean_source_ = "off";  // off, delete, archive
   std::string archive_directory_;
   std::set<std::string> seen_;
+  // The own entries of the batches this run logged, the last kCompactInterval of them (Spark's
+  // FileStreamSourceLog.fileEntryCache): getBatch and the next compaction need no reading.
+  std::map<int64_t, std::vector<Entry>> recent_;
   // Trigger.AvailableNow: the listing taken when the query started; no trigger lists again.
   std::optional<std::vector<io::FileEntry>> available_now_;
   // Spark's unreadFiles: new files a read limit left for later triggers, served without listing.
