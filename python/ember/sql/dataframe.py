@@ -456,7 +456,8 @@ class DataFrame:
     # --- actions --------------------------------------------------------------------------
 
     def toArrow(self) -> pa.Table:
-        return pa.table(_ArrowStream(self._df.to_arrow()))
+        # Not pa.table(): it imports pandas (half a second) to ask whether this is a pandas frame.
+        return pa.RecordBatchReader.from_stream(_ArrowStream(self._df.to_arrow())).read_all()
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         return self._df.to_arrow()

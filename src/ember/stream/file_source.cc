@@ -22,6 +22,9 @@ using nlohmann::json;
 namespace {
 
 constexpr int64_t kCompactInterval = 10;  // spark.sql.streaming.fileSource.log.compactInterval
+// Spark's FileStreamSource.MAX_CACHED_UNSEEN_FILES and DISCARD_UNSEEN_INPUT_RATIO.
+constexpr size_t kMaxCachedUnreadFiles = 10000;
+constexpr double kDiscardUnreadRatio = 0.2;
 
 Result<int64_t> PositiveOption(const plan::FileSource& source, const std::string& key) {
   auto it = source.options.find(key);
@@ -126,7 +129,7 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
   }
   self->source_ = std::move(source);
   self->log_directory_ = std::move(log_directory);
-  // The seen files are every entry of the log; compaction files hold all earlier entries.
+  // The seen files are every entry of the log.
   std::error_code ec;
   int64_t latest = -1;
   for (const auto& item : fs::directory_iterator(self->log_directory_, ec)) {
@@ -138,12 +141,10 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
     }
   }
   self->latest_batch_ = latest;
-  for (int64_t k = 0; k <= latest; ++k) {
-    ARROW_ASSIGN_OR_RAISE(auto entries, self->ReadEntries(k));
-    for (const auto& e : entries) {
-      self->seen_.insert(self->SeenKey(io::PathFromUri(e.path)));
-      self->latest_seen_ms_ = std::max(self->latest_seen_ms_, e.timestamp);
-    }
+  ARROW_ASSIGN_OR_RAISE(auto entries, self->EntriesThrough(latest));
+  for (const auto& e : entries) {
+    self->seen_.insert(self->SeenKey(io::PathFromUri(e.path)));
+    self->latest_seen_ms_ = std::max(self->latest_seen_ms_, e.timestamp);
   }
   return self;
 }
@@ -152,54 +153,75 @@ std::string FileStreamSource::SeenKey(const std::string& path) const {
   return file_name_only_ ? fs::path(path).filename().string() : path;
 }
 
-Result<std::vector<FileStreamSource::Entry>> FileStreamSource::ReadEntries(int64_t batch_id) const {
-  std::vector<Entry> entries;
-  auto read = [&](const std::string& path, bool only_own) -> Result<bool> {
-    ARROW_ASSIGN_OR_RAISE(auto text, ReadFileIfExists(path));
-    if (!text) return false;
-    std::istringstream lines(*text);
-    std::string line;
-    std::getline(lines, line);  // version
-    while (std::getline(lines, line)) {
-      if (line.empty()) continue;
-      auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded() || !j.contains("path")) {
-        return UserError(ErrorKind::kIllegalState, "", "Malformed file source log entry in " +
-                                                           path + ": " + line, "");
-      }
-      Entry e{j["path"].get<std::string>(), j.value("timestamp", int64_t{0}),
-              j.value("batchId", int64_t{0})};
-      if (!only_own || e.batch_id == batch_id) entries.push_back(e);
-    }
-    return true;
-  };
-  std::string base = (fs::path(log_directory_) / std::to_string(batch_id)).string();
-  ARROW_ASSIGN_OR_RAISE(bool found, read(base, false));
-  if (!found) {
-    // A compaction file holds earlier entries too: keep this batch's own.
-    ARROW_ASSIGN_OR_RAISE(found, read(base + ".compact", true));
+Result<std::optional<std::vector<FileStreamSource::Entry>>> FileStreamSource::ReadLogFile(
+    int64_t batch_id) const {
+  std::string path = (fs::path(log_directory_) / std::to_string(batch_id)).string();
+  ARROW_ASSIGN_OR_RAISE(auto text, ReadFileIfExists(path));
+  if (!text) {
+    path += ".compact";
+    ARROW_ASSIGN_OR_RAISE(text, ReadFileIfExists(path));
+    if (!text) return std::optional<std::vector<Entry>>();
   }
-  if (!found) {
-    return UserError(ErrorKind::kIllegalState, "",
-                     "batch " + std::to_string(batch_id) + " doesn't exist in " + log_directory_,
-                     "");
+  std::vector<Entry> entries;
+  std::istringstream lines(*text);
+  std::string line;
+  std::getline(lines, line);  // version
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.contains("path")) {
+      return UserError(ErrorKind::kIllegalState, "",
+                       "Malformed file source log entry in " + path + ": " + line, "");
+    }
+    entries.push_back(Entry{j["path"].get<std::string>(), j.value("timestamp", int64_t{0}),
+                            j.value("batchId", int64_t{0})});
   }
   return entries;
 }
 
+Result<std::vector<FileStreamSource::Entry>> FileStreamSource::ReadEntries(int64_t batch_id) const {
+  if (auto it = recent_.find(batch_id); it != recent_.end()) return it->second;
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadLogFile(batch_id));
+  if (!entries) {
+    return UserError(ErrorKind::kIllegalState, "",
+                     "batch " + std::to_string(batch_id) + " doesn't exist in " + log_directory_,
+                     "");
+  }
+  // A compaction file holds earlier entries too: keep this batch's own.
+  std::erase_if(*entries, [&](const Entry& e) { return e.batch_id != batch_id; });
+  return std::move(*entries);
+}
+
+Result<std::vector<FileStreamSource::Entry>> FileStreamSource::EntriesThrough(int64_t last) const {
+  std::vector<Entry> all;
+  // The newest compaction at or before `last` holds every entry before it (Spark's
+  // CompactibleFileStreamLog.allFiles starts there); without one, read from batch 0.
+  int64_t first = 0;
+  int64_t compaction = (last + 1) / kCompactInterval * kCompactInterval - 1;
+  std::error_code ec;
+  if (compaction >= 0 &&
+      fs::exists(fs::path(log_directory_) / (std::to_string(compaction) + ".compact"), ec)) {
+    ARROW_ASSIGN_OR_RAISE(auto entries, ReadLogFile(compaction));
+    if (entries) all = std::move(*entries);
+    first = compaction + 1;
+  }
+  for (int64_t k = first; k <= last; ++k) {
+    ARROW_ASSIGN_OR_RAISE(auto entries, ReadEntries(k));
+    all.insert(all.end(), entries.begin(), entries.end());
+  }
+  return all;
+}
+
 Status FileStreamSource::WriteEntries(int64_t batch_id, const std::vector<Entry>& entries) {
-  std::vector<Entry> all = entries;
+  std::vector<Entry> all;
   std::string name = std::to_string(batch_id);
   if ((batch_id + 1) % kCompactInterval == 0) {
-    // Every tenth entry is a compaction: it repeats all earlier entries so readers start there.
-    std::vector<Entry> earlier;
-    for (int64_t k = 0; k < batch_id; ++k) {
-      ARROW_ASSIGN_OR_RAISE(auto e, ReadEntries(k));
-      earlier.insert(earlier.end(), e.begin(), e.end());
-    }
-    all.insert(all.begin(), earlier.begin(), earlier.end());
+    // Every tenth entry is a compaction: the previous compaction, the batches since and its own
+    // entries, so readers start there.
+    ARROW_ASSIGN_OR_RAISE(all, EntriesThrough(batch_id - 1));
     name += ".compact";
   }
+  all.insert(all.end(), entries.begin(), entries.end());
   std::string body = "v1";
   for (const auto& e : all) {
     // FileEntry, its fields in Spark's order.
@@ -219,47 +241,77 @@ Status FileStreamSource::WriteEntries(int64_t batch_id, const std::vector<Entry>
   return Status::OK();
 }
 
-Status FileStreamSource::PrepareForAvailableNow() {
-  std::set<std::string> present;
+Result<std::vector<io::FileEntry>> FileStreamSource::ListAll() const {
+  std::vector<io::FileEntry> all;
   for (const auto& path : source_->paths) {
     ARROW_ASSIGN_OR_RAISE(auto files, io::ListDataFiles(path, /*recursive=*/true));
-    for (const auto& f : files) present.insert(f.path);
+    all.insert(all.end(), std::make_move_iterator(files.begin()), std::make_move_iterator(files.end()));
   }
-  available_now_ = std::move(present);
-  return Status::OK();
-}
-
-Result<int64_t> FileStreamSource::LatestOffset() {
-  std::vector<io::FileEntry> fresh;
-  for (const auto& path : source_->paths) {
-    ARROW_ASSIGN_OR_RAISE(auto files, io::ListDataFiles(path, /*recursive=*/true));
-    // Spark's SeenFilesMap.isNewFile: not seen, and not older than the purge threshold.
-    int64_t threshold = latest_seen_ms_ - max_file_age_ms_;
-    for (const auto& f : files) {
-      if (seen_.count(SeenKey(f.path)) || f.modification_time_ms < threshold) continue;
-      if (available_now_ && !available_now_->count(f.path)) continue;
-      fresh.push_back(f);
-    }
-  }
-  // Oldest first (newest first with latestFirst); ties keep the listing's order.
-  std::stable_sort(fresh.begin(), fresh.end(), [&](const io::FileEntry& a, const io::FileEntry& b) {
+  std::stable_sort(all.begin(), all.end(), [&](const io::FileEntry& a, const io::FileEntry& b) {
     return latest_first_ ? a.modification_time_ms > b.modification_time_ms
                          : a.modification_time_ms < b.modification_time_ms;
   });
-  if (max_files_ > 0 && static_cast<int64_t>(fresh.size()) > max_files_) fresh.resize(max_files_);
-  if (max_bytes_ > 0) {
-    int64_t total = 0;
-    size_t keep = 0;
-    while (keep < fresh.size() && (keep == 0 || total + fresh[keep].size <= max_bytes_)) {
-      total += fresh[keep++].size;
+  return all;
+}
+
+Status FileStreamSource::PrepareForAvailableNow() {
+  ARROW_ASSIGN_OR_RAISE(auto files, ListAll());
+  available_now_ = std::move(files);
+  return Status::OK();
+}
+
+// Spark's fetchMaxOffset.
+Result<int64_t> FileStreamSource::LatestOffset() {
+  std::vector<io::FileEntry> fresh;
+  if (unread_) {
+    // What an earlier trigger's limit left: served as it is, without listing.
+    fresh = std::move(*unread_);
+    unread_.reset();
+  } else {
+    std::vector<io::FileEntry> listed;
+    if (!available_now_) {
+      ARROW_ASSIGN_OR_RAISE(listed, ListAll());
     }
-    fresh.resize(keep);
+    // Spark's SeenFilesMap.isNewFile: not seen, and not older than the purge threshold.
+    int64_t threshold = latest_seen_ms_ - max_file_age_ms_;
+    for (const auto& f : available_now_ ? *available_now_ : listed) {
+      if (seen_.count(SeenKey(f.path)) || f.modification_time_ms < threshold) continue;
+      fresh.push_back(f);
+    }
   }
+  // The read limit splits the new files into this batch's and the rest. Without latestFirst the
+  // rest is kept for the next triggers, unless so little is left (under a fifth of the limit)
+  // that the next trigger had better list again.
+  size_t take = fresh.size();
+  bool keep_rest = false;
+  if (max_files_ > 0) {
+    take = std::min<size_t>(take, static_cast<size_t>(max_files_));
+    keep_rest = static_cast<double>(fresh.size() - take) >=
+                static_cast<double>(max_files_) * kDiscardUnreadRatio;
+  } else if (max_bytes_ > 0) {
+    // Always one file; then files in order while the total stays within the limit.
+    int64_t total = 0;
+    take = 0;
+    while (take < fresh.size() && (take == 0 || total + fresh[take].size <= max_bytes_)) {
+      total += fresh[take++].size;
+    }
+    double rest = 0;
+    for (size_t i = take; i < fresh.size(); ++i) rest += static_cast<double>(fresh[i].size);
+    keep_rest = rest >= static_cast<double>(max_bytes_) * kDiscardUnreadRatio;
+  }
+  if (keep_rest && !latest_first_ && take < fresh.size()) {
+    size_t end = take + std::min(fresh.size() - take, kMaxCachedUnreadFiles);
+    unread_.emplace(std::make_move_iterator(fresh.begin() + static_cast<std::ptrdiff_t>(take)),
+                    std::make_move_iterator(fresh.begin() + static_cast<std::ptrdiff_t>(end)));
+  }
+  fresh.resize(take);
   if (fresh.empty()) return latest_batch_;
   int64_t k = latest_batch_ + 1;
   std::vector<Entry> entries;
   for (const auto& f : fresh) entries.push_back(Entry{io::PathToUri(f.path), f.modification_time_ms, k});
   ARROW_RETURN_NOT_OK(WriteEntries(k, entries));
+  recent_[k] = std::move(entries);
+  if (static_cast<int64_t>(recent_.size()) > kCompactInterval) recent_.erase(recent_.begin());
   for (const auto& f : fresh) {
     seen_.insert(SeenKey(f.path));
     latest_seen_ms_ = std::max(latest_seen_ms_, f.modification_time_ms);

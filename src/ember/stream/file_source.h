@@ -54,8 +54,16 @@ class FileStreamSource {
     int64_t batch_id = 0;
   };
   FileStreamSource() = default;
+  // Every entry of log file `batch_id`, plain or .compact (nullopt when neither exists).
+  arrow::Result<std::optional<std::vector<Entry>>> ReadLogFile(int64_t batch_id) const;
+  // The entries of source batch `batch_id` only.
   arrow::Result<std::vector<Entry>> ReadEntries(int64_t batch_id) const;
+  // Every entry of batches 0 .. last, read from the newest compaction file on.
+  arrow::Result<std::vector<Entry>> EntriesThrough(int64_t last) const;
   arrow::Status WriteEntries(int64_t batch_id, const std::vector<Entry>& entries);
+  // Spark's fetchAllFiles: the data files under the paths, oldest first (newest first with
+  // latestFirst); ties keep the listing's order.
+  arrow::Result<std::vector<io::FileEntry>> ListAll() const;
   std::string SeenKey(const std::string& path) const;
 
   std::shared_ptr<const plan::FileSource> source_;
@@ -71,7 +79,13 @@ class FileStreamSource {
   std::string clean_source_ = "off";  // off, delete, archive
   std::string archive_directory_;
   std::set<std::string> seen_;
-  std::optional<std::set<std::string>> available_now_;  // files present when AvailableNow began
+  // The own entries of the batches this run logged, the last kCompactInterval of them (Spark's
+  // FileStreamSourceLog.fileEntryCache): getBatch and the next compaction need no reading.
+  std::map<int64_t, std::vector<Entry>> recent_;
+  // Trigger.AvailableNow: the listing taken when the query started; no trigger lists again.
+  std::optional<std::vector<io::FileEntry>> available_now_;
+  // Spark's unreadFiles: new files a read limit left for later triggers, served without listing.
+  std::optional<std::vector<io::FileEntry>> unread_;
 };
 
 }  // namespace ember::stream

@@ -20,14 +20,19 @@ using arrow::Result;
 using arrow::Status;
 
 Result<bool> WriteFileAtomically(const std::string& path, const std::string& content) {
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
   static std::atomic<uint64_t> counter{0};
-  std::string temp = (fs::path(path).parent_path() /
-                      ("." + fs::path(path).filename().string() + "." + std::to_string(::getpid()) +
-                       "." + std::to_string(counter++) + ".tmp"))
+  fs::path directory = fs::path(path).parent_path();
+  std::string temp = (directory / ("." + fs::path(path).filename().string() + "." +
+                                   std::to_string(::getpid()) + "." + std::to_string(counter++) +
+                                   ".tmp"))
                          .string();
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 && errno == ENOENT) {
+    // The directory's first entry.
+    std::error_code ec;
+    fs::create_directories(directory, ec);
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
   if (fd < 0) return Status::IOError("cannot create ", temp, ": ", std::strerror(errno));
   size_t written = 0;
   while (written < content.size()) {
@@ -39,20 +44,23 @@ Result<bool> WriteFileAtomically(const std::string& path, const std::string& con
     }
     written += static_cast<size_t>(n);
   }
-  ::fsync(fd);
+  // No fsync, as Spark on a local file system: the temp file and the no-clobber move make the
+  // commit atomic against a crash of the process, not of the machine (docs/streaming.md).
   ::close(fd);
-  // link(2) fails if the target exists: the no-clobber commit.
-  int rc = ::link(temp.c_str(), path.c_str());
-  int link_errno = errno;
-  ::unlink(temp.c_str());
-  if (rc != 0) {
-    if (link_errno == EEXIST) return false;
-    return Status::IOError("cannot link ", path, ": ", std::strerror(link_errno));
+  // The no-clobber commit: a rename that fails if the target exists; link(2) where the file
+  // system cannot do that.
+  int rc = ::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
+  int error = errno;
+  if (rc != 0 && (error == EINVAL || error == ENOSYS)) {
+    rc = ::link(temp.c_str(), path.c_str());
+    error = errno;
+    ::unlink(temp.c_str());
+  } else if (rc != 0) {
+    ::unlink(temp.c_str());
   }
-  int dir = ::open(fs::path(path).parent_path().c_str(), O_RDONLY);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
+  if (rc != 0) {
+    if (error == EEXIST) return false;
+    return Status::IOError("cannot move ", temp, " to ", path, ": ", std::strerror(error));
   }
   return true;
 }
@@ -113,12 +121,19 @@ Result<std::optional<int64_t>> MetadataLog::Latest() const {
   return std::optional<int64_t>(ids.back());
 }
 
-Status MetadataLog::Purge(int64_t threshold) const {
-  for (int64_t id : BatchIds()) {
-    if (id >= threshold) break;
-    std::error_code ec;
-    fs::remove(Path(id), ec);
+Status MetadataLog::Purge(int64_t threshold) {
+  // The first purge lists the directory; later ones delete the ids since the last threshold
+  // without listing, as entries are only ever added above it.
+  std::error_code ec;
+  if (!purged_below_) {
+    for (int64_t id : BatchIds()) {
+      if (id >= threshold) break;
+      fs::remove(Path(id), ec);
+    }
+  } else {
+    for (int64_t id = *purged_below_; id < threshold; ++id) fs::remove(Path(id), ec);
   }
+  purged_below_ = std::max(threshold, purged_below_.value_or(threshold));
   return Status::OK();
 }
 

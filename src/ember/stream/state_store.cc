@@ -49,7 +49,8 @@ Result<std::shared_ptr<arrow::Table>> AddFlag(const std::shared_ptr<arrow::Table
 }
 
 // Writes a whole file under a temporary name, then renames it over `path`: a reader sees the old
-// file or the new one. A re-run batch rewrites its version this way.
+// file or the new one. A re-run batch rewrites its version this way. No fsync, like the metadata
+// logs: safe against a crash of the process, not of the machine.
 Status ReplaceFile(const std::string& path, const std::shared_ptr<arrow::Buffer>& content) {
   std::string temp = path + ".tmp";
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -63,7 +64,6 @@ Status ReplaceFile(const std::string& path, const std::shared_ptr<arrow::Buffer>
     }
     written += n;
   }
-  ::fsync(fd);
   ::close(fd);
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     return Status::IOError("cannot rename ", temp, ": ", std::strerror(errno));

@@ -263,5 +263,61 @@ def retention(workdir):
     print(json.dumps(result))
 
 
+def source_log(workdir):
+    """The file source's log and its choice of files, in four runs: 25 batches of one file with a
+    restart after 12 (compactions 9 and 19); maxFilesPerTrigger 2 over six files, an older file
+    arriving during batch 0 (the unread files of the first listing come first); maxFilesPerTrigger
+    10 over eleven files, the same (one file left is too few to keep: the next trigger lists
+    again); availableNow with a file arriving during batch 0 (it waits for the next run)."""
+    spark = session()
+    result = {}
+
+    def run(name, files, late=None, available_now=False, **options):
+        source, cp = (os.path.join(workdir, name, d) for d in ("in", "cp"))
+        os.makedirs(source, exist_ok=True)
+        for f, first in files:
+            write_file(source, f"f{f:02d}.json", [{"id": i} for i in range(first, first + 2)],
+                       1_700_000_000 + f)
+        batches = []
+
+        def each(batch_df, batch_id):
+            batches.append([batch_id, sorted(r["id"] for r in batch_df.collect())])
+            if late and batch_id == late[0]:
+                write_file(source, "late.json", [{"id": late[1]}], late[2])
+
+        writer = (spark.readStream.schema("id INT").options(**options).json(source)
+                  .writeStream.foreachBatch(each).option("checkpointLocation", cp))
+        if available_now:
+            writer = writer.trigger(availableNow=True)
+        query = writer.start()
+        query.processAllAvailable()
+        query.stop()
+        log = {}
+        for entry in sorted(os.listdir(os.path.join(cp, "sources", "0"))):
+            if not entry.startswith(".") and not entry.endswith(".crc"):
+                with open(os.path.join(cp, "sources", "0", entry)) as f:
+                    log[entry] = f.read()
+        return {"batches": batches, "log": log}
+
+    first = run("compact", [(f, f * 10) for f in range(12)], maxFilesPerTrigger=1, available_now=True)
+    again = run("compact", [(f, f * 10) for f in range(12, 25)], maxFilesPerTrigger=1, available_now=True)
+    result["compact"] = {"first": first["batches"], "again": again["batches"], "log": again["log"]}
+    result["unread"] = run("unread", [(f, f * 10) for f in range(6)], late=(0, 1000, 1_699_999_900),
+                           maxFilesPerTrigger=2)
+    result["discard"] = run("discard", [(f, f * 10) for f in range(11)], late=(0, 1000, 1_699_999_900),
+                            maxFilesPerTrigger=10)
+    now = run("now", [(f, f * 10) for f in range(3)], late=(0, 1000, 1_800_000_000),
+              maxFilesPerTrigger=1, available_now=True)
+    later = run("now", [], maxFilesPerTrigger=1, available_now=True)
+    result["available_now"] = {"first": now["batches"], "next_run": later["batches"],
+                               "log": later["log"]}
+    for part in result.values():
+        for name, text in part["log"].items():
+            part["log"][name] = [text.split("\n")[0]] + [
+                {**json.loads(line), "path": line.split('"path":"')[1].split('"')[0].rsplit("/", 1)[1]}
+                for line in text.split("\n")[1:] if line]
+    print(json.dumps(result))
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](sys.argv[2])

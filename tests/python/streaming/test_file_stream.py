@@ -433,3 +433,42 @@ def test_file_sink_retention_is_a_time_string(spark, tmp_path):
         "Time must be specified as seconds (s), milliseconds (ms), microseconds (us), minutes "
         "(m or min), hour (h), or day (d). E.g. 50s, 100ms, or 250us.\n"
         "Failed to parse time string: soon")
+
+
+def expected_source_log():
+    """What Spark 4.0 does in programs.py's `source_log` (checked side by side with Spark in
+    test_spark_side_by_side.py)."""
+    def entry(f, batch):
+        return {"path": f"f{f:02d}.json", "timestamp": (1_700_000_000 + f) * 1000, "batchId": batch}
+
+    def one_file_batches(files):
+        return [[f, [f * 10, f * 10 + 1]] for f in files]
+
+    plain = {str(k): ["v1", entry(k, k)] for k in range(25) if k not in (9, 19)}
+    return {
+        # Each compaction holds the previous one, the batches since and its own entry.
+        "compact": {"first": one_file_batches(range(12)), "again": one_file_batches(range(12, 25)),
+                    "log": {**plain, "9.compact": ["v1"] + [entry(k, k) for k in range(10)],
+                            "19.compact": ["v1"] + [entry(k, k) for k in range(20)]}},
+        # The four files batch 0 left are served before the late, older file is listed.
+        "unread": [[0, [0, 1, 10, 11]], [1, [20, 21, 30, 31]], [2, [40, 41, 50, 51]], [3, [1000]]],
+        # One file left is under a fifth of 10: dropped, so batch 1 lists again, oldest first.
+        "discard": [[0, [i for f in range(10) for i in (f * 10, f * 10 + 1)]], [1, [100, 101, 1000]]],
+        # A file arriving during an availableNow run waits for the next run.
+        "available_now": {"first": one_file_batches(range(3)), "next_run": [[3, [1000]]]},
+    }
+
+
+def test_source_log_compaction_unread_files_and_available_now(tmp_path):
+    """Compaction files over 25 batches and a restart; the unread-files cache of a read limit and
+    when it is dropped; availableNow's one listing (expected_source_log)."""
+    program = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs.py")
+    result = subprocess.run([sys.executable, program, "source_log", str(tmp_path), "ember"],
+                            capture_output=True, timeout=300, env={**os.environ, "TZ": "UTC"})
+    assert result.returncode == 0, result.stderr.decode(errors="replace")[-5000:]
+    got = json.loads(result.stdout.decode().strip().split("\n")[-1])
+    want = expected_source_log()
+    assert got["compact"] == want["compact"]
+    assert got["unread"]["batches"] == want["unread"]
+    assert got["discard"]["batches"] == want["discard"]
+    assert {k: got["available_now"][k] for k in ("first", "next_run")} == want["available_now"]

@@ -159,3 +159,13 @@ def test_file_sink_retention_matches_spark(tmp_path):
     assert spark["with"]["compacted_batches"] == list(range(3, 10))
     assert spark["without"]["compacted_batches"] == list(range(10))
     assert ember == spark
+
+
+def test_file_source_log_and_file_choice_match_spark(tmp_path):
+    """The file source's log over 25 batches with a restart (compactions 9 and 19), the files
+    each batch reads when a read limit leaves files for later and an older file arrives, and
+    availableNow's single listing: the same batches and source log files as Spark's."""
+    spark = document("source_log", "spark", tmp_path)
+    ember = document("source_log", "ember", tmp_path)
+    for part in spark:
+        assert ember[part] == spark[part], part
