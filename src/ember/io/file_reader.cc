@@ -157,9 +157,22 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
     return with_corrupt(empty, nullptr);
   }
   if (JsonLinesSupports(*data_schema)) {
-    ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeJsonLines(padded, data_schema, threads));
-    if (decoded) return with_corrupt(decoded, nullptr);
+    JsonLinesOptions options;
+    options.mode = mode == "FAILFAST"        ? JsonLinesOptions::Mode::kFailFast
+                   : mode == "DROPMALFORMED" ? JsonLinesOptions::Mode::kDropMalformed
+                                             : JsonLinesOptions::Mode::kPermissive;
+    options.corrupt_column = corrupt_index >= 0;
+    for (const auto& f : source.schema->fields()) {
+      auto id = f->type()->id();
+      if (f->name() != corrupt_column) {
+        options.time_columns.push_back(id == arrow::Type::TIMESTAMP || id == arrow::Type::DATE32);
+      }
+    }
+    options.path = path;
+    ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeJsonLines(padded, data_schema, options, threads));
+    return with_corrupt(decoded.rows, decoded.corrupt);
   }
+  // Nested fields: Arrow's reader, a line at a time when some line is malformed.
   auto whole = ParseJson(text, data_schema);
   if (whole.ok()) return with_corrupt(*whole, nullptr);
 

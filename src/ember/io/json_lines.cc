@@ -2,25 +2,36 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <type_traits>
+#include <string_view>
 #include <vector>
 
+#include <arrow/array/array_binary.h>
+#include <arrow/array/array_primitive.h>
 #include <arrow/array/builder_binary.h>
-#include <arrow/array/builder_primitive.h>
+#include <arrow/array/concatenate.h>
+#include <arrow/buffer.h>
 #include <arrow/table.h>
+#include <arrow/util/bitmap_builders.h>
 #include <arrow/util/parallel.h>
 #include <simdjson.h>
+
+#include "ember/error.h"
 
 namespace ember::io {
 
 using arrow::Result;
 using arrow::Status;
+using Mode = JsonLinesOptions::Mode;
 
 namespace {
 
-// Each supported Arrow type, with the JSON values it takes.
+// Each supported Arrow type.
 enum class Kind { kBool, kInt8, kInt16, kInt32, kInt64, kDouble, kString, kUnsupported };
 
 Kind KindOf(const arrow::DataType& type) {
@@ -30,179 +41,399 @@ Kind KindOf(const arrow::DataType& type) {
     case arrow::Type::INT16: return Kind::kInt16;
     case arrow::Type::INT32: return Kind::kInt32;
     case arrow::Type::INT64: return Kind::kInt64;
-    // No float32: the general reader rounds the text to float once, not through a double.
     case arrow::Type::DOUBLE: return Kind::kDouble;
     case arrow::Type::STRING: return Kind::kString;
     default: return Kind::kUnsupported;
   }
 }
 
-template <typename T>
-bool AppendInteger(arrow::ArrayBuilder* builder, int64_t v) {
-  if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) return false;
-  using Builder = typename arrow::CTypeTraits<T>::BuilderType;
-  return static_cast<Builder*>(builder)->Append(static_cast<T>(v)).ok();
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+size_t SkipSpace(std::string_view s, size_t i) {
+  while (i < s.size() && IsSpace(s[i])) ++i;
+  return i;
 }
 
-// Decodes a run of whole lines into builders of its own, so that runs can go in parallel.
+// The end (one past the closing quote) of the string starting at s[i] == '"'.
+size_t StringEnd(std::string_view s, size_t i) {
+  for (++i; i < s.size() && s[i] != '"'; ++i) {
+    if (s[i] == '\\') ++i;
+  }
+  return std::min(i + 1, s.size());
+}
+
+// The end of the JSON value starting at s[i]; for an object or array, s.size() + 1 when it is not
+// closed. Scalars end at the next separator.
+size_t ValueEnd(std::string_view s, size_t i) {
+  if (i >= s.size()) return i;
+  if (s[i] == '"') return StringEnd(s, i);
+  if (s[i] != '{' && s[i] != '[') {
+    while (i < s.size() && !IsSpace(s[i]) && s[i] != ',' && s[i] != '}' && s[i] != ']') ++i;
+    return i;
+  }
+  int depth = 0;
+  while (i < s.size()) {
+    char c = s[i];
+    if (c == '"') {
+      i = StringEnd(s, i);
+      continue;
+    }
+    if (c == '{' || c == '[') ++depth;
+    if ((c == '}' || c == ']') && --depth == 0) return i + 1;
+    ++i;
+  }
+  return s.size() + 1;
+}
+
+// The text of the last member named `key` of a valid JSON object, if it is written without
+// escapes (Spark keeps a non-string value of a string field as it is written).
+std::optional<std::string_view> RawMember(std::string_view object, std::string_view key) {
+  std::optional<std::string_view> found;
+  size_t i = SkipSpace(object, 0) + 1;  // past '{'
+  while (true) {
+    i = SkipSpace(object, i);
+    if (i >= object.size() || object[i] != '"') return found;
+    size_t key_end = StringEnd(object, i);
+    std::string_view raw_key = object.substr(i + 1, key_end - i - 2);
+    i = SkipSpace(object, SkipSpace(object, key_end) + 1);  // past ':'
+    size_t value_end = std::min(ValueEnd(object, i), object.size());
+    if (raw_key == key) found = object.substr(i, value_end - i);
+    i = SkipSpace(object, value_end);
+    if (i < object.size() && object[i] == ',') ++i;
+  }
+}
+
+// A double field's text that Spark reads as a number (allowNonNumericNumbers).
+std::optional<double> NonNumericDouble(std::string_view text) {
+  if (text == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (text == "Infinity" || text == "+Infinity" || text == "+INF") {
+    return std::numeric_limits<double>::infinity();
+  }
+  if (text == "-Infinity" || text == "-INF") return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
+}
+
+// One field of one record, converted by Spark's rules before it is appended.
+struct Value {
+  bool null = true;
+  bool flag = false;
+  int64_t integer = 0;
+  double real = 0;
+  std::string_view text;
+};
+
+// A column's values as plain vectors, made into an Arrow array at the end: appends to them are
+// inlined, where those of Arrow's builders are calls into another library.
+struct Column {
+  std::string name;
+  Kind kind = Kind::kUnsupported;
+  bool time = false;  // a timestamp's or date's text: only a JSON string will do
+  std::vector<uint8_t> valid;     // a byte per row
+  std::vector<int64_t> integers;  // the integer kinds
+  std::vector<double> reals;
+  std::vector<uint8_t> flags;
+  std::vector<int32_t> offsets{0};
+  std::string text;
+
+  void Reserve(int64_t rows) {
+    valid.reserve(rows);
+    if (kind == Kind::kDouble) {
+      reals.reserve(rows);
+    } else if (kind == Kind::kBool) {
+      flags.reserve(rows);
+    } else if (kind == Kind::kString) {
+      offsets.reserve(rows + 1);
+    } else {
+      integers.reserve(rows);
+    }
+  }
+
+  void Append(const Value& value) {
+    valid.push_back(value.null ? 0 : 1);
+    if (kind == Kind::kDouble) {
+      reals.push_back(value.real);
+    } else if (kind == Kind::kBool) {
+      flags.push_back(value.flag);
+    } else if (kind == Kind::kString) {
+      text.append(value.text);
+      offsets.push_back(static_cast<int32_t>(std::min<size_t>(text.size(), INT32_MAX)));
+    } else {
+      integers.push_back(value.integer);
+    }
+  }
+
+  template <typename T>
+  std::shared_ptr<arrow::Buffer> Integers() {
+    if constexpr (std::is_same_v<T, int64_t>) return arrow::Buffer::FromVector(std::move(integers));
+    return arrow::Buffer::FromVector(std::vector<T>(integers.begin(), integers.end()));
+  }
+
+  Result<std::shared_ptr<arrow::Array>> Finish() {
+    if (text.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+      return Status::CapacityError("more than 2 GiB of text in JSON field ", name);
+    }
+    auto length = static_cast<int64_t>(valid.size());
+    int64_t nulls = length - std::count(valid.begin(), valid.end(), uint8_t{1});
+    std::shared_ptr<arrow::Buffer> bitmap;
+    if (nulls > 0) {
+      ARROW_ASSIGN_OR_RAISE(bitmap, arrow::internal::BytesToBits(valid));
+    }
+    switch (kind) {
+      case Kind::kBool: {
+        ARROW_ASSIGN_OR_RAISE(auto bits, arrow::internal::BytesToBits(flags));
+        return std::make_shared<arrow::BooleanArray>(length, bits, bitmap, nulls);
+      }
+      case Kind::kInt8:
+        return std::make_shared<arrow::Int8Array>(length, Integers<int8_t>(), bitmap, nulls);
+      case Kind::kInt16:
+        return std::make_shared<arrow::Int16Array>(length, Integers<int16_t>(), bitmap, nulls);
+      case Kind::kInt32:
+        return std::make_shared<arrow::Int32Array>(length, Integers<int32_t>(), bitmap, nulls);
+      case Kind::kInt64:
+        return std::make_shared<arrow::Int64Array>(length, Integers<int64_t>(), bitmap, nulls);
+      case Kind::kDouble:
+        return std::make_shared<arrow::DoubleArray>(
+            length, arrow::Buffer::FromVector(std::move(reals)), bitmap, nulls);
+      case Kind::kString:
+        return std::make_shared<arrow::StringArray>(
+            length, arrow::Buffer::FromVector(std::move(offsets)),
+            arrow::Buffer::FromString(std::move(text)), bitmap, nulls);
+      case Kind::kUnsupported:
+        break;
+    }
+    return Status::Invalid("unsupported JSON field type");
+  }
+};
+
+// Decodes a run of whole lines into columns of its own, so that runs can go in parallel.
 class RangeDecoder {
  public:
-  explicit RangeDecoder(const arrow::Schema& schema) : schema_(schema) {
-    for (const auto& field : schema.fields()) {
-      columns_.push_back(Column{field->name(), KindOf(*field->type()), nullptr, -1});
-      (void)arrow::MakeBuilder(arrow::default_memory_pool(), field->type(), &columns_.back().builder);
+  RangeDecoder(const arrow::Schema& schema, const JsonLinesOptions& options)
+      : schema_(schema), options_(options) {
+    for (int i = 0; i < schema.num_fields(); ++i) {
+      Column column;
+      column.name = schema.field(i)->name();
+      column.kind = KindOf(*schema.field(i)->type());
+      column.time = static_cast<size_t>(i) < options.time_columns.size() && options.time_columns[i];
+      columns_.push_back(std::move(column));
     }
+    values_.resize(columns_.size());
+    elements_.resize(columns_.size());
+    present_.resize(columns_.size());
+    spelled_.resize(columns_.size());
   }
 
-  // False when some line is not a plain object of the schema's types.
-  bool Decode(const char* begin, const char* end) {
-    // Room for every line at once: growing the arrays line by line copies them again and again.
+  // Decodes the lines from `begin` to `end`; in FAILFAST mode it stops at the first malformed
+  // record, which failure() then holds.
+  Status Decode(const char* begin, const char* end) {
     int64_t lines = std::count(begin, end, '\n') + 1;
-    for (auto& column : columns_) {
-      if (!column.builder->Reserve(lines).ok()) return false;
-    }
-    int64_t row = 0;
-    const char* line = begin;
-    while (line < end) {
+    for (auto& column : columns_) column.Reserve(lines);
+    int64_t line_index = 0;
+    for (const char* line = begin; line < end; ++line_index) {
       const char* newline = static_cast<const char*>(std::memchr(line, '\n', end - line));
       const char* stop = newline ? newline : end;
-      if (!Blank(line, stop)) {
-        if (!DecodeLine(line, stop - line, row)) return false;
-        if (++row == kSampleLines && !ReserveStrings(lines)) return false;
-      }
+      std::string_view text(line, stop - line);
       line = stop + 1;
+      if (SkipSpace(text, 0) == text.size()) continue;
+      ARROW_ASSIGN_OR_RAISE(bool go_on, DecodeLine(text));
+      if (!go_on) {
+        failure_ = {line_index, std::string(text)};
+        break;
+      }
+      if (++records_ == kSampleLines) ReserveText(lines);
     }
-    return true;
+    return Status::OK();
   }
 
-  Result<std::shared_ptr<arrow::Table>> Finish() {
+  const std::optional<std::pair<int64_t, std::string>>& failure() const { return failure_; }
+
+  Result<JsonLinesResult> Finish() {
     arrow::ArrayVector arrays;
     for (auto& column : columns_) {
-      std::shared_ptr<arrow::Array> array;
-      ARROW_RETURN_NOT_OK(column.builder->Finish(&array));
+      ARROW_ASSIGN_OR_RAISE(auto array, column.Finish());
       arrays.push_back(std::move(array));
     }
-    return arrow::Table::Make(std::make_shared<arrow::Schema>(schema_.fields()), arrays);
+    JsonLinesResult result;
+    result.rows = arrow::Table::Make(std::make_shared<arrow::Schema>(schema_.fields()), arrays);
+    if (options_.corrupt_column) ARROW_RETURN_NOT_OK(corrupt_.Finish(&result.corrupt));
+    return result;
   }
 
  private:
-  struct Column {
-    std::string name;
-    Kind kind;
-    std::unique_ptr<arrow::ArrayBuilder> builder;
-    int64_t last_row;  // the last row that gave this column a value: a repeated key is not ours
-  };
+  static constexpr int64_t kSampleLines = 1024;
 
   // Room for the text of every string column, judged from the first lines: growing a large
   // buffer step by step copies it again and again into freshly mapped memory.
-  bool ReserveStrings(int64_t lines) {
+  void ReserveText(int64_t lines) {
     for (auto& column : columns_) {
-      if (column.kind != Kind::kString) continue;
-      auto* builder = static_cast<arrow::StringBuilder*>(column.builder.get());
-      int64_t expected = builder->value_data_length() * lines / kSampleLines * 5 / 4;
-      int64_t more = expected - builder->value_data_length();
-      if (more > 0 && !builder->ReserveData(more).ok()) return false;
+      if (column.kind == Kind::kString) column.text.reserve(column.text.size() * lines / kSampleLines * 5 / 4);
     }
-    return true;
-  }
-
-  static constexpr int64_t kSampleLines = 1024;
-
-  static bool Blank(const char* p, const char* end) {
-    for (; p < end; ++p) {
-      if (*p != ' ' && *p != '\t' && *p != '\r') return false;
-    }
-    return true;
   }
 
   // The column of a key: keys mostly come in the same order line after line, so the search
   // starts after the previous key's column.
   int Find(std::string_view key) {
     int n = static_cast<int>(columns_.size());
-    for (int i = 0; i < n; ++i) {
-      int c = (next_ + i) % n;
+    for (int i = 0, c = next_; i < n; ++i, c = c + 1 == n ? 0 : c + 1) {
       if (columns_[c].name == key) {
-        next_ = (c + 1) % n;
+        next_ = c + 1 == n ? 0 : c + 1;
         return c;
       }
     }
     return -1;
   }
 
-  bool DecodeLine(const char* text, size_t length, int64_t row) {
+  // False when FAILFAST must stop at this line.
+  Result<bool> DecodeLine(std::string_view line) {
     simdjson::dom::element document;
-    // The line is followed by more text or the file's padding: no copy needed.
-    if (parser_.parse(text, length, /*realloc_if_needed=*/false).get(document)) return false;
-    simdjson::dom::object object;
-    if (document.get_object().get(object)) return false;
-    size_t filled = 0;
-    for (auto field : object) {
-      int c = Find(field.key);
-      if (c < 0) continue;  // a field outside the schema is ignored
-      Column& column = columns_[c];
-      if (column.last_row == row) return false;
-      column.last_row = row;
-      ++filled;
-      if (!Append(column, field.value)) return false;
-    }
-    if (filled < columns_.size()) {
-      for (auto& column : columns_) {
-        if (column.last_row == row) continue;
-        column.last_row = row;
-        if (!column.builder->AppendNull().ok()) return false;
+    std::string_view record = line;
+    // The line is followed by more text or the file's padding: simdjson reads it in place.
+    if (parser_.parse(line.data(), line.size(), /*realloc_if_needed=*/false).get(document)) {
+      // Spark reads a line's first JSON value and ignores what follows it.
+      size_t start = SkipSpace(line, 0);
+      size_t end = line[start] == '{' || line[start] == '[' ? ValueEnd(line, start) : 0;
+      if (end == 0 || end >= line.size() ||
+          parser_.parse(line.data(), end, /*realloc_if_needed=*/false).get(document)) {
+        return Malformed(line);
       }
+      record = line.substr(0, end);
+    }
+    simdjson::dom::object object;
+    if (!document.get_object().get(object)) return Record(object, record, line);
+    simdjson::dom::array array;
+    if (document.get_array().get(array)) return Malformed(line);  // a scalar or null
+    // An array of records, a row each.
+    for (auto element : array) {
+      if (!element.is_object()) return Malformed(line);
+    }
+    for (auto element : array) {
+      ARROW_ASSIGN_OR_RAISE(bool go_on, Record(element.get_object().value_unsafe(), {}, line));
+      if (!go_on) return false;
     }
     return true;
   }
 
-  static bool Append(Column& column, simdjson::dom::element value) {
+  // A record that could not be parsed: a row of NULLs, none, or the end.
+  Result<bool> Malformed(std::string_view line) {
+    if (options_.mode == Mode::kFailFast) return false;
+    if (options_.mode == Mode::kDropMalformed) return true;
+    for (auto& column : columns_) column.Append(Value());
+    if (options_.corrupt_column) ARROW_RETURN_NOT_OK(corrupt_.Append(line));
+    return true;
+  }
+
+  // One object's row; `text` is its own text (empty inside an array), for raw string values.
+  Result<bool> Record(simdjson::dom::object object, std::string_view text, std::string_view line) {
+    std::fill(present_.begin(), present_.end(), 0);
+    for (auto field : object) {
+      int c = Find(field.key);
+      if (c < 0) continue;  // a field outside the schema is ignored
+      elements_[c] = field.value;  // a repeated key: the last one wins, as in Spark
+      present_[c] = 1;
+    }
+    bool malformed = false;
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      values_[c] = Value();
+      if (present_[c] && !Convert(c, text)) {
+        values_[c] = Value();
+        malformed = true;
+      }
+    }
+    // A field of the wrong type: Spark keeps the record's other fields (partial results).
+    if (malformed && options_.mode != Mode::kPermissive) return Malformed(line);
+    for (size_t c = 0; c < columns_.size(); ++c) columns_[c].Append(values_[c]);
+    if (options_.corrupt_column) {
+      ARROW_RETURN_NOT_OK(malformed ? corrupt_.Append(line) : corrupt_.AppendNull());
+    }
+    return true;
+  }
+
+  // Converts elements_[c] into values_[c]; false if Spark would not take it for the field.
+  bool Convert(size_t c, std::string_view record_text) {
     using simdjson::dom::element_type;
-    element_type type = value.type();
-    arrow::ArrayBuilder* builder = column.builder.get();
-    if (type == element_type::NULL_VALUE) return builder->AppendNull().ok();
+    const Column& column = columns_[c];
+    simdjson::dom::element element = elements_[c];
+    Value& value = values_[c];
+    element_type type = element.type();
+    if (type == element_type::NULL_VALUE) return true;
+    value.null = false;
+    int64_t low = 0, high = 0;
     switch (column.kind) {
       case Kind::kBool:
         if (type != element_type::BOOL) return false;
-        return static_cast<arrow::BooleanBuilder*>(builder)->Append(value.get_bool().value_unsafe()).ok();
-      case Kind::kInt8:
+        value.flag = element.get_bool().value_unsafe();
+        return true;
+      case Kind::kInt8:  // Jackson's getByteValue takes -128 to 255, 128 to 255 wrapping around
+        low = -128, high = 255;
+        break;
       case Kind::kInt16:
+        low = std::numeric_limits<int16_t>::min(), high = std::numeric_limits<int16_t>::max();
+        break;
       case Kind::kInt32:
-      case Kind::kInt64: {
-        if (type != element_type::INT64) return false;
-        int64_t v = value.get_int64().value_unsafe();
-        if (column.kind == Kind::kInt8) return AppendInteger<int8_t>(builder, v);
-        if (column.kind == Kind::kInt16) return AppendInteger<int16_t>(builder, v);
-        if (column.kind == Kind::kInt32) return AppendInteger<int32_t>(builder, v);
-        return AppendInteger<int64_t>(builder, v);
-      }
-      case Kind::kDouble: {
+        low = std::numeric_limits<int32_t>::min(), high = std::numeric_limits<int32_t>::max();
+        break;
+      case Kind::kInt64:
+        low = std::numeric_limits<int64_t>::min(), high = std::numeric_limits<int64_t>::max();
+        break;
+      case Kind::kDouble:
         // An integer converts to the nearest double, as its text would parse.
-        double v;
         if (type == element_type::DOUBLE) {
-          v = value.get_double().value_unsafe();
+          value.real = element.get_double().value_unsafe();
         } else if (type == element_type::INT64) {
-          v = static_cast<double>(value.get_int64().value_unsafe());
+          value.real = static_cast<double>(element.get_int64().value_unsafe());
         } else if (type == element_type::UINT64) {
-          v = static_cast<double>(value.get_uint64().value_unsafe());
+          value.real = static_cast<double>(element.get_uint64().value_unsafe());
+        } else if (type == element_type::STRING) {
+          auto special = NonNumericDouble(element.get_string().value_unsafe());
+          if (!special) return false;
+          value.real = *special;
         } else {
           return false;
         }
-        return static_cast<arrow::DoubleBuilder*>(builder)->Append(v).ok();
-      }
-      case Kind::kString: {
-        if (type != element_type::STRING) return false;
-        return static_cast<arrow::StringBuilder*>(builder)->Append(value.get_string().value_unsafe()).ok();
-      }
+        return true;
+      case Kind::kString:
+        if (type == element_type::STRING) {
+          value.text = element.get_string().value_unsafe();
+          return true;
+        }
+        if (column.time) return false;
+        return Spell(c, record_text);
       case Kind::kUnsupported:
         return false;
     }
-    return false;
+    if (type != element_type::INT64) return false;
+    int64_t v = element.get_int64().value_unsafe();
+    if (v < low || v > high) return false;
+    value.integer = column.kind == Kind::kInt8 ? static_cast<int8_t>(v) : v;
+    return true;
+  }
+
+  // A non-string value of a string field: its JSON text, as written where it can be found.
+  bool Spell(size_t c, std::string_view record_text) {
+    std::optional<std::string_view> raw;
+    if (!record_text.empty()) raw = RawMember(record_text, columns_[c].name);
+    if (raw) {
+      values_[c].text = *raw;
+    } else {
+      spelled_[c] = simdjson::minify(elements_[c]);
+      values_[c].text = spelled_[c];
+    }
+    return true;
   }
 
   const arrow::Schema& schema_;
+  const JsonLinesOptions& options_;
   std::vector<Column> columns_;
+  arrow::StringBuilder corrupt_;
   simdjson::dom::parser parser_;
+  // The record being decoded, by column.
+  std::vector<simdjson::dom::element> elements_;
+  std::vector<char> present_;
+  std::vector<Value> values_;
+  std::vector<std::string> spelled_;
   int next_ = 0;
+  int64_t records_ = 0;
+  std::optional<std::pair<int64_t, std::string>> failure_;
 };
 
 // Below this many bytes per thread, a second thread costs more than it saves.
@@ -242,9 +473,9 @@ Result<PaddedText> ReadPaddedFile(const std::string& path) {
   return text;
 }
 
-Result<std::shared_ptr<arrow::Table>> DecodeJsonLines(const PaddedText& text,
-                                                      const std::shared_ptr<arrow::Schema>& schema,
-                                                      int threads) {
+Result<JsonLinesResult> DecodeJsonLines(const PaddedText& text,
+                                        const std::shared_ptr<arrow::Schema>& schema,
+                                        const JsonLinesOptions& options, int threads) {
   if (text.bytes.capacity() < text.bytes.size() + simdjson::SIMDJSON_PADDING) {
     return Status::Invalid("JSON text without padding");
   }
@@ -259,25 +490,39 @@ Result<std::shared_ptr<arrow::Table>> DecodeJsonLines(const PaddedText& text,
     cuts.push_back(newline ? newline + 1 : end);
   }
   cuts.push_back(end);
-  std::vector<std::shared_ptr<arrow::Table>> tables(parts);
-  std::vector<char> ours(parts, 0);
+  std::vector<std::unique_ptr<RangeDecoder>> decoders(parts);
   auto decode = [&](int i) -> Status {
-    RangeDecoder decoder(*schema);
-    if (!decoder.Decode(cuts[i], cuts[i + 1])) return Status::OK();
-    ARROW_ASSIGN_OR_RAISE(tables[i], decoder.Finish());
-    ours[i] = 1;
-    return Status::OK();
+    decoders[i] = std::make_unique<RangeDecoder>(*schema, options);
+    return decoders[i]->Decode(cuts[i], cuts[i + 1]);
   };
   if (parts == 1) {
     ARROW_RETURN_NOT_OK(decode(0));
   } else {
     ARROW_RETURN_NOT_OK(arrow::internal::ParallelFor(static_cast<int>(parts), decode));
   }
-  for (char ok : ours) {
-    if (!ok) return nullptr;
+  std::vector<std::shared_ptr<arrow::Table>> tables;
+  arrow::ArrayVector corrupt;
+  for (size_t i = 0; i < parts; ++i) {
+    if (const auto& failure = decoders[i]->failure()) {
+      int64_t line = std::count(begin, cuts[i], '\n') + failure->first + 1;
+      return UserError(ErrorKind::kRuntime, "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
+                       "Malformed records are detected in record parsing: " + failure->second +
+                           " (file " + options.path + ", line " + std::to_string(line) +
+                           "). Parse Mode: FAILFAST. To process malformed records as null result, "
+                           "try setting the option 'mode' as 'PERMISSIVE'.",
+                       "22023");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto part, decoders[i]->Finish());
+    tables.push_back(std::move(part.rows));
+    if (part.corrupt) corrupt.push_back(std::move(part.corrupt));
   }
-  if (tables.size() == 1) return tables[0];
-  return arrow::ConcatenateTables(tables);
+  JsonLinesResult result;
+  ARROW_ASSIGN_OR_RAISE(result.rows, tables.size() == 1 ? Result<std::shared_ptr<arrow::Table>>(tables[0])
+                                                         : arrow::ConcatenateTables(tables));
+  if (options.corrupt_column) {
+    ARROW_ASSIGN_OR_RAISE(result.corrupt, arrow::Concatenate(corrupt));
+  }
+  return result;
 }
 
 }  // namespace ember::io

@@ -1,11 +1,13 @@
-// A fast JSON Lines decoder: simdjson parses each line and the values go straight into Arrow
-// builders. It takes only what it can decode exactly as the general reader would (one object per
-// line, each value of its field's JSON type); for anything else it answers "not mine" and the
-// caller uses the general reader, which applies Spark's parse modes.
+// JSON Lines into Arrow arrays with Spark's record rules (its JacksonParser): simdjson parses each
+// line and the values go straight into Arrow builders. A line's first JSON value is its record (an
+// object, or an array of objects, a row each); a field of the wrong type is NULL and makes the
+// record malformed, which the parse mode then keeps (PERMISSIVE, with its text in the corrupt
+// record column), drops (DROPMALFORMED) or reports (FAILFAST).
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
@@ -22,10 +24,23 @@ struct PaddedText {
 };
 arrow::Result<PaddedText> ReadPaddedFile(const std::string& path);
 
-/// Decodes the lines of `text` into a table of `schema` (which JsonLinesSupports), on up to
-/// `threads` threads. Returns nullptr when some line is not a plain object of the schema's types.
-arrow::Result<std::shared_ptr<arrow::Table>> DecodeJsonLines(const PaddedText& text,
-                                                             const std::shared_ptr<arrow::Schema>& schema,
-                                                             int threads);
+struct JsonLinesOptions {
+  enum class Mode { kPermissive, kDropMalformed, kFailFast };
+  Mode mode = Mode::kPermissive;
+  bool corrupt_column = false;    // whether to give the text of malformed records
+  std::vector<bool> time_columns;  // the string fields that hold a timestamp's or date's text
+  std::string path;                // the file, for FAILFAST's message
+};
+
+struct JsonLinesResult {
+  std::shared_ptr<arrow::Table> rows;
+  std::shared_ptr<arrow::Array> corrupt;  // a string per row when asked: NULL or the record
+};
+
+/// Decodes the lines of `text` into rows of `schema` (which JsonLinesSupports), on up to
+/// `threads` threads.
+arrow::Result<JsonLinesResult> DecodeJsonLines(const PaddedText& text,
+                                               const std::shared_ptr<arrow::Schema>& schema,
+                                               const JsonLinesOptions& options, int threads);
 
 }  // namespace ember::io

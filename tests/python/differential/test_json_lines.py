@@ -118,47 +118,70 @@ def test_a_directory_of_files_reads_as_pythons_parser_and_as_spark(engine, json_
     spark_answers.check(engine, "json-directory", [tuple(r) for r in summary])
 
 
-# Lines the fast decoder leaves to the general reader, each among valid lines.
+# Irregular records, each between two valid ones: Spark's rules (its JacksonParser) decide what
+# each one gives in each parse mode.
 IRREGULAR = [
     ("float_for_int", '{"i32": 1.5}'),
     ("string_for_int", '{"i32": "7"}'),
-    ("int_out_of_range", '{"i8": 300}'),
+    ("bool_for_int", '{"i32": true}'),
+    ("int_out_of_range", '{"i32": 2147483648}'),
     ("bigint_overflow", '{"i64": 9223372036854775808}'),
+    ("exponent_for_bigint", '{"i64": 1e3}'),
+    ("tinyint_past_127", '{"i8": 200}'),
+    ("tinyint_past_255", '{"i8": 256}'),
+    ("smallint_past_max", '{"i16": 32768}'),
     ("string_for_bool", '{"b": "true"}'),
+    ("int_for_bool", '{"b": 1}'),
     ("string_for_double", '{"d": "1.5"}'),
-    ("array_line", '[1, 2]'),
+    ("nan_text_for_double", '{"d": "NaN"}'),
+    ("infinity_texts_for_double", '{"d": "+INF", "i32": 1}\n{"d": "-Infinity"}\n{"d": "INF"}'),
+    ("negative_zero", '{"d": -0.0, "s": "z"}'),
+    ("number_for_string", '{"s": 1.50}'),
+    ("object_for_string", '{"s": {"a" : [1, null]}}'),
+    ("bool_for_string", '{"s": false}'),
+    ("number_for_timestamp", '{"ts": 1700000000, "s": "x"}'),
+    ("timestamp_text_unparsable", '{"ts": "yesterday", "s": "x"}'),
+    ("partial_result", '{"s": "x", "i32": "7", "i64": 5}'),
+    ("repeated_key", '{"s": "x", "s": "y"}'),
+    ("escaped_key", '{"\\u0073": "escaped"}'),
+    ("empty_object", '{}'),
+    ("top_level_array", '[{"s": "a"}, {"s": 2}]'),
+    ("array_of_numbers", '[1, 2]'),
+    ("null_line", 'null'),
+    ("number_line", '42'),
     ("unterminated", '{"s": "open'),
     ("trailing_text", '{"s": "x"} y'),
     ("two_objects", '{"s": "x"} {"s": "y"}'),
-    ("null_line", 'null'),
-    ("number_for_string", '{"s": 12}'),
-    ("object_for_string", '{"s": {"a": 1}}'),
-    ("nan_text_for_double", '{"d": "NaN"}'),
-    ("partial_result", '{"s": "x", "i32": "7", "i64": 5}'),
-    ("top_level_array", '[{"s": "a"}, {"s": "b"}]'),
-    ("repeated_key", '{"s": "x", "s": "y"}'),
-    ("tinyint_past_127", '{"i8": 200}'),
+    ("extra_brace", '{"s": "x"}}'),
     ("double_past_max", '{"d": 1e400}'),
+    ("bare_nan", '{"d": NaN}'),
+    ("integer_past_64_bits_for_double", '{"d": 123456789012345678901234567890}'),
 ]
-# Where the general reader (Arrow's, a line at a time) still differs from Spark (Jackson): see
-# docs/compatibility.md.
-KNOWN_DIFFERENCES = {"trailing_text", "two_objects", "null_line", "number_for_string",
-                     "object_for_string", "nan_text_for_double", "top_level_array",
-                     "repeated_key", "tinyint_past_127", "double_past_max",
-                     ("partial_result", "PERMISSIVE")}  # both engines drop it in DROPMALFORMED
+# Where Ember still differs from Spark: docs/compatibility.md.
+KNOWN_DIFFERENCES = {"double_past_max", "bare_nan", "integer_past_64_bits_for_double",
+                     "number_for_timestamp"}
 
 
-@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED", "FAILFAST"])
 @pytest.mark.parametrize("case", IRREGULAR, ids=[c[0] for c in IRREGULAR])
 def test_irregular_lines_follow_the_parse_mode_as_in_spark(engine, tmp_path, spark_answers,
                                                            case, mode, request):
     name, line = case
-    if engine.name == "ember" and (name in KNOWN_DIFFERENCES or (name, mode) in KNOWN_DIFFERENCES):
+    if engine.name == "ember" and name in KNOWN_DIFFERENCES:
         request.applymarker(pytest.mark.xfail(strict=True, reason="docs/compatibility.md"))
     path = tmp_path / f"{name}.json"
     path.write_text('{"s": "before", "i32": 1}\n' + line + '\n{"s": "after", "i32": 2}\n')
     schema = SCHEMA + (", _corrupt_record STRING" if mode == "PERMISSIVE" else "")
     df = engine.spark.read.schema(schema).option("mode", mode).json(str(path))
-    rows = [tuple(r) for r in df.select(*COLUMNS, *df.columns[len(COLUMNS) + 1:]).collect()]
-    assert rows[0][COLUMNS.index("s")] == "before" and rows[-1][COLUMNS.index("s")] == "after"
+    try:
+        rows = [tuple("NaN" if v != v else v for v in r)  # NaN equals nothing, not even NaN
+                for r in df.select(*COLUMNS, *df.columns[len(COLUMNS) + 1:]).collect()]
+    except Exception as error:  # FAILFAST: both engines must fail (their wrappers differ)
+        assert mode == "FAILFAST", error
+        if engine.name == "ember":
+            assert error.getCondition() == "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION"
+            assert f"(file {path}, line " in str(error), str(error)
+        rows = "malformed"
+    else:
+        assert rows[0][COLUMNS.index("s")] == "before" and rows[-1][COLUMNS.index("s")] == "after"
     spark_answers.check(engine, f"irregular-{name}-{mode}", rows)

@@ -194,9 +194,10 @@ KILLED_JOB = textwrap.dedent("""
 def test_complete_mode_into_iceberg_is_exact_after_kills(tmp_path):
     source, checkpoint, warehouse = tmp_path / "in", tmp_path / "cp", tmp_path / "wh"
     source.mkdir()
-    for i in range(30):
-        write_rows(source, f"f{i:02d}.json", generated(i * 6, 6))
-        os.utime(source / f"f{i:02d}.json", (1_700_000_000 + i, 1_700_000_000 + i))
+    # Enough one-file batches that the job is still running when most kills come.
+    for i in range(200):
+        write_rows(source, f"f{i:03d}.json", generated(i * 6, 6))
+        os.utime(source / f"f{i:03d}.json", (1_700_000_000 + i, 1_700_000_000 + i))
     job = tmp_path / "job.py"
     job.write_text(KILLED_JOB)
     args = [sys.executable, str(job), str(source), str(checkpoint), str(warehouse)]
