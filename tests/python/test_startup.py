@@ -38,6 +38,25 @@ def test_simple_program_imports_neither_pyarrow_nor_streaming():
                    "[]"]
 
 
+TIMESTAMP_PROGRAM = """
+import sys
+import ember
+ember.activate()
+from pyspark.sql import SparkSession, functions as F
+spark = SparkSession.builder.getOrCreate()
+df = spark.createDataFrame([("2026-01-01 10:00:00",)], "s STRING")
+print(df.select(F.col("s").cast("timestamp").alias("t")).collect())
+print("pandas" in sys.modules)
+"""
+
+
+def test_collecting_timestamps_does_not_import_pandas():
+    """Timestamps are converted with pyarrow, but not through pa.table(), which imports pandas."""
+    out = subprocess.run([sys.executable, "-c", TIMESTAMP_PROGRAM], check=True, capture_output=True,
+                         text=True, env={**os.environ, "TZ": "UTC"}).stdout.splitlines()
+    assert out == ["[Row(t=datetime.datetime(2026, 1, 1, 10, 0))]", "False"]
+
+
 @pytest.fixture(scope="module")
 def spark():
     return SparkSession.builder.getOrCreate()

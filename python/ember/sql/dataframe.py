@@ -466,7 +466,7 @@ class DataFrame:
         result = self._df.collect()
         if isinstance(result, tuple):  # columns of simple types, converted by the core
             return _make_rows(*result)
-        return _rows(pa.table(_ArrowStream(result)))
+        return _rows(pa.RecordBatchReader.from_stream(_ArrowStream(result)).read_all())
 
     def toLocalIterator(self, prefetchPartitions: bool = False) -> Iterator[Row]:
         return iter(self.collect())

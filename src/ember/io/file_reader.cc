@@ -112,9 +112,10 @@ Result<std::shared_ptr<arrow::Table>> ConvertTimeColumns(const std::shared_ptr<a
   return table;
 }
 
-Result<std::shared_ptr<arrow::Table>> ParseJson(const std::string& text,
+Result<std::shared_ptr<arrow::Table>> ParseJson(std::string_view text,
                                                 const std::shared_ptr<arrow::Schema>& schema) {
-  auto buffer = arrow::Buffer::FromString(text);
+  auto buffer = std::make_shared<arrow::Buffer>(reinterpret_cast<const uint8_t*>(text.data()),
+                                                static_cast<int64_t>(text.size()));
   auto read = arrow::json::ReadOptions::Defaults();
   read.use_threads = false;
   read.block_size = static_cast<int32_t>(std::max<size_t>(text.size() + 1, 1 << 20));
@@ -130,8 +131,8 @@ Result<std::shared_ptr<arrow::Table>> ParseJson(const std::string& text,
 
 Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& source,
                                                    const std::string& path, int threads) {
-  ARROW_ASSIGN_OR_RAISE(auto padded, ReadPaddedFile(path));
-  const std::string& text = padded.bytes;
+  ARROW_ASSIGN_OR_RAISE(auto padded, PaddedText::Read(path));
+  std::string_view text = padded.text();
   std::string mode = Option(source, "mode", "PERMISSIVE");
   std::transform(mode.begin(), mode.end(), mode.begin(), ::toupper);
   std::string corrupt_column = Option(source, "columnnameofcorruptrecord", "_corrupt_record");
@@ -152,7 +153,7 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
     return table->AddColumn(corrupt_index, arrow::field(corrupt_column, arrow::utf8()),
                             std::make_shared<arrow::ChunkedArray>(corrupt));
   };
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(data_schema));
     return with_corrupt(empty, nullptr);
   }
@@ -179,7 +180,7 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
   // Some record is malformed: parse line by line to apply the mode to each record.
   std::vector<std::shared_ptr<arrow::Table>> rows;
   arrow::StringBuilder corrupt;
-  std::istringstream lines(text);
+  std::istringstream lines{std::string(text)};
   std::string line;
   int64_t line_number = 0;
   ARROW_ASSIGN_OR_RAISE(auto null_row, arrow::Table::MakeEmpty(data_schema));
@@ -527,7 +528,7 @@ Result<std::shared_ptr<arrow::Table>> ReadFiles(const plan::FileSource& source,
   int cores = arrow::GetCpuThreadPoolCapacity();
   int threads_per_file = files.size() == 1 ? cores : 1;
   std::vector<std::shared_ptr<arrow::Table>> tables(files.size());
-  auto read = [&](int i) -> Status {
+  auto read_one = [&](int i) -> Status {
     const std::string& file = files[i];
     if (source.format == "json") {
       ARROW_ASSIGN_OR_RAISE(tables[i], ReadJsonFile(source, file, threads_per_file));
@@ -542,6 +543,17 @@ Result<std::shared_ptr<arrow::Table>> ReadFiles(const plan::FileSource& source,
                        "Unsupported data source format: " + source.format + ".", "");
     }
     return Status::OK();
+  };
+  // Ember's own failures name the file; no exception may escape a pool thread.
+  auto read = [&](int i) -> Status {
+    Status status;
+    try {
+      status = read_one(i);
+    } catch (const std::exception& e) {
+      status = Status::IOError(e.what());
+    }
+    if (status.ok() || GetErrorDetail(status)) return status;
+    return status.WithMessage("reading ", files[i], ": ", status.message());
   };
   if (files.size() > 1 && cores > 1) {
     ARROW_RETURN_NOT_OK(arrow::internal::ParallelFor(static_cast<int>(files.size()), read));

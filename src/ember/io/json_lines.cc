@@ -451,49 +451,58 @@ bool JsonLinesSupports(const arrow::Schema& schema) {
   return true;
 }
 
-Result<PaddedText> ReadPaddedFile(const std::string& path) {
+std::string_view PaddedText::text() const {
+  return {reinterpret_cast<const char*>(buffer_->data()), static_cast<size_t>(size_)};
+}
+
+Result<PaddedText> PaddedText::Read(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) return Status::IOError("cannot open ", path, ": ", std::strerror(errno));
-  PaddedText text;
   std::fseek(file, 0, SEEK_END);
   long size = std::ftell(file);
   std::fseek(file, 0, SEEK_SET);
-  if (size < 0) {
+  PaddedText padded;
+  auto buffer = size < 0 ? Status::IOError("cannot read ", path, ": ", std::strerror(errno))
+                         : arrow::AllocateResizableBuffer(size + simdjson::SIMDJSON_PADDING);
+  if (!buffer.ok()) {
     std::fclose(file);
-    return Status::IOError("cannot read ", path, ": ", std::strerror(errno));
+    return buffer.status();
   }
-  text.bytes.reserve(static_cast<size_t>(size) + simdjson::SIMDJSON_PADDING);
-  text.bytes.resize(static_cast<size_t>(size));
-  size_t read = std::fread(text.bytes.data(), 1, text.bytes.size(), file);
+  padded.buffer_ = std::move(*buffer);
+  padded.size_ = size;
+  uint8_t* data = padded.buffer_->mutable_data();
+  size_t read = std::fread(data, 1, static_cast<size_t>(size), file);
+  int error = std::ferror(file) ? errno : 0;
   std::fclose(file);
-  if (read != text.bytes.size()) return Status::IOError("cannot read ", path);
-  // The padding past size() must be readable; zero it so that it is also defined.
-  std::memset(text.bytes.data() + text.bytes.size(), 0,
-              text.bytes.capacity() - text.bytes.size());
-  return text;
+  if (read != static_cast<size_t>(size)) {
+    return Status::IOError("cannot read ", path, ": ", error ? std::strerror(error) : "it got shorter");
+  }
+  std::memset(data + size, 0, simdjson::SIMDJSON_PADDING);
+  return padded;
 }
 
 Result<JsonLinesResult> DecodeJsonLines(const PaddedText& text,
                                         const std::shared_ptr<arrow::Schema>& schema,
                                         const JsonLinesOptions& options, int threads) {
-  if (text.bytes.capacity() < text.bytes.size() + simdjson::SIMDJSON_PADDING) {
-    return Status::Invalid("JSON text without padding");
-  }
-  const char* begin = text.bytes.data();
-  const char* end = begin + text.bytes.size();
-  size_t parts = std::max<size_t>(1, std::min<size_t>(threads, text.bytes.size() / kBytesPerThread));
+  const char* begin = text.text().data();
+  const char* end = begin + text.text().size();
+  size_t parts = std::max<size_t>(1, std::min<size_t>(threads, text.text().size() / kBytesPerThread));
   // Cut the text at line ends into `parts` runs of about equal size.
   std::vector<const char*> cuts{begin};
   for (size_t i = 1; i < parts; ++i) {
-    const char* at = std::max(cuts.back(), begin + text.bytes.size() * i / parts);
+    const char* at = std::max(cuts.back(), begin + text.text().size() * i / parts);
     const char* newline = static_cast<const char*>(std::memchr(at, '\n', end - at));
     cuts.push_back(newline ? newline + 1 : end);
   }
   cuts.push_back(end);
   std::vector<std::unique_ptr<RangeDecoder>> decoders(parts);
   auto decode = [&](int i) -> Status {
-    decoders[i] = std::make_unique<RangeDecoder>(*schema, options);
-    return decoders[i]->Decode(cuts[i], cuts[i + 1]);
+    try {  // no exception may escape a pool thread
+      decoders[i] = std::make_unique<RangeDecoder>(*schema, options);
+      return decoders[i]->Decode(cuts[i], cuts[i + 1]);
+    } catch (const std::bad_alloc&) {
+      return Status::OutOfMemory("decoding JSON lines of ", options.path);
+    }
   };
   if (parts == 1) {
     ARROW_RETURN_NOT_OK(decode(0));

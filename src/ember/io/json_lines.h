@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <arrow/result.h>
@@ -18,11 +19,17 @@ namespace ember::io {
 /// doubles and strings; no nesting, no repeated names).
 bool JsonLinesSupports(const arrow::Schema& schema);
 
-/// Text of a file with the zeroed slack simdjson reads past the end of its input.
-struct PaddedText {
-  std::string bytes;  // size() is the text's length; capacity() holds the padding
+/// The text of a file, followed by the zeroed bytes that simdjson may read past the end of its
+/// input.
+class PaddedText {
+ public:
+  static arrow::Result<PaddedText> Read(const std::string& path);
+  std::string_view text() const;  // without the padding
+
+ private:
+  std::shared_ptr<arrow::ResizableBuffer> buffer_;
+  int64_t size_ = 0;
 };
-arrow::Result<PaddedText> ReadPaddedFile(const std::string& path);
 
 struct JsonLinesOptions {
   enum class Mode { kPermissive, kDropMalformed, kFailFast };

@@ -299,7 +299,8 @@ Result<int64_t> FileStreamSource::LatestOffset() {
     for (size_t i = take; i < fresh.size(); ++i) rest += static_cast<double>(fresh[i].size);
     keep_rest = rest >= static_cast<double>(max_bytes_) * kDiscardUnreadRatio;
   }
-  if (keep_rest && !latest_first_ && take < fresh.size()) {
+  // Under AvailableNow, Spark filters its one listing again at every trigger instead.
+  if (keep_rest && !latest_first_ && !available_now_ && take < fresh.size()) {
     size_t end = take + std::min(fresh.size() - take, kMaxCachedUnreadFiles);
     unread_.emplace(std::make_move_iterator(fresh.begin() + static_cast<std::ptrdiff_t>(take)),
                     std::make_move_iterator(fresh.begin() + static_cast<std::ptrdiff_t>(end)));

@@ -124,16 +124,26 @@ Result<std::optional<int64_t>> MetadataLog::Latest() const {
 Status MetadataLog::Purge(int64_t threshold) {
   // The first purge lists the directory; later ones delete the ids since the last threshold
   // without listing, as entries are only ever added above it.
+  // A file that could not be deleted is tried again next time: the purge stops before it.
   std::error_code ec;
+  int64_t reached = threshold;
   if (!purged_below_) {
     for (int64_t id : BatchIds()) {
       if (id >= threshold) break;
-      fs::remove(Path(id), ec);
+      if (!fs::remove(Path(id), ec) && ec) {
+        reached = id;
+        break;
+      }
     }
   } else {
-    for (int64_t id = *purged_below_; id < threshold; ++id) fs::remove(Path(id), ec);
+    for (int64_t id = *purged_below_; id < threshold; ++id) {
+      if (!fs::remove(Path(id), ec) && ec) {
+        reached = id;
+        break;
+      }
+    }
   }
-  purged_below_ = std::max(threshold, purged_below_.value_or(threshold));
+  if (!purged_below_ || reached > *purged_below_) purged_below_ = reached;
   return Status::OK();
 }
 
