@@ -240,7 +240,7 @@ class RangeDecoder {
         failure_ = {line_index, std::string(text)};
         break;
       }
-      if (++records_ == kSampleLines) ReserveText(lines);
+      if (++records_ == kSampleLines) ReserveText(lines, end - begin);
     }
     return Status::OK();
   }
@@ -264,9 +264,11 @@ class RangeDecoder {
 
   // Room for the text of every string column, judged from the first lines: growing a large
   // buffer step by step copies it again and again into freshly mapped memory.
-  void ReserveText(int64_t lines) {
+  // No column's text can outgrow the run's own bytes.
+  void ReserveText(int64_t lines, size_t bytes) {
     for (auto& column : columns_) {
-      if (column.kind == Kind::kString) column.text.reserve(column.text.size() * lines / kSampleLines * 5 / 4);
+      if (column.kind != Kind::kString) continue;
+      column.text.reserve(std::min(bytes, column.text.size() * lines / kSampleLines * 5 / 4));
     }
   }
 
