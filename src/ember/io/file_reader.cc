@@ -75,12 +75,14 @@ Result<std::string> ReadWholeFile(const std::string& path) {
 }
 
 // Timestamp and date columns are read as text and converted with Spark's parser afterwards.
+bool ReadAsText(const arrow::DataType& type) {
+  return type.id() == arrow::Type::TIMESTAMP || type.id() == arrow::Type::DATE32;
+}
+
 std::shared_ptr<arrow::Schema> ReadSchema(const arrow::Schema& schema) {
   arrow::FieldVector fields;
   for (const auto& f : schema.fields()) {
-    auto id = f->type()->id();
-    bool as_text = id == arrow::Type::TIMESTAMP || id == arrow::Type::DATE32;
-    fields.push_back(arrow::field(f->name(), as_text ? arrow::utf8() : f->type()));
+    fields.push_back(arrow::field(f->name(), ReadAsText(*f->type()) ? arrow::utf8() : f->type()));
   }
   return arrow::schema(fields);
 }
@@ -164,10 +166,7 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
                                              : JsonLinesOptions::Mode::kPermissive;
     options.corrupt_column = corrupt_index >= 0;
     for (const auto& f : source.schema->fields()) {
-      auto id = f->type()->id();
-      if (f->name() != corrupt_column) {
-        options.time_columns.push_back(id == arrow::Type::TIMESTAMP || id == arrow::Type::DATE32);
-      }
+      if (f->name() != corrupt_column) options.time_columns.push_back(ReadAsText(*f->type()));
     }
     options.path = path;
     ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeJsonLines(padded, data_schema, options, threads));
