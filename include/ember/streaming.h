@@ -33,12 +33,27 @@ struct Trigger {
   int64_t interval_ms = 0;
 };
 
+/// A micro-batch a sink takes in parts written side by side (Spark's write tasks).
+class PartedBatch {
+ public:
+  virtual ~PartedBatch() = default;
+  /// Adds rows to part `part`; each part is written from one thread, parts from several.
+  virtual arrow::Status Write(int part, const std::shared_ptr<arrow::Table>& rows) = 0;
+  /// Ends the batch as AddBatch would, once every part is written.
+  virtual arrow::Status Commit() = 0;
+};
+
 /// Where a micro-batch goes. AddBatch must be idempotent per batch id: a batch id may be
 /// offered again after a restart.
 class Sink {
  public:
   virtual ~Sink() = default;
   virtual arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) = 0;
+  /// The batch in `parts` parts instead of whole, or null where the sink takes it whole.
+  virtual arrow::Result<std::unique_ptr<PartedBatch>> BeginParts(int64_t /*batch_id*/,
+                                                                 int /*parts*/) {
+    return nullptr;
+  }
   /// Whether a query may restart from a checkpoint with this sink.
   virtual bool SupportsRecovery() const { return true; }
   /// Called once the query's id (stable across restarts) is known, before any batch.

@@ -104,4 +104,42 @@ arrow::Result<int64_t> ParseTimeStringMs(const std::string& text) {
   return value / (1000 / micros_per_unit);
 }
 
+arrow::Result<int64_t> ParseByteString(const std::string& text) {
+  auto fail = [&](const std::string& reason) {
+    return UserError(ErrorKind::kNumberFormat, "",
+                     "Size must be specified as bytes (b), kibibytes (k), mebibytes (m), gibibytes "
+                     "(g), tebibytes (t), or pebibytes(p). E.g. 50b, 100k, or 250m.\n" +
+                         reason);
+  };
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  size_t first = lower.find_first_not_of(" \t\n\r");
+  size_t last = lower.find_last_not_of(" \t\n\r");
+  lower = first == std::string::npos ? "" : lower.substr(first, last - first + 1);
+  // ([0-9]+)([a-z]+)?
+  size_t unit_at = lower.find_first_not_of("0123456789");
+  if (unit_at == std::string::npos) unit_at = lower.size();
+  std::string unit = lower.substr(unit_at);
+  bool letters = std::all_of(unit.begin(), unit.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  if (unit_at == 0 || !letters) return fail("Failed to parse byte string: " + text);
+  int shift = 0;  // no unit: bytes
+  if (!unit.empty()) {
+    static const std::pair<const char*, int> kUnits[] = {
+        {"b", 0},  {"k", 10}, {"kb", 10}, {"m", 20}, {"mb", 20}, {"g", 30},
+        {"gb", 30}, {"t", 40}, {"tb", 40}, {"p", 50}, {"pb", 50}};
+    shift = -1;
+    for (const auto& [name, bits] : kUnits) {
+      if (unit == name) shift = bits;
+    }
+    if (shift < 0) return fail("Invalid suffix: \"" + unit + "\"");
+  }
+  int64_t value = 0;
+  try {
+    value = std::stoll(lower.substr(0, unit_at));
+  } catch (...) {
+    return fail("For input string: \"" + lower.substr(0, unit_at) + "\"");
+  }
+  return value << shift;
+}
+
 }  // namespace ember

@@ -51,23 +51,47 @@ std::string LocalPath(const std::string& location) {
   return location;
 }
 
-Result<DataFile> WriteDataFile(const std::shared_ptr<arrow::Table>& rows,
-                               const std::string& location) {
+Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Open(
+    const std::shared_ptr<arrow::Schema>& schema, const std::string& location) {
   std::string path = LocalPath(location);
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   ARROW_ASSIGN_OR_RAISE(auto out, arrow::io::FileOutputStream::Open(path));
   auto properties = parquet::WriterProperties::Builder()
                         .compression(arrow::Compression::ZSTD)
-                        ->max_row_group_length(1 << 20)
+                        ->max_row_group_length(kRowGroupRows)
                         ->build();
   auto arrow_properties = parquet::ArrowWriterProperties::Builder().build();
-  ARROW_RETURN_NOT_OK(parquet::arrow::WriteTable(*rows, arrow::default_memory_pool(), out,
-                                                 1 << 20, properties, arrow_properties));
-  ARROW_RETURN_NOT_OK(out->Close());
+  ARROW_ASSIGN_OR_RAISE(auto writer,
+                        parquet::arrow::FileWriter::Open(*schema, arrow::default_memory_pool(), out,
+                                                         properties, arrow_properties));
+  return std::unique_ptr<DataFileWriter>(
+      new DataFileWriter(location, std::move(out), std::move(writer)));
+}
 
+DataFileWriter::DataFileWriter(std::string location, std::shared_ptr<arrow::io::OutputStream> out,
+                               std::unique_ptr<parquet::arrow::FileWriter> writer)
+    : location_(std::move(location)), out_(std::move(out)), writer_(std::move(writer)) {}
+
+DataFileWriter::~DataFileWriter() = default;
+
+arrow::Status DataFileWriter::Write(const arrow::Table& rows) {
+  // Record batches fill the open row group up to kRowGroupRows, whatever their sizes.
+  arrow::TableBatchReader batches(rows);
+  std::shared_ptr<arrow::RecordBatch> batch;
+  while (true) {
+    ARROW_RETURN_NOT_OK(batches.ReadNext(&batch));
+    if (!batch) return arrow::Status::OK();
+    ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*batch));
+  }
+}
+
+Result<DataFile> DataFileWriter::Finish() {
+  ARROW_RETURN_NOT_OK(writer_->Close());
+  ARROW_RETURN_NOT_OK(out_->Close());
+  std::string path = LocalPath(location_);
   DataFile file;
-  file.path = location;
+  file.path = location_;
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return arrow::Status::IOError("cannot stat ", path);
   file.file_size_in_bytes = st.st_size;
@@ -103,6 +127,13 @@ Result<DataFile> WriteDataFile(const std::shared_ptr<arrow::Table>& rows,
   }
   std::sort(file.split_offsets.begin(), file.split_offsets.end());
   return file;
+}
+
+Result<DataFile> WriteDataFile(const std::shared_ptr<arrow::Table>& rows,
+                               const std::string& location) {
+  ARROW_ASSIGN_OR_RAISE(auto writer, DataFileWriter::Open(rows->schema(), location));
+  ARROW_RETURN_NOT_OK(writer->Write(*rows));
+  return writer->Finish();
 }
 
 Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arrow::Table>& rows,

@@ -9,9 +9,14 @@
 #include <vector>
 
 #include <arrow/result.h>
+#include <arrow/io/type_fwd.h>
 #include <arrow/type_fwd.h>
 
 #include "ember/iceberg/avro.h"
+
+namespace parquet::arrow {
+class FileWriter;
+}
 
 namespace ember::iceberg {
 
@@ -31,6 +36,26 @@ struct DataFile {
 /// The local file an Iceberg file location names. Locations are Hadoop path strings, not URIs:
 /// "%C3%BC" in one is those six characters (Java and PyIceberg write such directories).
 std::string LocalPath(const std::string& location);
+
+/// A new Parquet data file written in pieces: rows go into row groups of up to kRowGroupRows.
+class DataFileWriter {
+ public:
+  static constexpr int64_t kRowGroupRows = 1 << 20;
+  /// Opens location `path` for rows of `schema` (the table's columns in order, with field ids).
+  static arrow::Result<std::unique_ptr<DataFileWriter>> Open(
+      const std::shared_ptr<arrow::Schema>& schema, const std::string& location);
+  ~DataFileWriter();
+  arrow::Status Write(const arrow::Table& rows);
+  /// Closes the file and measures it.
+  arrow::Result<DataFile> Finish();
+
+ private:
+  DataFileWriter(std::string location, std::shared_ptr<arrow::io::OutputStream> out,
+                 std::unique_ptr<parquet::arrow::FileWriter> writer);
+  std::string location_;
+  std::shared_ptr<arrow::io::OutputStream> out_;
+  std::unique_ptr<parquet::arrow::FileWriter> writer_;
+};
 
 /// Writes `rows` (columns already in the table schema's order and types, fields carrying ids) to
 /// a new Parquet file at location `path` and measures it.

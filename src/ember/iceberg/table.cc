@@ -621,11 +621,11 @@ Status ValidateSinceScan(const TableMetadata& m, const OverwriteRequest& request
 
 }  // namespace
 
-Result<bool> AppendRows(Catalog* catalog, const std::vector<std::string>& ident,
-                        const std::shared_ptr<arrow::Table>& rows, const AppendOptions& options) {
-  ARROW_ASSIGN_OR_RAISE(auto base, catalog->LoadTable(ident));
-  if (options.already_committed && options.already_committed(base.metadata)) return false;
-  ARROW_ASSIGN_OR_RAISE(auto added, WriteRows(catalog, ident, rows));
+namespace {
+
+// Commits data files already written as an append (complete mode: an overwrite of every row).
+Result<bool> AppendFiles(Catalog* catalog, const std::vector<std::string>& ident,
+                         const std::vector<DataFile>& added, const AppendOptions& options) {
   auto apply = [&](const TableMetadata& m, int64_t snapshot_id, int64_t sequence,
                    std::vector<std::string>* written) -> Result<Changes> {
     Changes changes;
@@ -644,6 +644,74 @@ Result<bool> AppendRows(Catalog* catalog, const std::vector<std::string>& ident,
   };
   return CommitWithRetries(catalog, ident, added, options.summary, options.already_committed,
                            apply);
+}
+
+}  // namespace
+
+Result<bool> AppendRows(Catalog* catalog, const std::vector<std::string>& ident,
+                        const std::shared_ptr<arrow::Table>& rows, const AppendOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto base, catalog->LoadTable(ident));
+  if (options.already_committed && options.already_committed(base.metadata)) return false;
+  ARROW_ASSIGN_OR_RAISE(auto added, WriteRows(catalog, ident, rows));
+  return AppendFiles(catalog, ident, added, options);
+}
+
+struct PartedAppend::State {
+  Catalog* catalog;
+  std::vector<std::string> ident;
+  AppendOptions options;
+  bool skipped = false;
+  std::shared_ptr<arrow::Schema> schema;
+  std::string file_prefix;  // each part's file is <prefix><part>-<uuid>-0-00001.parquet
+  std::string uuid;
+  std::vector<std::unique_ptr<DataFileWriter>> writers;  // per part; null until its first rows
+};
+
+Result<std::unique_ptr<PartedAppend>> PartedAppend::Begin(Catalog* catalog,
+                                                          std::vector<std::string> ident,
+                                                          int parts, AppendOptions options) {
+  ARROW_ASSIGN_OR_RAISE(auto base, catalog->LoadTable(ident));
+  const TableMetadata& m = base.metadata;
+  if (!m.default_spec().fields.empty()) return nullptr;
+  auto state = std::make_unique<State>();
+  state->skipped = options.already_committed && options.already_committed(m);
+  state->catalog = catalog;
+  state->ident = std::move(ident);
+  state->options = std::move(options);
+  state->schema = m.schema;
+  state->file_prefix = m.location + "/data/00000-";
+  state->uuid = NewUuid();
+  state->writers.resize(static_cast<size_t>(parts));
+  std::unique_ptr<PartedAppend> append(new PartedAppend());
+  append->state_ = std::move(state);
+  return append;
+}
+
+PartedAppend::~PartedAppend() = default;
+
+Status PartedAppend::Write(int part, const std::shared_ptr<arrow::Table>& rows) {
+  State& s = *state_;
+  if (s.skipped || rows->num_rows() == 0) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto conformed,
+                        ConformToSchema(rows, s.schema, s.catalog->QualifiedName(s.ident)));
+  auto& writer = s.writers[static_cast<size_t>(part)];
+  if (!writer) {
+    ARROW_ASSIGN_OR_RAISE(writer, DataFileWriter::Open(s.schema, s.file_prefix + std::to_string(part) +
+                                                                     "-" + s.uuid + "-0-00001.parquet"));
+  }
+  return writer->Write(*conformed);
+}
+
+Result<bool> PartedAppend::Commit() {
+  State& s = *state_;
+  if (s.skipped) return false;
+  std::vector<DataFile> added;
+  for (auto& writer : s.writers) {
+    if (!writer) continue;
+    ARROW_ASSIGN_OR_RAISE(auto file, writer->Finish());
+    added.push_back(std::move(file));
+  }
+  return AppendFiles(s.catalog, s.ident, added, s.options);
 }
 
 Status OverwriteFiles(Catalog* catalog, const std::vector<std::string>& ident,

@@ -31,6 +31,28 @@ struct AppendOptions {
 arrow::Result<bool> AppendRows(Catalog* catalog, const std::vector<std::string>& ident,
                                const std::shared_ptr<arrow::Table>& rows, const AppendOptions& options);
 
+/// One append written in parts side by side (a streaming batch's write tasks): each part's rows go
+/// to a data file of its own, and Commit adds them all in one snapshot.
+class PartedAppend {
+ public:
+  /// Null for a partitioned table, whose rows need a file per partition value: append those
+  /// whole. An append `options.already_committed` says was made writes nothing.
+  static arrow::Result<std::unique_ptr<PartedAppend>> Begin(Catalog* catalog,
+                                                            std::vector<std::string> ident,
+                                                            int parts, AppendOptions options);
+  ~PartedAppend();
+  /// Adds rows (matched to the table's columns by name) to part `part`; parts may be written
+  /// from threads of their own, each part from one thread.
+  arrow::Status Write(int part, const std::shared_ptr<arrow::Table>& rows);
+  /// Closes the parts' files and commits them. Returns false if skipped.
+  arrow::Result<bool> Commit();
+
+ private:
+  PartedAppend() = default;
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 /// What a copy-on-write commit (Iceberg's OverwriteFiles, ICEBERG.md 5.3) changes.
 struct OverwriteRequest {
   /// The snapshot the rewritten rows were read from (none: the table was empty).

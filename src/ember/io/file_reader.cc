@@ -87,6 +87,9 @@ std::shared_ptr<arrow::Schema> ReadSchema(const arrow::Schema& schema) {
   return arrow::schema(fields);
 }
 
+// Rows from which a batch's time columns are converted on every core.
+constexpr int64_t kParallelConversionRows = 65536;
+
 // Converts text columns read for timestamp and date fields; malformed text becomes NULL.
 Result<std::shared_ptr<arrow::Table>> ConvertTimeColumns(const std::shared_ptr<arrow::Table>& raw,
                                                          const arrow::Schema& schema,
@@ -102,14 +105,26 @@ Result<std::shared_ptr<arrow::Table>> ConvertTimeColumns(const std::shared_ptr<a
                                                      plan::TimestampType(), true, ctx));
       ARROW_ASSIGN_OR_RAISE(expr, plan::LowerCast(ts, plan::TimestampType(), target, true, ctx));
     }
-    auto column = table->column(i);
-    auto input = arrow::Table::Make(arrow::schema({arrow::field("text", arrow::utf8())}), {column},
-                                    table->num_rows());
-    arrow::acero::Declaration plan = arrow::acero::Declaration::Sequence(
-        {{"table_source", arrow::acero::TableSourceNodeOptions(input)},
-         {"project", arrow::acero::ProjectNodeOptions({expr}, {"value"})}});
-    ARROW_ASSIGN_OR_RAISE(auto converted, arrow::acero::DeclarationToTable(std::move(plan), false));
-    ARROW_ASSIGN_OR_RAISE(table, table->SetColumn(i, schema.field(i), converted->column(0)));
+    // Each chunk (a file, or a part of one) on a core of its own, without an Acero plan: W5's
+    // one-file batches pay for no plan, and a large batch converts on every core.
+    auto text_schema = arrow::schema({arrow::field("text", arrow::utf8())});
+    ARROW_ASSIGN_OR_RAISE(expr, expr.Bind(*text_schema));
+    const auto& chunks = table->column(i)->chunks();
+    arrow::ArrayVector converted(chunks.size());
+    auto convert = [&](int k) -> Status {
+      const auto& chunk = chunks[static_cast<size_t>(k)];
+      cp::ExecBatch batch({chunk}, chunk->length());
+      ARROW_ASSIGN_OR_RAISE(auto value, cp::ExecuteScalarExpression(expr, batch));
+      converted[static_cast<size_t>(k)] = value.make_array();
+      return Status::OK();
+    };
+    if (chunks.size() > 1 && table->num_rows() >= kParallelConversionRows) {
+      ARROW_RETURN_NOT_OK(arrow::internal::ParallelFor(static_cast<int>(chunks.size()), convert));
+    } else {
+      for (size_t k = 0; k < chunks.size(); ++k) ARROW_RETURN_NOT_OK(convert(static_cast<int>(k)));
+    }
+    auto column = std::make_shared<arrow::ChunkedArray>(std::move(converted), target);
+    ARROW_ASSIGN_OR_RAISE(table, table->SetColumn(i, schema.field(i), column));
   }
   return table;
 }

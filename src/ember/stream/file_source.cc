@@ -339,26 +339,37 @@ Status FileStreamSource::Commit(int64_t end) {
   return Status::OK();
 }
 
-Result<std::shared_ptr<arrow::Table>> FileStreamSource::GetBatch(int64_t start, int64_t end,
-                                                                const plan::EvalContext& ctx) const {
-  std::vector<std::string> files;
+Result<std::vector<FileStreamSource::BatchFile>> FileStreamSource::BatchFiles(int64_t start,
+                                                                              int64_t end) const {
+  std::vector<BatchFile> files;
   for (int64_t k = start + 1; k <= end; ++k) {
     ARROW_ASSIGN_OR_RAISE(auto entries, ReadEntries(k));
-    for (const auto& e : entries) files.push_back(io::PathFromUri(e.path));
+    for (const auto& e : entries) {
+      BatchFile file{io::PathFromUri(e.path), 0};
+      std::error_code ec;
+      uintmax_t size = fs::file_size(file.path, ec);
+      file.size = ec ? 0 : static_cast<int64_t>(size);
+      files.push_back(std::move(file));
+    }
   }
   // Spark reads a batch's files largest first (FilePartition packs splits by descending
   // length, stably); "first row wins" operators (dropDuplicates, first()) see rows in that order.
-  std::vector<std::pair<uintmax_t, std::string>> sized;
-  for (auto& f : files) {
-    std::error_code ec;
-    uintmax_t size = fs::file_size(f, ec);
-    sized.emplace_back(ec ? 0 : size, std::move(f));
-  }
-  std::stable_sort(sized.begin(), sized.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  files.clear();
-  for (auto& [size, f] : sized) files.push_back(std::move(f));
-  return io::ReadFiles(*source_, files, ctx);
+  std::stable_sort(files.begin(), files.end(),
+                   [](const BatchFile& a, const BatchFile& b) { return a.size > b.size; });
+  return files;
+}
+
+Result<std::shared_ptr<arrow::Table>> FileStreamSource::Read(const std::vector<BatchFile>& files,
+                                                            const plan::EvalContext& ctx) const {
+  std::vector<std::string> paths;
+  for (const auto& f : files) paths.push_back(f.path);
+  return io::ReadFiles(*source_, paths, ctx);
+}
+
+Result<std::shared_ptr<arrow::Table>> FileStreamSource::GetBatch(int64_t start, int64_t end,
+                                                                const plan::EvalContext& ctx) const {
+  ARROW_ASSIGN_OR_RAISE(auto files, BatchFiles(start, end));
+  return Read(files, ctx);
 }
 
 std::string FileStreamSource::OffsetJson(int64_t offset) {

@@ -42,6 +42,15 @@ class FileStreamSource {
   /// The rows of the files in log entries start+1 .. end.
   arrow::Result<std::shared_ptr<arrow::Table>> GetBatch(int64_t start, int64_t end,
                                                        const plan::EvalContext& ctx) const;
+  struct BatchFile {
+    std::string path;
+    int64_t size = 0;
+  };
+  /// The files in log entries start+1 .. end, in the order Spark reads them (largest first).
+  arrow::Result<std::vector<BatchFile>> BatchFiles(int64_t start, int64_t end) const;
+  /// The rows of some of a batch's files.
+  arrow::Result<std::shared_ptr<arrow::Table>> Read(const std::vector<BatchFile>& files,
+                                                    const plan::EvalContext& ctx) const;
 
   /// Spark's offset JSON for the offsets log.
   static std::string OffsetJson(int64_t offset);

@@ -2,6 +2,7 @@
 // offsets and write offsets/N; run the query over the new input; let the sink commit batch N
 // (idempotently); write commits/N. A restart re-runs a batch that has offsets but no commit, with
 // exactly the logged offsets and timestamp.
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -25,6 +26,7 @@
 #include "ember/stream/file_source.h"
 #include "ember/stream/metadata_log.h"
 #include "ember/stream/progress.h"
+#include "ember/stream/state_store.h"
 #include "ember/stream/stateful.h"
 #include "ember/streaming.h"
 
@@ -107,6 +109,50 @@ PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared
   copy->is_streaming = false;
   for (auto& child : copy->children) child = Bind(child, data, replace);
   return copy;
+}
+
+// A batch's files dealt to tasks, one per core at most and each with at least `min_task_bytes`,
+// largest first to the task with the fewest bytes; a single task (the batch is read whole) when
+// there are too few files or bytes for more.
+std::vector<std::vector<stream::FileStreamSource::BatchFile>> Shares(
+    const std::vector<stream::FileStreamSource::BatchFile>& files, int64_t min_task_bytes) {
+  int64_t bytes = 0;
+  for (const auto& f : files) bytes += f.size;
+  int64_t tasks = std::min<int64_t>({DefaultPartitions(), static_cast<int64_t>(files.size()),
+                                     bytes / std::max<int64_t>(1, min_task_bytes)});
+  if (tasks < 2) return {files};
+  std::vector<std::vector<stream::FileStreamSource::BatchFile>> shares(static_cast<size_t>(tasks));
+  std::vector<int64_t> loads(static_cast<size_t>(tasks), 0);
+  for (const auto& f : files) {  // largest first already
+    size_t lightest = static_cast<size_t>(std::min_element(loads.begin(), loads.end()) - loads.begin());
+    shares[lightest].push_back(f);
+    loads[lightest] += f.size;
+  }
+  return shares;
+}
+
+// Runs a batch as tasks: task t reads share t file by file, runs the plan over each file's rows
+// and writes the result to part t. Returns the rows read and the rows written.
+Result<std::pair<int64_t, int64_t>> RunTasks(
+    const stream::FileStreamSource& source, const LogicalPlan* source_node, const PlanPtr& plan,
+    const std::vector<std::vector<stream::FileStreamSource::BatchFile>>& shares,
+    const exec::ExecOptions& options, PartedBatch* parted) {
+  std::vector<arrow::Status> statuses(shares.size());
+  std::atomic<int64_t> read{0}, written{0};
+  stream::ParallelFor(static_cast<int>(shares.size()), [&](int t) {
+    statuses[static_cast<size_t>(t)] = [&]() -> arrow::Status {
+      for (const auto& file : shares[static_cast<size_t>(t)]) {
+        ARROW_ASSIGN_OR_RAISE(auto rows, source.Read({file}, options.eval));
+        read += rows->num_rows();
+        ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(Bind(plan, {{source_node, rows}}), options));
+        written += result->num_rows();
+        ARROW_RETURN_NOT_OK(parted->Write(t, result));
+      }
+      return arrow::Status::OK();
+    }();
+  });
+  for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
+  return std::make_pair(read.load(), written.load());
 }
 
 arrow::Status AnalysisError(const std::string& message) {
@@ -713,8 +759,26 @@ arrow::Status StreamingQuery::RunLoop() {
       ctx.current_timestamp_us = batch_timestamp * 1000;
       std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>> data;
       std::vector<int64_t> source_rows;
+      exec::ExecOptions exec_options;
+      exec_options.eval = ctx;
+      exec_options.max_batch_rows = exec::BatchSizeFromEnvironment();
+      // A large batch of a query without state runs as Spark runs it: in tasks, one per core,
+      // each reading its share of the files and writing its own part of the output, so reading
+      // and writing overlap and no task holds more than a file of the batch.
+      std::unique_ptr<PartedBatch> parted;
+      std::vector<std::vector<stream::FileStreamSource::BatchFile>> shares;
+      if (ex.sources.size() == 1 && ex.operators.empty() && ex.watermarks.empty()) {
+        ARROW_ASSIGN_OR_RAISE(auto files, ex.sources[0]->BatchFiles(ex.committed[0], end[0]));
+        // Spark's cost of opening a file, in bytes: a file smaller than that is worth no task.
+        ARROW_ASSIGN_OR_RAISE(int64_t open_cost,
+                              ParseByteString(session->GetConf("spark.sql.files.openCostInBytes", "4m")));
+        shares = Shares(files, open_cost);
+        if (shares.size() > 1) {
+          ARROW_ASSIGN_OR_RAISE(parted, sink_->BeginParts(ex.next_batch, static_cast<int>(shares.size())));
+        }
+      }
       int64_t get_batch_start = NowMs();
-      for (size_t i = 0; i < ex.sources.size(); ++i) {
+      for (size_t i = 0; i < ex.sources.size() && !parted; ++i) {
         ARROW_ASSIGN_OR_RAISE(auto fresh, ex.sources[i]->GetBatch(ex.committed[i], end[i], ctx));
         num_input_rows += fresh->num_rows();
         source_rows.push_back(fresh->num_rows());
@@ -724,9 +788,14 @@ arrow::Status StreamingQuery::RunLoop() {
       // addBatch: running the batch's plan (stateful operators included) and the sink, as in
       // Spark, where the plan runs lazily inside the sink's addBatch.
       int64_t add_batch_start = NowMs();
-      exec::ExecOptions exec_options;
-      exec_options.eval = ctx;
-      exec_options.max_batch_rows = exec::BatchSizeFromEnvironment();
+      if (parted) {
+        ARROW_ASSIGN_OR_RAISE(auto rows, RunTasks(*ex.sources[0], ex.source_nodes[0], df_.plan(), shares,
+                                                   exec_options, parted.get()));
+        ARROW_RETURN_NOT_OK(parted->Commit());
+        num_input_rows = rows.first;
+        num_output_rows = rows.second;
+        source_rows.push_back(num_input_rows);
+      }
       // Each watermark node observes the rows reaching it (Spark's EventTimeWatermarkExec); the
       // next batch's watermark is the policy over the nodes' watermarks, never decreasing.
       EventTimeStats event_times;
@@ -763,13 +832,15 @@ arrow::Status StreamingQuery::RunLoop() {
         local->table = output;
         replace[&node] = local;
       }
-      int64_t planning_start = NowMs();
-      PlanPtr bound = Bind(df_.plan(), data, replace);
-      timed("queryPlanning", planning_start);
-      ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(bound, exec_options));
-      num_output_rows = result->num_rows();
-      ARROW_ASSIGN_OR_RAISE(auto batch_df, session->FromArrow(result));
-      ARROW_RETURN_NOT_OK(sink_->AddBatch(ex.next_batch, batch_df));
+      if (!parted) {
+        int64_t planning_start = NowMs();
+        PlanPtr bound = Bind(df_.plan(), data, replace);
+        timed("queryPlanning", planning_start);
+        ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(bound, exec_options));
+        num_output_rows = result->num_rows();
+        ARROW_ASSIGN_OR_RAISE(auto batch_df, session->FromArrow(result));
+        ARROW_RETURN_NOT_OK(sink_->AddBatch(ex.next_batch, batch_df));
+      }
       timed("addBatch", add_batch_start);
       ex.durations["addBatch"] = std::max<int64_t>(0, ex.durations["addBatch"] - ex.durations["queryPlanning"]);
       int64_t commit_start = NowMs();

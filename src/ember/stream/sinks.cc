@@ -77,11 +77,37 @@ class TableSink : public Sink {
 
   arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
     ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToTable());
+    return iceberg::AppendRows(catalog_, ident_, rows, Options(batch_id)).status();
+  }
+
+  arrow::Result<std::unique_ptr<PartedBatch>> BeginParts(int64_t batch_id, int parts) override {
+    if (complete_) return nullptr;
+    ARROW_ASSIGN_OR_RAISE(auto append,
+                          iceberg::PartedAppend::Begin(catalog_, ident_, parts, Options(batch_id)));
+    if (!append) return nullptr;
+    return std::make_unique<PartedTableBatch>(std::move(append));
+  }
+
+ private:
+  class PartedTableBatch : public PartedBatch {
+   public:
+    explicit PartedTableBatch(std::unique_ptr<iceberg::PartedAppend> append) : append_(std::move(append)) {}
+    arrow::Status Write(int part, const std::shared_ptr<arrow::Table>& rows) override {
+      return append_->Write(part, rows);
+    }
+    arrow::Status Commit() override { return append_->Commit().status(); }
+
+   private:
+    std::unique_ptr<iceberg::PartedAppend> append_;
+  };
+
+  // One snapshot per batch, its summary naming the query and the batch, so that a re-run batch
+  // finds itself in the table's history and is not written twice.
+  iceberg::AppendOptions Options(int64_t batch_id) const {
     iceberg::AppendOptions options;
     options.overwrite = complete_;
     options.summary = {{"ember.query-id", query_id_}, {"ember.batch-id", std::to_string(batch_id)}};
-    const std::string query_id = query_id_;
-    options.already_committed = [query_id, batch_id](const iceberg::TableMetadata& metadata) {
+    options.already_committed = [query_id = query_id_, batch_id](const iceberg::TableMetadata& metadata) {
       return iceberg::AncestryHas(metadata, [&](const std::map<std::string, std::string>& summary) {
         auto q = summary.find("ember.query-id");
         auto b = summary.find("ember.batch-id");
@@ -89,10 +115,9 @@ class TableSink : public Sink {
                std::stoll(b->second) >= batch_id;
       });
     };
-    return iceberg::AppendRows(catalog_, ident_, rows, options).status();
+    return options;
   }
 
- private:
   iceberg::Catalog* catalog_;
   std::vector<std::string> ident_;
   bool complete_;

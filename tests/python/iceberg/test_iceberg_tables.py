@@ -158,6 +158,42 @@ def test_a_batch_committed_before_a_crash_is_not_written_again(tmp_path):
     assert table_rows(warehouse) == duckdb_events(source)
 
 
+def test_a_large_batch_runs_as_one_task_per_core(tmp_path):
+    """A batch of many files, each worth a task (spark.sql.files.openCostInBytes is 1 byte), runs
+    as one task per core, each task running the query over its files and writing a data file;
+    the batch is still one snapshot, and a re-run of it after a crash writes nothing."""
+    warehouse, source, checkpoint = tmp_path / "wh", tmp_path / "in", tmp_path / "cp"
+    (warehouse / "stream").mkdir(parents=True)
+    source.mkdir()
+    for i in range(12):
+        write_events(source, f"f{i:02d}.json", i * 50, 50 + i)
+    spark = session(warehouse)
+    spark.conf.set("spark.sql.files.openCostInBytes", "1")
+    query = (spark.readStream.schema(SCHEMA).json(str(source))
+             .where("event_id % 3 <> 0")
+             .selectExpr("event_id", "upper(company_id) AS company_id", "amount * 2 AS amount",
+                         "event_ts")
+             .writeStream.option("checkpointLocation", str(checkpoint))
+             .trigger(availableNow=True).toTable("local.stream.events"))
+    query.processAllAvailable()
+    query.stop()
+    expected = sorted(tuple(r) for r in duckdb.sql(
+        f"SELECT event_id, upper(company_id), amount * 2, event_ts FROM read_json('{source}/*.json', "
+        "columns = {'event_id': 'INTEGER', 'company_id': 'VARCHAR', 'amount': 'DOUBLE', "
+        "'event_ts': 'VARCHAR'}) WHERE event_id % 3 <> 0").fetchall())
+    assert table_rows(warehouse) == expected
+    assert assert_duckdb_reads(warehouse, "stream", "events") == len(expected)
+    [snapshot] = static_table(warehouse, "stream", "events").inspect.snapshots().to_pylist()
+    assert int(dict(snapshot["summary"])["added-data-files"]) == min(os.cpu_count() or 1, 12)
+    progress = query.lastProgress
+    assert progress["numInputRows"] == sum(50 + i for i in range(12))
+    assert progress["sink"]["numOutputRows"] == len(expected)
+    # The crash after the table's commit, before the checkpoint's.
+    os.remove(checkpoint / "commits" / "0")
+    run_to_table(spark, str(source), "local.stream.events", str(checkpoint))
+    assert table_rows(warehouse) == expected
+
+
 JOB = textwrap.dedent("""
     import sys, time
     from ember.sql import SparkSession

@@ -1,7 +1,8 @@
-"""Exactly-once under SIGKILL, a hundred times: a stream of JSON files, one per micro-batch, into
-the parquet file sink and into a partitioned Iceberg table, killed at random instants while its
-query runs (writing the offset log, the data files, the sink's log or the table's metadata, or
-the commit log), then run to completion: the output equals the input exactly."""
+"""Exactly-once under SIGKILL, a hundred times: a stream of JSON files into the parquet file sink
+and into Iceberg tables (partitioned, one file per micro-batch; unpartitioned, four files per
+micro-batch run as tasks), killed at random instants while its query runs (writing the offset
+log, the data files, the sink's log or the table's metadata, or the commit log), then run to
+completion: the output equals the input exactly."""
 
 import json
 import os
@@ -11,6 +12,7 @@ import textwrap
 import urllib.parse
 
 import duckdb
+import pytest
 from pyiceberg.table import StaticTable
 
 from crash import kill_while_streaming
@@ -121,12 +123,12 @@ def test_parquet_sink_killed_a_hundred_times(tmp_path):
 ICEBERG_JOB = textwrap.dedent("""
     import sys
     from ember.sql import SparkSession
-    source, warehouse, checkpoint = sys.argv[1:4]
+    source, warehouse, checkpoint, partitioning, files_per_batch = sys.argv[1:6]
     spark = (SparkSession.builder.config("spark.sql.catalog.local.type", "hadoop")
-             .config("spark.sql.catalog.local.warehouse", warehouse).getOrCreate())
-    spark.sql("CREATE TABLE IF NOT EXISTS local.db.events (%s) USING iceberg "
-              "PARTITIONED BY (company_id, bucket(2, event_id))")
-    q = (spark.readStream.schema("%s").option("maxFilesPerTrigger", 1).json(source)
+             .config("spark.sql.catalog.local.warehouse", warehouse)
+             .config("spark.sql.files.openCostInBytes", "1").getOrCreate())
+    spark.sql("CREATE TABLE IF NOT EXISTS local.db.events (%s) USING iceberg " + partitioning)
+    q = (spark.readStream.schema("%s").option("maxFilesPerTrigger", files_per_batch).json(source)
          .writeStream.option("checkpointLocation", checkpoint).trigger(availableNow=True)
          .toTable("local.db.events"))
     print("started", flush=True)
@@ -135,13 +137,20 @@ ICEBERG_JOB = textwrap.dedent("""
 """ % (SCHEMA, SCHEMA))
 
 
-def test_iceberg_sink_killed_a_hundred_times(tmp_path):
+@pytest.mark.parametrize("partitioning, files_per_batch", [
+    ("PARTITIONED BY (company_id, bucket(2, event_id))", 1),
+    # Unpartitioned, four files a batch: each batch runs as one task per core (each file costs
+    # at least spark.sql.files.openCostInBytes, 1 here), each task writing a data file.
+    ("", 4),
+])
+def test_iceberg_sink_killed_a_hundred_times(tmp_path, partitioning, files_per_batch):
     source, warehouse, checkpoint = Source(tmp_path / "in"), tmp_path / "wh", tmp_path / "cp"
     (warehouse / "db").mkdir(parents=True)
     source.add(50)
     job = tmp_path / "job.py"
     job.write_text(ICEBERG_JOB)
-    args = [sys.executable, str(job), str(source.directory), str(warehouse), str(checkpoint)]
+    args = [sys.executable, str(job), str(source.directory), str(warehouse), str(checkpoint),
+            partitioning, str(files_per_batch)]
     mid_batch = MidBatchKills(checkpoint)
     kill_while_streaming(args, seed=202, more_input=source.add, after_kill=mid_batch)
     assert mid_batch.count >= 10, mid_batch.count
@@ -151,7 +160,10 @@ def test_iceberg_sink_killed_a_hundred_times(tmp_path):
     rows = table.scan().to_arrow().sort_by("event_id").to_pylist()
     assert [tuple(r.values()) for r in rows] == source.expected()
     # One snapshot per committed batch, each batch id once (the commit log keeps the last 100).
-    batch_ids = [int(dict(s["summary"])["ember.batch-id"]) for s in table.inspect.snapshots().to_pylist()]
+    snapshots = table.inspect.snapshots().to_pylist()
+    batch_ids = [int(dict(s["summary"])["ember.batch-id"]) for s in snapshots]
     commits = sorted(int(n) for n in os.listdir(checkpoint / "commits") if n.isdigit())
     assert sorted(batch_ids) == list(range(commits[-1] + 1))
+    if not partitioning and (os.cpu_count() or 1) > 1:  # the batches ran as tasks
+        assert max(int(dict(s["summary"])["added-data-files"]) for s in snapshots) >= 2
     assert commits == list(range(commits[0], commits[-1] + 1))
