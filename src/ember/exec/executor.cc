@@ -73,7 +73,8 @@ namespace {
 // in the plan's output order.
 class PlanBuilder {
  public:
-  explicit PlanBuilder(const ExecOptions& options) : options_(options) {}
+  PlanBuilder(const ExecOptions& options, std::set<int64_t> referenced)
+      : options_(options), referenced_(std::move(referenced)) {}
 
   // A filter's input; a table scan right below (through aliases) gets the filter's conjuncts.
   Result<ac::Declaration> FilterInput(const LogicalPlan& filter) {
@@ -100,7 +101,8 @@ class PlanBuilder {
       case PlanKind::kLocalTable:
         return Source(p.table, p);
       case PlanKind::kFileScan: {
-        ARROW_ASSIGN_OR_RAISE(auto table, io::ReadFileSource(*p.file, options_.eval));
+        ARROW_ASSIGN_OR_RAISE(auto table, io::ReadFileSource(*p.file, options_.eval,
+                                                             plan::ReferencedColumns(p, referenced_)));
         return Source(table, p);
       }
       case PlanKind::kSubqueryAlias:
@@ -530,6 +532,7 @@ class PlanBuilder {
   }
 
   const ExecOptions& options_;
+  std::set<int64_t> referenced_;  // attributes the plan refers to: file scans read only these
 };
 
 // Arrow's messages for ANSI-mode failures, as Spark's error conditions.
@@ -564,7 +567,7 @@ Status ToSparkError(const Status& status) {
 Result<std::shared_ptr<arrow::Table>> Execute(const plan::PlanPtr& plan,
                                               const ExecOptions& options) {
   ARROW_RETURN_NOT_OK(RegisterKernels());
-  PlanBuilder builder(options);
+  PlanBuilder builder(options, plan::ReferencedAttributes(*plan));
   auto result = builder.Materialize(*plan);
   if (!result.ok()) return ToSparkError(result.status());
   std::vector<std::string> names;

@@ -534,9 +534,74 @@ Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& sourc
                    "Unsupported data source format: " + source.format + ".", "");
 }
 
+namespace {
+
+// Zeroed memory from calloc: the pages of a NULL column's buffers are never written, so they
+// cost no memory.
+class ZeroBuffer : public arrow::Buffer {
+ public:
+  ZeroBuffer(void* data, int64_t size) : arrow::Buffer(static_cast<const uint8_t*>(data), size) {}
+  ~ZeroBuffer() override { std::free(const_cast<uint8_t*>(data_)); }
+};
+
+// `rows` NULLs of `type`; primitive and string columns share `zeros` (at least 8 * (rows + 1)
+// bytes) for every buffer.
+std::shared_ptr<arrow::Array> NullColumn(const std::shared_ptr<arrow::DataType>& type, int64_t rows,
+                                         const std::shared_ptr<arrow::Buffer>& zeros) {
+  if (arrow::is_primitive(type->id()) && type->bit_width() <= 64) {
+    return arrow::MakeArray(arrow::ArrayData::Make(type, rows, {zeros, zeros}, rows));
+  }
+  if (arrow::is_base_binary_like(type->id())) {
+    return arrow::MakeArray(arrow::ArrayData::Make(type, rows, {zeros, zeros, SliceBuffer(zeros, 0, 0)}, rows));
+  }
+  return arrow::MakeArrayOfNull(type, rows).ValueOr(nullptr);
+}
+
+// Spark's column pruning for JSON: the fields the query does not reference are not decoded (so,
+// as in Spark, a value of the wrong type there makes no record malformed) and read as NULLs.
+// Not with a corrupt-record column, whose text is the whole record; at least one field is
+// decoded, so malformed lines are still judged.
+std::optional<std::vector<bool>> PrunedJsonColumns(const plan::FileSource& source,
+                                                   std::vector<bool> columns) {
+  if (source.format != "json" || columns.size() != static_cast<size_t>(source.schema->num_fields())) {
+    return std::nullopt;
+  }
+  std::string corrupt_column = Option(source, "columnnameofcorruptrecord", "_corrupt_record");
+  if (source.schema->GetFieldIndex(corrupt_column) >= 0) return std::nullopt;
+  if (std::all_of(columns.begin(), columns.end(), [](bool c) { return c; })) return std::nullopt;
+  if (std::none_of(columns.begin(), columns.end(), [](bool c) { return c; })) columns[0] = true;
+  return columns;
+}
+
+}  // namespace
+
 Result<std::shared_ptr<arrow::Table>> ReadFiles(const plan::FileSource& source,
                                                 const std::vector<std::string>& files,
-                                                const plan::EvalContext& ctx) {
+                                                const plan::EvalContext& ctx,
+                                                const std::vector<bool>& columns) {
+  if (auto pruned_columns = PrunedJsonColumns(source, columns)) {
+    plan::FileSource pruned = source;
+    arrow::FieldVector fields;
+    for (int i = 0; i < source.schema->num_fields(); ++i) {
+      if ((*pruned_columns)[static_cast<size_t>(i)]) fields.push_back(source.schema->field(i));
+    }
+    pruned.schema = arrow::schema(fields);
+    ARROW_ASSIGN_OR_RAISE(auto table, ReadFiles(pruned, files, ctx));
+    int64_t rows = table->num_rows();
+    void* zeros = std::calloc(static_cast<size_t>(rows + 1), 8);
+    if (!zeros) return Status::OutOfMemory("NULL columns of ", rows, " rows");
+    auto zero_buffer = std::make_shared<ZeroBuffer>(zeros, (rows + 1) * 8);
+    arrow::ChunkedArrayVector out;
+    for (int i = 0, kept = 0; i < source.schema->num_fields(); ++i) {
+      if ((*pruned_columns)[static_cast<size_t>(i)]) {
+        out.push_back(table->column(kept++));
+      } else {
+        out.push_back(std::make_shared<arrow::ChunkedArray>(
+            NullColumn(source.schema->field(i)->type(), rows, zero_buffer)));
+      }
+    }
+    return arrow::Table::Make(source.schema, out, rows);
+  }
   // Several files are read side by side, one thread each; a single file is split between the
   // threads instead (JSON Lines).
   int cores = arrow::GetCpuThreadPoolCapacity();
@@ -584,13 +649,14 @@ Result<std::shared_ptr<arrow::Table>> ReadFiles(const plan::FileSource& source,
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadFileSource(const plan::FileSource& source,
-                                                     const plan::EvalContext& ctx) {
+                                                     const plan::EvalContext& ctx,
+                                                     const std::vector<bool>& columns) {
   std::vector<std::string> files;
   for (const auto& path : source.paths) {
     ARROW_ASSIGN_OR_RAISE(auto entries, ListDataFiles(path, /*recursive=*/false));
     for (const auto& e : entries) files.push_back(e.path);
   }
-  return ReadFiles(source, files, ctx);
+  return ReadFiles(source, files, ctx, columns);
 }
 
 }  // namespace ember::io

@@ -37,13 +37,16 @@ arrow::Result<std::vector<FileEntry>> ListDataFiles(const std::string& path, boo
 arrow::Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& source,
                                                           const std::vector<std::string>& files);
 
-/// Reads the given files of a source into one table with the source's schema.
+/// Reads the given files of a source into one table with the source's schema. `columns`, when
+/// given, says which columns the query references: JSON leaves the others NULL, unread.
 arrow::Result<std::shared_ptr<arrow::Table>> ReadFiles(const plan::FileSource& source,
                                                        const std::vector<std::string>& files,
-                                                       const plan::EvalContext& ctx);
+                                                       const plan::EvalContext& ctx,
+                                                       const std::vector<bool>& columns = {});
 
 /// Reads every data file of a batch source.
 arrow::Result<std::shared_ptr<arrow::Table>> ReadFileSource(const plan::FileSource& source,
-                                                            const plan::EvalContext& ctx);
+                                                            const plan::EvalContext& ctx,
+                                                            const std::vector<bool>& columns = {});
 
 }  // namespace ember::io

@@ -80,4 +80,42 @@ std::string PlanToString(const LogicalPlan& plan) {
   return out;
 }
 
+namespace {
+
+void AddReferences(const ExprPtr& e, std::set<int64_t>* out) {
+  if (!e) return;
+  if (e->kind == ExprKind::kAttribute) out->insert(e->id);
+  for (const auto& arg : e->args) AddReferences(arg, out);
+}
+
+void AddReferences(const LogicalPlan& p, std::set<int64_t>* out) {
+  for (const auto& e : p.exprs) AddReferences(e, out);
+  for (const auto& e : p.groupings) AddReferences(e, out);
+  for (const auto& projection : p.projections) {
+    for (const auto& e : projection) AddReferences(e, out);
+  }
+  bool positional = p.kind == PlanKind::kUnion || (p.kind == PlanKind::kDeduplicate && p.groupings.empty());
+  for (const auto& child : p.children) {
+    if (positional) {
+      for (const auto& a : child->output) out->insert(a.id);
+    }
+    AddReferences(*child, out);
+  }
+}
+
+}  // namespace
+
+std::set<int64_t> ReferencedAttributes(const LogicalPlan& plan) {
+  std::set<int64_t> out;
+  for (const auto& a : plan.output) out.insert(a.id);
+  AddReferences(plan, &out);
+  return out;
+}
+
+std::vector<bool> ReferencedColumns(const LogicalPlan& source, const std::set<int64_t>& referenced) {
+  std::vector<bool> columns;
+  for (const auto& a : source.output) columns.push_back(referenced.count(a.id) > 0);
+  return columns;
+}
+
 }  // namespace ember::plan

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -97,5 +98,13 @@ struct LogicalPlan {
 
 /// An indented tree for explain() and error messages.
 std::string PlanToString(const LogicalPlan& plan);
+
+/// The attributes a plan's result depends on: its output and every attribute an expression of
+/// any node refers to (a column none of them names can be left unread, Spark's column pruning).
+/// Positional outputs count whole: every column under a union, every column of a distinct.
+std::set<int64_t> ReferencedAttributes(const LogicalPlan& plan);
+
+/// For a file source node: whether each column (of `output`, in order) is referenced.
+std::vector<bool> ReferencedColumns(const LogicalPlan& source, const std::set<int64_t>& referenced);
 
 }  // namespace ember::plan

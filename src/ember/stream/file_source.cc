@@ -363,7 +363,7 @@ Result<std::shared_ptr<arrow::Table>> FileStreamSource::Read(const std::vector<B
                                                             const plan::EvalContext& ctx) const {
   std::vector<std::string> paths;
   for (const auto& f : files) paths.push_back(f.path);
-  return io::ReadFiles(*source_, paths, ctx);
+  return io::ReadFiles(*source_, paths, ctx, columns_);
 }
 
 Result<std::shared_ptr<arrow::Table>> FileStreamSource::GetBatch(int64_t start, int64_t end,

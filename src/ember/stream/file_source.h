@@ -26,6 +26,9 @@ class FileStreamSource {
   static arrow::Result<std::unique_ptr<FileStreamSource>> Open(
       std::shared_ptr<const plan::FileSource> source, std::string log_directory);
 
+  /// The columns the query references (in schema order); the others may be left unread.
+  void SetReferencedColumns(std::vector<bool> columns) { columns_ = std::move(columns); }
+
   /// Trigger.AvailableNow: later triggers choose only among the files present now.
   arrow::Status PrepareForAvailableNow();
   /// Trigger.Once: one batch of every new file, whatever maxFilesPerTrigger/maxBytesPerTrigger say.
@@ -76,6 +79,7 @@ class FileStreamSource {
   std::string SeenKey(const std::string& path) const;
 
   std::shared_ptr<const plan::FileSource> source_;
+  std::vector<bool> columns_;  // referenced columns; empty: all
   std::string log_directory_;
   int64_t latest_batch_ = -1;
   int64_t max_files_ = 0;   // 0: no limit

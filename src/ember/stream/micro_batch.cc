@@ -111,9 +111,10 @@ PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared
   return copy;
 }
 
-// A batch's files dealt to tasks, one per core at most and each with at least `min_task_bytes`,
-// largest first to the task with the fewest bytes; a single task (the batch is read whole) when
-// there are too few files or bytes for more.
+// A batch's files split into tasks, one per core at most and each with at least
+// `min_task_bytes`: consecutive runs of the files (largest first, as Spark packs its file
+// partitions), each closed once it holds its even share of the bytes. A single task (the batch
+// is read whole) when there are too few files or bytes for more.
 std::vector<std::vector<stream::FileStreamSource::BatchFile>> Shares(
     const std::vector<stream::FileStreamSource::BatchFile>& files, int64_t min_task_bytes) {
   int64_t bytes = 0;
@@ -121,12 +122,15 @@ std::vector<std::vector<stream::FileStreamSource::BatchFile>> Shares(
   int64_t tasks = std::min<int64_t>({DefaultPartitions(), static_cast<int64_t>(files.size()),
                                      bytes / std::max<int64_t>(1, min_task_bytes)});
   if (tasks < 2) return {files};
-  std::vector<std::vector<stream::FileStreamSource::BatchFile>> shares(static_cast<size_t>(tasks));
-  std::vector<int64_t> loads(static_cast<size_t>(tasks), 0);
-  for (const auto& f : files) {  // largest first already
-    size_t lightest = static_cast<size_t>(std::min_element(loads.begin(), loads.end()) - loads.begin());
-    shares[lightest].push_back(f);
-    loads[lightest] += f.size;
+  std::vector<std::vector<stream::FileStreamSource::BatchFile>> shares(1);
+  int64_t share_bytes = 0;
+  for (const auto& f : files) {
+    if (share_bytes * tasks >= bytes && static_cast<int64_t>(shares.size()) < tasks) {
+      shares.emplace_back();
+      share_bytes = 0;
+    }
+    shares.back().push_back(f);
+    share_bytes += f.size;
   }
   return shares;
 }
@@ -417,12 +421,14 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   }
 
   CollectKind(*df.plan(), PlanKind::kStreamSource, &execution->source_nodes);
+  const std::set<int64_t> referenced = plan::ReferencedAttributes(plan);
   for (size_t i = 0; i < execution->source_nodes.size(); ++i) {
     auto log_dir = fs::path(root) / "sources" / std::to_string(i);
     std::error_code ec;
     fs::create_directories(log_dir, ec);
     ARROW_ASSIGN_OR_RAISE(auto source, stream::FileStreamSource::Open(
                                            execution->source_nodes[i]->file, log_dir.string()));
+    source->SetReferencedColumns(plan::ReferencedColumns(*execution->source_nodes[i], referenced));
     execution->sources.push_back(std::move(source));
   }
   execution->committed.assign(execution->sources.size(), -1);

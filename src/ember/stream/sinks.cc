@@ -35,6 +35,43 @@ class MemorySink : public Sink {
     // Spark's MemorySink skips a batch it already has.
     if (batch_id <= last_batch_id_) return arrow::Status::OK();
     ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToTable());
+    return Append(batch_id, rows);
+  }
+
+  arrow::Result<std::unique_ptr<PartedBatch>> BeginParts(int64_t batch_id, int parts) override {
+    if (complete_) return nullptr;
+    return std::make_unique<PartedMemoryBatch>(this, batch_id, parts);
+  }
+
+  // Only complete mode can start again from a checkpoint: appended rows are not in it.
+  bool SupportsRecovery() const override { return complete_; }
+
+ private:
+  // The parts' rows, appended in part order when the batch commits.
+  class PartedMemoryBatch : public PartedBatch {
+   public:
+    PartedMemoryBatch(MemorySink* sink, int64_t batch_id, int parts)
+        : sink_(sink), batch_id_(batch_id), parts_(static_cast<size_t>(parts)) {}
+    arrow::Status Write(int part, const std::shared_ptr<arrow::Table>& rows) override {
+      parts_[static_cast<size_t>(part)].push_back(rows);
+      return arrow::Status::OK();
+    }
+    arrow::Status Commit() override {
+      if (batch_id_ <= sink_->last_batch_id_) return arrow::Status::OK();
+      std::vector<std::shared_ptr<arrow::Table>> all;
+      for (const auto& part : parts_) all.insert(all.end(), part.begin(), part.end());
+      if (all.empty()) return arrow::Status::OK();
+      ARROW_ASSIGN_OR_RAISE(auto rows, arrow::ConcatenateTables(all));
+      return sink_->Append(batch_id_, rows);
+    }
+
+   private:
+    MemorySink* sink_;
+    int64_t batch_id_;
+    std::vector<std::vector<std::shared_ptr<arrow::Table>>> parts_;
+  };
+
+  arrow::Status Append(int64_t batch_id, const std::shared_ptr<arrow::Table>& rows) {
     if (complete_ || !table_) {
       table_ = rows;
     } else {
@@ -45,10 +82,6 @@ class MemorySink : public Sink {
     return session_->CreateTempView(view_name_, view, /*replace=*/true);
   }
 
-  // Only complete mode can start again from a checkpoint: appended rows are not in it.
-  bool SupportsRecovery() const override { return complete_; }
-
- private:
   std::shared_ptr<Session> session_;
   std::string view_name_;
   bool complete_ = false;

@@ -175,6 +175,40 @@ def test_killed_at_random_instants_restarts_exactly_once(tmp_path):
     assert commits == list(range(len(commits))) and len(commits) >= 10
 
 
+@pytest.mark.parametrize("open_cost", ["1", "1g"])
+def test_memory_sink_rows_in_file_order_with_or_without_tasks(spark, tmp_path, open_cost):
+    """A batch of eight files into the memory sink, as one task per core (each file costs at
+    least spark.sql.files.openCostInBytes: 1 byte) or read whole (1g): the same rows, in the
+    order Spark reads the files (largest first)."""
+    source = tmp_path / "in"
+    source.mkdir()
+    sizes = [30, 5, 70, 12, 44, 9, 61, 20]
+    first = 0
+    for i, count in enumerate(sizes):
+        write_events(source, f"f{i}.json", first, count)
+        first += count
+    spark.conf.set("spark.sql.files.openCostInBytes", open_cost)
+    try:
+        query = (spark.readStream.schema(SCHEMA).json(str(source)).where("event_id % 4 <> 1")
+                 .selectExpr("event_id", "concat(company_id, '!') AS company_id", "amount")
+                 .writeStream.format("memory").queryName(f"tasks_{open_cost}")
+                 .trigger(availableNow=True).start())
+        query.processAllAvailable()
+        query.stop()
+    finally:
+        spark.conf.unset("spark.sql.files.openCostInBytes")
+    rows = [tuple(r) for r in spark.sql(f"SELECT * FROM tasks_{open_cost}").collect()]
+    # File order: largest first, each file's rows in their order.
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
+    expected = [(e, f"c{e % 3}!", e * 1.5) for i in order for e in range(starts[i], starts[i] + sizes[i])
+                if e % 4 != 1]
+    assert rows == expected
+    assert sorted(rows) == [(e, c + "!", a) for e, c, a in duckdb_events(source) if e % 4 != 1]
+    assert query.lastProgress["numInputRows"] == sum(sizes)
+    assert query.lastProgress["sink"]["numOutputRows"] == len(expected)
+
+
 def test_complete_mode_counts_in_the_memory_sink(spark, tmp_path):
     source = tmp_path / "in"
     source.mkdir()
