@@ -427,9 +427,21 @@ class PlanBuilder {
       }
       for (size_t i = 0; i < key_exprs.size(); ++i) {
         ARROW_ASSIGN_OR_RAISE(auto key, LowerExpr(*key_exprs[i], options_.eval));
-        exprs.push_back(std::move(key));
-        names.push_back(prefix + std::to_string(i));
-        keys->emplace_back(names.back());
+        const auto& type = key_exprs[i]->type;
+        if (type->id() != arrow::Type::STRUCT) {
+          exprs.push_back(std::move(key));
+          names.push_back(prefix + std::to_string(i));
+          keys->emplace_back(names.back());
+          continue;
+        }
+        // A struct key (a window) joins on its fields, a NULL struct on nothing.
+        for (int f = 0; f < type->num_fields(); ++f) {
+          auto field = cp::call("struct_field", {key}, cp::StructFieldOptions({f}));
+          exprs.push_back(cp::call("if_else", {cp::call("is_valid", {key}), field,
+                                               cp::literal(arrow::MakeNullScalar(type->field(f)->type()))}));
+          names.push_back(prefix + std::to_string(i) + "." + std::to_string(f));
+          keys->emplace_back(names.back());
+        }
       }
       if (constant_key) {
         exprs.push_back(cp::literal(int32_t{1}));

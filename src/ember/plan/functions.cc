@@ -1066,6 +1066,21 @@ Catalog BuildCatalog() {
                // Spark divides the microseconds, truncating toward zero (also before 1970).
                return Fn("divide", {CastTo(ts, arrow::int64()), I64(1000000)});
              }));
+  // INTERVAL '...' from SQL text: a day-time interval, as an arrow duration in microseconds, so
+  // that timestamp +/- interval works (range conditions of stream-stream joins).
+  Add(c, Scalar(
+             "interval", 1, 1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               ARROW_ASSIGN_OR_RAISE(auto text, LiteralString(call, args[0]));
+               ARROW_RETURN_NOT_OK(ParseIntervalMicros(text).status());
+               return TypedCall{std::move(args), arrow::duration(arrow::TimeUnit::MICRO), false};
+             },
+             [](const Expr& call, std::vector<cp::Expression>,
+                const EvalContext&) -> Result<cp::Expression> {
+               ARROW_ASSIGN_OR_RAISE(auto text, LiteralString(call, call.args[0]));
+               ARROW_ASSIGN_OR_RAISE(int64_t micros, ParseIntervalMicros(text));
+               return Lit(std::make_shared<arrow::DurationScalar>(micros, arrow::TimeUnit::MICRO));
+             }));
   // window(ts, duration, slide[, start]): the epoch-aligned tumbling window containing ts. For a
   // sliding window the analyzer adds a fifth argument, n: the n-th latest window containing ts.
   Add(c, Scalar(

@@ -28,6 +28,7 @@
 #include "ember/stream/progress.h"
 #include "ember/stream/state_store.h"
 #include "ember/stream/stateful.h"
+#include "ember/stream/stream_join.h"
 #include "ember/streaming.h"
 
 namespace ember {
@@ -67,10 +68,12 @@ void CollectKind(const LogicalPlan& plan, PlanKind kind, std::vector<const Logic
   for (const auto& child : plan.children) CollectKind(*child, kind, out);
 }
 
-// The streaming aggregations and deduplications of a plan, children first.
+// The streaming aggregations, deduplications and stream-stream joins of a plan, children first.
 void CollectStateful(const LogicalPlan& plan, std::vector<const LogicalPlan*>* out) {
   for (const auto& child : plan.children) CollectStateful(*child, out);
-  bool stateful = plan.kind == PlanKind::kAggregate || plan.kind == PlanKind::kDeduplicate;
+  bool stateful = plan.kind == PlanKind::kAggregate || plan.kind == PlanKind::kDeduplicate ||
+                  (plan.kind == PlanKind::kJoin && plan.children[0]->is_streaming &&
+                   plan.children[1]->is_streaming);
   if (stateful && plan.is_streaming &&
       std::find(out->begin(), out->end(), &plan) == out->end()) {
     out->push_back(&plan);
@@ -253,10 +256,7 @@ arrow::Status CheckStreamingPlan(const LogicalPlan& plan, const std::string& mod
       }
     }
     if (p.kind == PlanKind::kJoin && p.children[0]->is_streaming && p.children[1]->is_streaming) {
-      return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
-                       "The feature is not supported: stream-stream joins are not supported by "
-                       "Ember yet.",
-                       "0A000");
+      ARROW_RETURN_NOT_OK(stream::CheckStreamStreamJoin(p, mode));
     }
     // Stream-static joins (STREAMING.md 9.1): the static side cannot be the preserved one.
     if (p.kind == PlanKind::kJoin && p.children[0]->is_streaming != p.children[1]->is_streaming) {
@@ -830,8 +830,12 @@ arrow::Status StreamingQuery::RunLoop() {
       std::map<const LogicalPlan*, PlanPtr> replace;
       for (const auto& op : ex.operators) {
         const LogicalPlan& node = *op->node();
-        ARROW_ASSIGN_OR_RAISE(auto input, exec::Execute(Bind(node.children[0], data, replace), exec_options));
-        ARROW_ASSIGN_OR_RAISE(auto output, op->Process(input, batch));
+        std::vector<std::shared_ptr<arrow::Table>> inputs;
+        for (const auto& child : node.children) {
+          ARROW_ASSIGN_OR_RAISE(auto input, exec::Execute(Bind(child, data, replace), exec_options));
+          inputs.push_back(std::move(input));
+        }
+        ARROW_ASSIGN_OR_RAISE(auto output, op->ProcessChildren(std::move(inputs), batch));
         auto local = std::make_shared<LogicalPlan>();
         local->kind = PlanKind::kLocalTable;
         local->output = node.output;

@@ -170,9 +170,11 @@ void ParallelFor(int n, const std::function<void(int)>& fn) {
   for (auto& t : threads) t.join();
 }
 
-StateStore::StateStore(std::string directory, std::shared_ptr<arrow::Schema> schema, int num_keys,
-                       int num_partitions, int64_t retain)
+StateStore::StateStore(std::string directory, std::string store_name,
+                       std::shared_ptr<arrow::Schema> schema, int num_keys, int num_partitions,
+                       int64_t retain)
     : directory_(std::move(directory)),
+      store_name_(std::move(store_name)),
       schema_(std::move(schema)),
       num_keys_(num_keys),
       retain_(retain),
@@ -184,7 +186,8 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
                                                      const std::string& operator_name,
                                                      int num_partitions,
                                                      std::shared_ptr<arrow::Schema> schema,
-                                                     int num_keys, int64_t retain) {
+                                                     int num_keys, int64_t retain,
+                                                     const std::string& store_name) {
   std::string directory = (fs::path(checkpoint) / "state" / std::to_string(operator_id)).string();
   std::string metadata_path = (fs::path(directory) / "_metadata" / "metadata").string();
   ARROW_ASSIGN_OR_RAISE(auto metadata, ReadFileIfExists(metadata_path));
@@ -208,18 +211,20 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
     nlohmann::json body = {
         {"operatorInfo", {{"operatorId", operator_id}, {"operatorName", operator_name}}},
         {"stateStoreInfo",
-         nlohmann::json::array({{{"storeName", "default"},
+         nlohmann::json::array({{{"storeName", store_name.empty() ? "default" : store_name},
                                  {"numColsPrefixKey", 0},
                                  {"numPartitions", num_partitions}}})}};
     ARROW_RETURN_NOT_OK(WriteFileAtomically(metadata_path, "v1\n" + body.dump()).status());
   }
   auto store = std::unique_ptr<StateStore>(
-      new StateStore(std::move(directory), std::move(schema), num_keys, num_partitions, retain));
+      new StateStore(std::move(directory), store_name, std::move(schema), num_keys, num_partitions,
+                     retain));
   return store;
 }
 
 std::string StateStore::PartitionDirectory(int p) const {
-  return (fs::path(directory_) / std::to_string(p)).string();
+  fs::path partition = fs::path(directory_) / std::to_string(p);
+  return (store_name_.empty() ? partition : partition / store_name_).string();
 }
 
 Result<std::shared_ptr<arrow::Table>> StateStore::LoadPartition(int p, int64_t version) const {

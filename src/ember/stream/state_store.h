@@ -34,13 +34,16 @@ void ParallelFor(int n, const std::function<void(int)>& fn);
 class StateStore {
  public:
   /// Opens the store of operator `operator_id` under <checkpoint>/state. Writes the operator's
-  /// metadata file once; on restart, fails if the checkpoint holds another operator there.
+  /// metadata file once; on restart, fails if the checkpoint holds another operator there. An
+  /// operator with several stores (a join's two sides) names each: its files are then in
+  /// <partition>/<store_name>.
   static arrow::Result<std::unique_ptr<StateStore>> Open(const std::string& checkpoint,
                                                          int operator_id,
                                                          const std::string& operator_name,
                                                          int num_partitions,
                                                          std::shared_ptr<arrow::Schema> schema,
-                                                         int num_keys, int64_t retain);
+                                                         int num_keys, int64_t retain,
+                                                         const std::string& store_name = "");
 
   /// Makes `version` current: from memory when it is the version last committed here, else
   /// from its files.
@@ -64,12 +67,13 @@ class StateStore {
   int64_t memory_bytes() const;
 
  private:
-  StateStore(std::string directory, std::shared_ptr<arrow::Schema> schema, int num_keys,
-             int num_partitions, int64_t retain);
+  StateStore(std::string directory, std::string store_name, std::shared_ptr<arrow::Schema> schema,
+             int num_keys, int num_partitions, int64_t retain);
   arrow::Result<std::shared_ptr<arrow::Table>> LoadPartition(int p, int64_t version) const;
   std::string PartitionDirectory(int p) const;
 
   std::string directory_;  // <checkpoint>/state/<operator>
+  std::string store_name_;  // empty for the only store of an operator
   std::shared_ptr<arrow::Schema> schema_;
   int num_keys_;
   int64_t retain_;  // spark.sql.streaming.minBatchesToRetain

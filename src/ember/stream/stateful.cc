@@ -12,6 +12,7 @@
 #include "ember/exec/incremental_aggregate.h"
 #include "ember/exec/row_keys.h"
 #include "ember/stream/state_store.h"
+#include "ember/stream/stream_join.h"
 
 namespace ember::stream {
 
@@ -340,9 +341,8 @@ arrow::Status LegacyAnalysisError(const std::string& message) {
   return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102", message, "");
 }
 
-// Attributes carrying event time below and at `plan`: the watermarked column, and the windows
-// (or plain keys) computed over one of them by an aggregation or an Expand, so that a window of
-// a window (chained aggregations) is event time too, as Spark's watermark metadata propagates.
+}  // namespace
+
 void CollectEventTimes(const LogicalPlan& plan, std::set<int64_t>* times) {
   for (const auto& child : plan.children) CollectEventTimes(*child, times);
   auto over_event_time = [&](const plan::Expr& e) {
@@ -360,7 +360,15 @@ void CollectEventTimes(const LogicalPlan& plan, std::set<int64_t>* times) {
       if (over_event_time(*plan.projections[0][i])) times->insert(plan.output[i].id);
     }
   }
+  if (plan.kind == plan::PlanKind::kProject) {
+    for (size_t i = 0; i < plan.exprs.size() && i < plan.output.size(); ++i) {
+      const auto& e = *plan::StripAlias(plan.exprs[i]);
+      if (e.kind == ExprKind::kAttribute && times->count(e.id) > 0) times->insert(plan.output[i].id);
+    }
+  }
 }
+
+namespace {
 
 // The grouping whose value is event time: an event-time column, or a window over one.
 int EventTimeGrouping(const LogicalPlan& node, int64_t event_time_id) {
@@ -389,6 +397,7 @@ Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan
   for (size_t i = 0; i < input.size(); ++i) {
     if (input[i].id == options.event_time_id) event_time_column = static_cast<int>(i);
   }
+  if (node.kind == plan::PlanKind::kJoin) return MakeStreamJoinOperator(node, options);
   if (node.kind == plan::PlanKind::kAggregate) {
     int key = EventTimeGrouping(node, options.event_time_id);
     if (options.output_mode == "append" && key < 0) {

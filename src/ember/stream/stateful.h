@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
@@ -41,6 +43,7 @@ struct StateMetrics {
   int64_t dropped_duplicates = -1;  // dedup only
   int64_t update_ms = 0, removal_ms = 0, commit_ms = 0, memory_bytes = 0;
   int num_partitions = 0;
+  int stores_per_partition = 1;  // a join keeps one store per side
 };
 
 class StatefulOperator {
@@ -51,6 +54,11 @@ class StatefulOperator {
   /// The node's output for one batch, given its child's rows for the batch.
   virtual arrow::Result<std::shared_ptr<arrow::Table>> Process(std::shared_ptr<arrow::Table> input,
                                                                const BatchContext& batch) = 0;
+  /// The node's output given each child's rows for the batch (a join has two children).
+  virtual arrow::Result<std::shared_ptr<arrow::Table>> ProcessChildren(
+      std::vector<std::shared_ptr<arrow::Table>> inputs, const BatchContext& batch) {
+    return Process(std::move(inputs[0]), batch);
+  }
   /// Whether a batch without data would change something once the watermark moved.
   virtual bool UsesWatermark() const = 0;
   const StateMetrics& metrics() const { return metrics_; }
@@ -61,7 +69,12 @@ class StatefulOperator {
   StateMetrics metrics_;
 };
 
-/// The operator for a streaming kAggregate or kDeduplicate node, with Spark's errors for what a
+/// Adds to `times` the attributes at and below `plan` that carry event time: windows (or plain
+/// keys) computed over an attribute already in `times` by an aggregation or an Expand, and
+/// aliases of one by a projection, as Spark's watermark metadata propagates.
+void CollectEventTimes(const plan::LogicalPlan& plan, std::set<int64_t>* times);
+
+/// The operator for a streaming kAggregate, kDeduplicate or (two streams) kJoin node, with Spark's errors for what a
 /// stream cannot do.
 arrow::Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const plan::LogicalPlan& node,
                                                                       const StatefulOptions& options);

@@ -1,0 +1,803 @@
+#include "ember/stream/stream_join.h"
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <set>
+
+#include <arrow/api.h>
+#include <arrow/compute/api.h>
+
+#include "ember/common/interval.h"
+#include "ember/error.h"
+#include "ember/exec/executor.h"
+#include "ember/stream/state_store.h"
+
+namespace ember::stream {
+
+namespace cp = arrow::compute;
+using arrow::Result;
+using plan::Expr;
+using plan::ExprKind;
+using plan::ExprPtr;
+using plan::JoinType;
+using plan::LogicalPlan;
+using plan::PlanKind;
+using TablePtr = std::shared_ptr<arrow::Table>;
+using ArrayPtr = std::shared_ptr<arrow::Array>;
+
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+arrow::Status CheckerError(const std::string& message) {
+  return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102", message, "");
+}
+
+// --- the join condition -----------------------------------------------------------------------
+
+void SplitConjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  if (e->kind == ExprKind::kCall && e->name == "and") {
+    SplitConjuncts(e->args[0], out);
+    SplitConjuncts(e->args[1], out);
+  } else {
+    out->push_back(e);
+  }
+}
+
+void References(const Expr& e, std::set<int64_t>* ids) {
+  if (e.kind == ExprKind::kAttribute) ids->insert(e.id);
+  for (const auto& a : e.args) References(*a, ids);
+}
+
+bool OnlyFrom(const Expr& e, const std::set<int64_t>& side) {
+  std::set<int64_t> ids;
+  References(e, &ids);
+  for (int64_t id : ids) {
+    if (!side.count(id)) return false;
+  }
+  return true;
+}
+
+std::set<int64_t> Ids(const std::vector<plan::Attribute>& attributes) {
+  std::set<int64_t> ids;
+  for (const auto& a : attributes) ids.insert(a.id);
+  return ids;
+}
+
+// The attributes carrying event time at and below `plan` (Spark's watermark metadata): every
+// withWatermark column, and what windows, aggregations and projections derive from them.
+std::set<int64_t> EventTimes(const LogicalPlan& plan) {
+  std::set<int64_t> times;
+  std::function<void(const LogicalPlan&)> seed = [&](const LogicalPlan& p) {
+    if (p.kind == PlanKind::kWatermark) times.insert(p.exprs[0]->id);
+    for (const auto& child : p.children) seed(*child);
+  };
+  seed(plan);
+  CollectEventTimes(plan, &times);
+  return times;
+}
+
+// A join condition taken apart as Spark's ExtractEquiJoinKeys does: equalities between one
+// expression of each side are the keys, the rest of the conjuncts the condition.
+struct JoinCondition {
+  std::vector<ExprPtr> left_keys, right_keys;
+  std::vector<ExprPtr> others;     // every conjunct that is no key
+  std::vector<ExprPtr> left_only;  // of `others`, those over left columns only
+  std::vector<ExprPtr> right_only;
+};
+
+JoinCondition SplitCondition(const LogicalPlan& join) {
+  JoinCondition c;
+  std::set<int64_t> left = Ids(join.children[0]->output), right = Ids(join.children[1]->output);
+  std::vector<ExprPtr> conjuncts;
+  if (!join.exprs.empty()) SplitConjuncts(join.exprs[0], &conjuncts);
+  for (const auto& e : conjuncts) {
+    std::set<int64_t> refs;
+    if (e->kind == ExprKind::kCall && e->name == "=") {
+      const auto& a = e->args[0];
+      const auto& b = e->args[1];
+      std::set<int64_t> ra, rb;
+      References(*a, &ra);
+      References(*b, &rb);
+      if (!ra.empty() && !rb.empty() && OnlyFrom(*a, left) && OnlyFrom(*b, right)) {
+        c.left_keys.push_back(a);
+        c.right_keys.push_back(b);
+        continue;
+      }
+      if (!ra.empty() && !rb.empty() && OnlyFrom(*a, right) && OnlyFrom(*b, left)) {
+        c.left_keys.push_back(b);
+        c.right_keys.push_back(a);
+        continue;
+      }
+    }
+    c.others.push_back(e);
+    References(*e, &refs);
+    if (!refs.empty() && OnlyFrom(*e, left)) c.left_only.push_back(e);
+    if (!refs.empty() && OnlyFrom(*e, right)) c.right_only.push_back(e);
+  }
+  return c;
+}
+
+// The key pair whose left or right expression is an event-time column (Spark's
+// joinKeyOrdinalForWatermark), or -1.
+int WatermarkKey(const JoinCondition& c, const std::set<int64_t>& times) {
+  for (const auto* keys : {&c.left_keys, &c.right_keys}) {
+    for (size_t i = 0; i < keys->size(); ++i) {
+      const Expr& k = *(*keys)[i];
+      if (k.kind == ExprKind::kAttribute && times.count(k.id)) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+// One term of a sum: an attribute (its value in micros) or a constant number of micros, maybe
+// negated.
+struct Term {
+  int64_t attribute = -1;
+  bool timestamp = false;  // the attribute is a TIMESTAMP
+  double micros = 0;
+  bool negated = false;
+};
+
+bool IsTimestamp(const arrow::DataType& t) { return t.id() == arrow::Type::TIMESTAMP; }
+
+// Spark's collectTerms: `e` as a sum of attributes and constants; false when it is anything else.
+bool CollectTerms(const Expr& e, bool negate, std::vector<Term>* out) {
+  if (e.kind == ExprKind::kCall && (e.name == "+" || e.name == "-") && e.args.size() == 2) {
+    return CollectTerms(*e.args[0], negate, out) &&
+           CollectTerms(*e.args[1], e.name == "-" ? !negate : negate, out);
+  }
+  if (e.kind == ExprKind::kCall && e.name == "negative") return CollectTerms(*e.args[0], !negate, out);
+  if (e.kind == ExprKind::kCall && e.name == "interval") {
+    const Expr& text = *plan::StripAlias(e.args[0]);
+    if (text.kind != ExprKind::kLiteral || !text.value->is_valid) return false;
+    auto micros = ParseIntervalMicros(text.value->ToString());
+    if (!micros.ok()) return false;
+    out->push_back({-1, false, static_cast<double>(*micros), negate});
+    return true;
+  }
+  if (e.kind == ExprKind::kCast) {
+    bool numeric = arrow::is_integer(e.type->id()) || arrow::is_floating(e.type->id()) ||
+                   arrow::is_decimal(e.type->id()) || IsTimestamp(*e.type);
+    return numeric && CollectTerms(*e.args[0], negate, out);
+  }
+  if (e.kind == ExprKind::kAttribute) {
+    out->push_back({e.id, IsTimestamp(*e.type), 0, negate});
+    return true;
+  }
+  if (e.kind == ExprKind::kLiteral && e.value && e.value->is_valid) {
+    const auto& v = *e.value;
+    double micros = 0;
+    if (v.type->id() == arrow::Type::DURATION || IsTimestamp(*v.type)) {
+      auto cast = v.CastTo(arrow::int64());
+      if (!cast.ok()) return false;
+      micros = static_cast<double>(static_cast<const arrow::Int64Scalar&>(**cast).value);
+    } else if (arrow::is_integer(v.type->id()) || arrow::is_floating(v.type->id())) {
+      auto cast = v.CastTo(arrow::float64());
+      if (!cast.ok()) return false;
+      micros = static_cast<const arrow::DoubleScalar&>(**cast).value * 1e6;
+    } else {
+      return false;
+    }
+    out->push_back({-1, false, micros, negate});
+    return true;
+  }
+  return false;
+}
+
+// Spark's getStateWatermarkFromLessThenPredicate: from `l < r`, the bound (ms) below which the
+// time of `state_side` can no longer satisfy it once the other side's event time reached
+// `watermark_ms`.
+std::optional<int64_t> BoundFromLessThan(const Expr& l, const Expr& r, const std::set<int64_t>& state_side,
+                                         const std::set<int64_t>& other_side,
+                                         const std::set<int64_t>& times, int64_t watermark_ms) {
+  std::set<int64_t> refs;
+  References(l, &refs);
+  References(r, &refs);
+  int in_state = 0, in_other = 0;
+  for (int64_t id : refs) {
+    in_state += state_side.count(id) ? 1 : 0;
+    in_other += other_side.count(id) ? 1 : 0;
+  }
+  if (in_state > 1 || in_other > 1) return std::nullopt;
+  std::vector<Term> terms;
+  if (!CollectTerms(l, false, &terms) || !CollectTerms(r, true, &terms)) return std::nullopt;
+  const Term* constraint = nullptr;
+  int constraints = 0;
+  for (const auto& t : terms) {
+    if (t.attribute >= 0 && t.timestamp && state_side.count(t.attribute)) {
+      constraint = &t;
+      ++constraints;
+    }
+  }
+  // l - r < 0 must read `-stateTime + rest < 0`, that is stateTime > rest.
+  if (constraints != 1 || !constraint->negated) return std::nullopt;
+  double rest = 0;
+  for (const auto& t : terms) {
+    if (&t == constraint) continue;
+    double value = t.micros;
+    if (t.attribute >= 0) {
+      // Only the other side's event time has a known value: the watermark.
+      if (!(t.timestamp && other_side.count(t.attribute) && times.count(t.attribute))) return std::nullopt;
+      value = static_cast<double>(watermark_ms) * 1000.0;
+    }
+    rest += t.negated ? -value : value;
+  }
+  return static_cast<int64_t>(rest / 1000.0);
+}
+
+// Spark's getStateValueWatermark: the state watermark of `state_side` implied by the range
+// conditions, the smallest over the conjuncts that give one.
+std::optional<int64_t> StateValueWatermark(const std::vector<ExprPtr>& conjuncts,
+                                           const std::set<int64_t>& state_side,
+                                           const std::set<int64_t>& other_side,
+                                           const std::set<int64_t>& times, int64_t watermark_ms) {
+  bool other_has_event_time = false;
+  for (int64_t id : other_side) other_has_event_time = other_has_event_time || times.count(id);
+  if (!other_has_event_time) return std::nullopt;
+  std::optional<int64_t> result;
+  for (const auto& c : conjuncts) {
+    if (c->kind != ExprKind::kCall || c->args.size() != 2) continue;
+    const Expr& a = *c->args[0];
+    const Expr& b = *c->args[1];
+    std::optional<int64_t> bound;
+    if (c->name == "<") bound = BoundFromLessThan(a, b, state_side, other_side, times, watermark_ms);
+    if (c->name == "<=") bound = BoundFromLessThan(a, b, state_side, other_side, times, watermark_ms);
+    if (c->name == ">") bound = BoundFromLessThan(b, a, state_side, other_side, times, watermark_ms);
+    if (c->name == ">=") bound = BoundFromLessThan(b, a, state_side, other_side, times, watermark_ms);
+    if (bound && (c->name == "<=" || c->name == ">=")) *bound -= 1;
+    if (bound) result = result ? std::min(*result, *bound) : *bound;
+  }
+  return result;
+}
+
+// --- running pieces of the join on arrow tables ------------------------------------------------
+
+constexpr const char* kRowId = "__row_id";
+constexpr const char* kMatched = "__matched";
+
+std::shared_ptr<LogicalPlan> LocalPlan(TablePtr table, std::vector<plan::Attribute> output) {
+  auto local = std::make_shared<LogicalPlan>();
+  local->kind = PlanKind::kLocalTable;
+  local->output = std::move(output);
+  local->table = std::move(table);
+  return local;
+}
+
+Result<TablePtr> Run(const plan::PlanPtr& plan, const plan::EvalContext& eval) {
+  exec::ExecOptions options;
+  options.eval = eval;
+  ARROW_ASSIGN_OR_RAISE(auto table, exec::Execute(plan, options));
+  return table->CombineChunks();
+}
+
+// The micros of a time column; of a window, its end.
+Result<std::shared_ptr<arrow::ChunkedArray>> Micros(const std::shared_ptr<arrow::ChunkedArray>& column) {
+  std::shared_ptr<arrow::ChunkedArray> time = column;
+  if (column->type()->id() == arrow::Type::STRUCT) {
+    int end = static_cast<const arrow::StructType&>(*column->type()).GetFieldIndex("end");
+    cp::StructFieldOptions field({end});
+    ARROW_ASSIGN_OR_RAISE(auto ends, cp::CallFunction("struct_field", {column}, &field));
+    time = ends.chunked_array();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto micros, cp::Cast(arrow::Datum(time), arrow::int64()));
+  return micros.chunked_array();
+}
+
+// Per row: is `column`'s time at or below `micros`? NULL is never.
+Result<ArrayPtr> AtOrBelow(const std::shared_ptr<arrow::ChunkedArray>& column, int64_t micros) {
+  if (column->length() == 0) return arrow::MakeEmptyArray(arrow::boolean());
+  ARROW_ASSIGN_OR_RAISE(auto values, Micros(column));
+  ARROW_ASSIGN_OR_RAISE(auto compared, cp::CallFunction("less_equal", {values, arrow::Datum(micros)}));
+  ARROW_ASSIGN_OR_RAISE(auto filled, cp::CallFunction("coalesce", {compared, arrow::Datum(false)}));
+  return arrow::Concatenate(filled.chunked_array()->chunks());
+}
+
+Result<ArrayPtr> Not(const ArrayPtr& mask) {
+  ARROW_ASSIGN_OR_RAISE(auto inverted, cp::CallFunction("invert", {mask}));
+  return inverted.make_array();
+}
+
+Result<ArrayPtr> Or(const ArrayPtr& a, const ArrayPtr& b) {
+  ARROW_ASSIGN_OR_RAISE(auto result, cp::CallFunction("or", {a, b}));
+  return result.make_array();
+}
+
+Result<TablePtr> Where(const TablePtr& table, const ArrayPtr& mask) {
+  ARROW_ASSIGN_OR_RAISE(auto filtered, cp::Filter(arrow::Datum(table), arrow::Datum(mask)));
+  return filtered.table()->CombineChunks();
+}
+
+Result<ArrayPtr> Constant(bool value, int64_t n) {
+  return arrow::MakeArrayFromScalar(arrow::BooleanScalar(value), n);
+}
+
+// Per row of `ids`: is it one of `set`?
+Result<ArrayPtr> In(const std::shared_ptr<arrow::ChunkedArray>& ids, const std::shared_ptr<arrow::ChunkedArray>& set) {
+  if (ids->length() == 0) return arrow::MakeEmptyArray(arrow::boolean());
+  if (set->length() == 0) return Constant(false, ids->length());
+  ARROW_ASSIGN_OR_RAISE(auto values, arrow::Concatenate(set->chunks()));
+  ARROW_ASSIGN_OR_RAISE(auto in, cp::IsIn(arrow::Datum(ids), cp::SetLookupOptions(values)));
+  return arrow::Concatenate(in.chunked_array()->chunks());
+}
+
+Result<TablePtr> Concat(const std::vector<TablePtr>& tables) {
+  ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(tables));
+  return all->CombineChunks();
+}
+
+
+// One side of the join: its columns and where they stand in the state.
+struct Side {
+  std::vector<plan::Attribute> output;
+  std::vector<plan::Attribute> with_id;  // output, then the row id
+  std::shared_ptr<arrow::Schema> state_schema;  // row id, output, matched
+  std::vector<ExprPtr> keys;
+  std::vector<ExprPtr> only;  // conjuncts over this side alone (Spark's pre-join filter)
+  int event_time_column = -1;  // in output, or -1
+  std::unique_ptr<StateStore> store;
+};
+
+// The side's columns of a state table, followed by its row ids.
+TablePtr InputOf(const Side& side, const TablePtr& state) {
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+  arrow::FieldVector fields;
+  for (size_t i = 0; i < side.output.size(); ++i) {
+    columns.push_back(state->column(static_cast<int>(i) + 1));
+    fields.push_back(state->schema()->field(static_cast<int>(i) + 1));
+  }
+  columns.push_back(state->column(0));
+  fields.push_back(state->schema()->field(0));
+  return arrow::Table::Make(arrow::schema(fields), columns, state->num_rows());
+}
+
+// Input rows (side's columns and row ids) as state rows with a matched flag.
+Result<TablePtr> StateOf(const Side& side, const TablePtr& input, const ArrayPtr& matched) {
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+  const int n = static_cast<int>(side.output.size());
+  columns.push_back(input->column(n));
+  for (int i = 0; i < n; ++i) columns.push_back(input->column(i));
+  columns.push_back(std::make_shared<arrow::ChunkedArray>(matched));
+  return arrow::Table::Make(side.state_schema, columns, input->num_rows());
+}
+
+// Stream-stream join of two inputs, Spark's symmetric hash join. The state of each side holds
+// its rows by a row id (unique per batch and row), with the side's columns and whether a row of
+// the other side ever matched the row (for the null-extended rows of outer joins).
+class StreamJoinOperator : public StatefulOperator {
+ public:
+  StreamJoinOperator(const LogicalPlan& node, JoinCondition condition, Side left, Side right,
+                     std::set<int64_t> times, int watermark_key)
+      : StatefulOperator(&node),
+        condition_(std::move(condition)),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        times_(std::move(times)),
+        watermark_key_(watermark_key) {
+    metrics_.operator_name = "symmetricHashJoin";
+    metrics_.num_partitions = left_.store->num_partitions();
+    metrics_.stores_per_partition = 4;  // Spark's keyToNumValues and keyWithIndexToValue per side
+  }
+
+  bool UsesWatermark() const override { return HasStatePredicate(left_, right_) || HasStatePredicate(right_, left_); }
+
+  Result<TablePtr> Process(TablePtr, const BatchContext&) override {
+    return arrow::Status::Invalid("a stream-stream join needs the rows of both sides");
+  }
+
+  Result<TablePtr> ProcessChildren(std::vector<TablePtr> inputs, const BatchContext& batch) override {
+    int64_t start = NowMs();
+    ARROW_RETURN_NOT_OK(left_.store->Load(batch.batch_id));
+    ARROW_RETURN_NOT_OK(right_.store->Load(batch.batch_id));
+    const JoinType type = node_->join_type;
+    const bool left_outer = type == JoinType::kLeftOuter || type == JoinType::kFullOuter;
+    const bool right_outer = type == JoinType::kRightOuter || type == JoinType::kFullOuter;
+    const bool semi = type == JoinType::kLeftSemi;
+    metrics_.rows_dropped_by_watermark = 0;
+    std::vector<TablePtr> output;
+
+    // Each side's new rows: late rows dropped, row ids given, and those failing the side's own
+    // conditions set apart (they never enter the state; an outer side emits them at once).
+    ARROW_ASSIGN_OR_RAISE(auto left_new, NewRows(left_, inputs[0], batch));
+    ARROW_ASSIGN_OR_RAISE(auto right_new, NewRows(right_, inputs[1], batch));
+    if (left_outer) {
+      ARROW_ASSIGN_OR_RAISE(auto rows, NullExtended(left_new.failed, true));
+      output.push_back(rows);
+    }
+    if (right_outer) {
+      ARROW_ASSIGN_OR_RAISE(auto rows, NullExtended(right_new.failed, false));
+      output.push_back(rows);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto left_state, Stored(left_));
+    ARROW_ASSIGN_OR_RAISE(auto right_state, Stored(right_));
+
+    // New left rows probe the right state.
+    ARROW_ASSIGN_OR_RAISE(auto first, Match(left_new.passed, InputOf(right_, right_state), batch));
+    ARROW_ASSIGN_OR_RAISE(auto left_ids, IdColumns(first));
+    ARROW_ASSIGN_OR_RAISE(auto left_matched, In(left_new.passed->column(IdColumn(left_)), left_ids.first));
+    ARROW_ASSIGN_OR_RAISE(auto left_added, StateOf(left_, left_new.passed, left_matched));
+    if (semi) {
+      // A left row is emitted once, at its first match; a matched one needs no state.
+      ARROW_ASSIGN_OR_RAISE(auto emitted, Where(left_new.passed, left_matched));
+      output.push_back(LeftColumns(emitted));
+      ARROW_ASSIGN_OR_RAISE(auto unmatched, Not(left_matched));
+      ARROW_ASSIGN_OR_RAISE(left_added, Where(left_added, unmatched));
+    } else {
+      output.push_back(JoinedColumns(first));
+    }
+    int64_t rows_updated = left_added->num_rows();
+
+    // New right rows probe the left state, which now holds the new left rows too. For a semi
+    // join only left rows never matched can still be emitted.
+    ARROW_ASSIGN_OR_RAISE(auto left_all, Concat({left_state, left_added}));
+    TablePtr probed = left_all;
+    if (semi) {
+      ARROW_ASSIGN_OR_RAISE(auto flags, Flag(left_all));
+      ARROW_ASSIGN_OR_RAISE(auto never, Not(flags));
+      ARROW_ASSIGN_OR_RAISE(probed, Where(left_all, never));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto second, Match(InputOf(left_, probed), right_new.passed, batch));
+    ARROW_ASSIGN_OR_RAISE(auto right_ids, IdColumns(second));
+    if (semi) {
+      ARROW_ASSIGN_OR_RAISE(auto newly, In(probed->column(0), right_ids.first));
+      ARROW_ASSIGN_OR_RAISE(auto emitted, Where(InputOf(left_, probed), newly));
+      output.push_back(LeftColumns(emitted));
+    } else {
+      output.push_back(JoinedColumns(second));
+    }
+    // Left rows matched now are marked; the state rows among them change.
+    ARROW_ASSIGN_OR_RAISE(auto hit, In(left_all->column(0), right_ids.first));
+    ARROW_ASSIGN_OR_RAISE(auto left_flags, Flag(left_all));
+    ARROW_ASSIGN_OR_RAISE(auto now_matched, Or(left_flags, hit));
+    ARROW_ASSIGN_OR_RAISE(left_all, left_all->SetColumn(left_all->num_columns() - 1,
+                                                        left_.state_schema->fields().back(),
+                                                        std::make_shared<arrow::ChunkedArray>(now_matched)));
+    ARROW_ASSIGN_OR_RAISE(auto right_matched, In(right_new.passed->column(IdColumn(right_)), right_ids.second));
+    ARROW_ASSIGN_OR_RAISE(auto right_added, StateOf(right_, right_new.passed, right_matched));
+    // A right row that this batch's watermark already evicts need not be stored, unless it is
+    // to be emitted unmatched at its eviction.
+    ARROW_ASSIGN_OR_RAISE(auto right_expired, Expired(right_, left_, right_added, batch));
+    ARROW_ASSIGN_OR_RAISE(auto keep, Not(right_expired));
+    if (right_outer) {
+      ARROW_ASSIGN_OR_RAISE(auto unmatched, Not(right_matched));
+      ARROW_ASSIGN_OR_RAISE(keep, Or(keep, unmatched));
+    }
+    ARROW_ASSIGN_OR_RAISE(right_added, Where(right_added, keep));
+    rows_updated += right_added->num_rows();
+    ARROW_ASSIGN_OR_RAISE(auto right_all, Concat({right_state, right_added}));
+    int64_t removal_start = NowMs();
+
+    // Eviction by the watermark; an outer side's evicted rows that never matched are emitted
+    // with NULLs for the other side. Spark counts as removed only the rows of the sides it
+    // cleans without output.
+    int64_t removed = 0;
+    ARROW_ASSIGN_OR_RAISE(auto left_gone, Expired(left_, right_, left_all, batch));
+    ARROW_ASSIGN_OR_RAISE(auto right_gone, Expired(right_, left_, right_all, batch));
+    for (bool is_left : {true, false}) {
+      const auto& gone = is_left ? left_gone : right_gone;
+      const auto& all = is_left ? left_all : right_all;
+      ARROW_ASSIGN_OR_RAISE(auto evicted, Where(all, gone));
+      if (is_left ? left_outer : right_outer) {
+        ARROW_ASSIGN_OR_RAISE(auto flags, Flag(evicted));
+        ARROW_ASSIGN_OR_RAISE(auto never, Not(flags));
+        ARROW_ASSIGN_OR_RAISE(auto unmatched, Where(evicted, never));
+        ARROW_ASSIGN_OR_RAISE(auto rows, NullExtended(InputOf(is_left ? left_ : right_, unmatched), is_left));
+        output.push_back(rows);
+      } else {
+        removed += evicted->num_rows();
+      }
+    }
+    int64_t commit_start = NowMs();
+    ARROW_RETURN_NOT_OK(Save(&left_, left_state, left_all, left_gone, batch));
+    ARROW_RETURN_NOT_OK(Save(&right_, right_state, right_all, right_gone, batch));
+    int64_t end = NowMs();
+    metrics_.update_ms = removal_start - start;
+    metrics_.removal_ms = commit_start - removal_start;
+    metrics_.commit_ms = end - commit_start;
+    metrics_.rows_updated = rows_updated;
+    metrics_.rows_removed = removed;
+    metrics_.rows_total = left_.store->num_rows() + right_.store->num_rows();
+    metrics_.memory_bytes = left_.store->memory_bytes() + right_.store->memory_bytes();
+    return OutputOf(output);
+  }
+
+ private:
+  struct NewInput {
+    TablePtr passed, failed;  // columns and row ids
+  };
+
+  int IdColumn(const Side& side) const { return static_cast<int>(side.output.size()); }
+
+  // Whether the watermark can evict rows of `side` (Spark's state watermark predicates).
+  bool HasStatePredicate(const Side& side, const Side& other) const {
+    if (watermark_key_ >= 0) return true;
+    return side.event_time_column >= 0 &&
+           StateValueWatermark(condition_.others, Ids(side.output), Ids(other.output), times_, 0).has_value();
+  }
+
+  // The matched flags of state rows.
+  static Result<ArrayPtr> Flag(const TablePtr& state) {
+    const auto& column = state->column(state->num_columns() - 1);
+    if (column->num_chunks() == 0) return arrow::MakeEmptyArray(arrow::boolean());
+    return arrow::Concatenate(column->chunks());
+  }
+
+  Result<NewInput> NewRows(const Side& side, TablePtr input, const BatchContext& batch) {
+    ARROW_ASSIGN_OR_RAISE(input, input->CombineChunks());
+    if (side.event_time_column >= 0 && input->num_rows() > 0) {
+      ARROW_ASSIGN_OR_RAISE(auto late, AtOrBelow(input->column(side.event_time_column), batch.late_ms * 1000));
+      ARROW_ASSIGN_OR_RAISE(auto on_time, Not(late));
+      int64_t before = input->num_rows();
+      ARROW_ASSIGN_OR_RAISE(input, Where(input, on_time));
+      metrics_.rows_dropped_by_watermark += before - input->num_rows();
+    }
+    // Row ids unique in the query: the batch in the high bits, the side's row in the low ones.
+    arrow::Int64Builder ids;
+    ARROW_RETURN_NOT_OK(ids.Reserve(input->num_rows()));
+    for (int64_t i = 0; i < input->num_rows(); ++i) ids.UnsafeAppend((batch.batch_id << 32) | i);
+    ARROW_ASSIGN_OR_RAISE(auto id_array, ids.Finish());
+    std::vector<std::shared_ptr<arrow::ChunkedArray>> columns = input->columns();
+    columns.push_back(std::make_shared<arrow::ChunkedArray>(id_array));
+    arrow::FieldVector fields;
+    for (const auto& a : side.with_id) fields.push_back(arrow::field(a.name, a.type));
+    auto with_ids = arrow::Table::Make(arrow::schema(fields), columns, input->num_rows());
+    NewInput result{with_ids, nullptr};
+    ARROW_ASSIGN_OR_RAISE(result.failed, arrow::Table::MakeEmpty(with_ids->schema()));
+    if (side.only.empty() || input->num_rows() == 0) return result;
+    plan::PlanPtr filtered = LocalPlan(with_ids, side.with_id);
+    for (const auto& conjunct : side.only) {
+      auto filter = std::make_shared<LogicalPlan>();
+      filter->kind = PlanKind::kFilter;
+      filter->children = {filtered};
+      filter->exprs = {conjunct};
+      filter->output = side.with_id;
+      filtered = filter;
+    }
+    ARROW_ASSIGN_OR_RAISE(result.passed, Run(filtered, batch.eval));
+    ARROW_ASSIGN_OR_RAISE(auto kept, In(with_ids->column(IdColumn(side)), result.passed->column(IdColumn(side))));
+    ARROW_ASSIGN_OR_RAISE(auto failed, Not(kept));
+    ARROW_ASSIGN_OR_RAISE(result.failed, Where(with_ids, failed));
+    return result;
+  }
+
+  // All of a side's state rows at the loaded version.
+  Result<TablePtr> Stored(const Side& side) const {
+    std::vector<TablePtr> parts;
+    for (int p = 0; p < side.store->num_partitions(); ++p) parts.push_back(side.store->rows(p));
+    ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(side.state_schema));
+    parts.push_back(empty);
+    return Concat(parts);
+  }
+
+  // The inner join of left and right rows (columns and row ids) on the join condition: left
+  // columns, left row id, right columns, right row id.
+  Result<TablePtr> Match(const TablePtr& left, const TablePtr& right, const BatchContext& batch) const {
+    auto join = std::make_shared<LogicalPlan>();
+    join->kind = PlanKind::kJoin;
+    join->join_type = JoinType::kInner;
+    join->children = {LocalPlan(left, left_.with_id), LocalPlan(right, right_.with_id)};
+    join->exprs = node_->exprs;
+    join->output = left_.with_id;
+    join->output.insert(join->output.end(), right_.with_id.begin(), right_.with_id.end());
+    if (left->num_rows() == 0 || right->num_rows() == 0) {
+      arrow::FieldVector fields;
+      for (const auto& a : join->output) fields.push_back(arrow::field(a.name, a.type));
+      return arrow::Table::MakeEmpty(arrow::schema(fields));
+    }
+    return Run(join, batch.eval);
+  }
+
+  // The row ids of both sides in matched pairs.
+  Result<std::pair<std::shared_ptr<arrow::ChunkedArray>, std::shared_ptr<arrow::ChunkedArray>>> IdColumns(
+      const TablePtr& pairs) const {
+    return std::make_pair(pairs->column(IdColumn(left_)),
+                          pairs->column(IdColumn(left_) + 1 + IdColumn(right_)));
+  }
+
+  TablePtr JoinedColumns(const TablePtr& pairs) const {
+    std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+    for (int i = 0; i < IdColumn(left_); ++i) columns.push_back(pairs->column(i));
+    for (int i = 0; i < IdColumn(right_); ++i) columns.push_back(pairs->column(IdColumn(left_) + 1 + i));
+    return arrow::Table::Make(OutputSchema(), columns, pairs->num_rows());
+  }
+
+  TablePtr LeftColumns(const TablePtr& rows) const {
+    std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+    for (int i = 0; i < IdColumn(left_); ++i) columns.push_back(rows->column(i));
+    return arrow::Table::Make(OutputSchema(), columns, rows->num_rows());
+  }
+
+  // Rows of one side (columns and row ids) with NULLs for the other side's columns.
+  Result<TablePtr> NullExtended(const TablePtr& rows, bool is_left) const {
+    std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+    const int64_t n = rows->num_rows();
+    auto nulls = [&](const Side& side) -> arrow::Status {
+      for (const auto& a : side.output) {
+        ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayOfNull(a.type, n));
+        columns.push_back(std::make_shared<arrow::ChunkedArray>(array));
+      }
+      return arrow::Status::OK();
+    };
+    auto values = [&](const Side& side) {
+      for (size_t i = 0; i < side.output.size(); ++i) columns.push_back(rows->column(static_cast<int>(i)));
+    };
+    if (is_left) {
+      values(left_);
+      ARROW_RETURN_NOT_OK(nulls(right_));
+    } else {
+      ARROW_RETURN_NOT_OK(nulls(left_));
+      values(right_);
+    }
+    return arrow::Table::Make(OutputSchema(), columns, n);
+  }
+
+  std::shared_ptr<arrow::Schema> OutputSchema() const {
+    arrow::FieldVector fields;
+    for (const auto& a : node_->output) fields.push_back(arrow::field(a.name, a.type));
+    return arrow::schema(fields);
+  }
+
+  Result<TablePtr> OutputOf(const std::vector<TablePtr>& parts) const {
+    std::vector<TablePtr> all;
+    for (const auto& t : parts) {
+      if (t && t->num_rows() > 0) all.push_back(t);
+    }
+    if (all.empty()) return arrow::Table::MakeEmpty(OutputSchema());
+    return Concat(all);
+  }
+
+  // Per state row of `side`: does the watermark evict it? By the event-time join key, else by
+  // the range condition's bound on the side's event time (Spark's state watermark predicates).
+  Result<ArrayPtr> Expired(const Side& side, const Side& other, const TablePtr& state,
+                           const BatchContext& batch) const {
+    const int64_t n = state->num_rows();
+    const int64_t watermark_ms = batch.eviction_ms;
+    if (watermark_key_ >= 0) {
+      if (n == 0) return arrow::MakeEmptyArray(arrow::boolean());
+      const ExprPtr& key = side.keys[static_cast<size_t>(watermark_key_)];
+      auto project = std::make_shared<LogicalPlan>();
+      project->kind = PlanKind::kProject;
+      project->children = {LocalPlan(InputOf(side, state), side.with_id)};
+      project->exprs = {key};
+      project->output = {plan::Attribute{"__key", plan::NewAttributeId(), key->type, true, ""}};
+      ARROW_ASSIGN_OR_RAISE(auto keys, Run(project, batch.eval));
+      return AtOrBelow(keys->column(0), watermark_ms * 1000);
+    }
+    if (side.event_time_column >= 0) {
+      auto bound = StateValueWatermark(condition_.others, Ids(side.output), Ids(other.output), times_,
+                                       watermark_ms);
+      if (bound) return AtOrBelow(state->column(side.event_time_column + 1), *bound * 1000);
+    }
+    return Constant(false, n);
+  }
+
+  // Stages a side's next state: `all` (the stored rows, then the new ones, flags updated) less
+  // the evicted ones; puts are the new rows and the rows whose flag changed.
+  arrow::Status Save(Side* side, const TablePtr& before, const TablePtr& all, const ArrayPtr& gone,
+                     const BatchContext& batch) {
+    ARROW_ASSIGN_OR_RAISE(auto stays, Not(gone));
+    ARROW_ASSIGN_OR_RAISE(auto rows, Where(all, stays));
+    ARROW_ASSIGN_OR_RAISE(auto removed, Where(all, gone));
+    ARROW_ASSIGN_OR_RAISE(auto was_stored, In(removed->column(0), before->column(0)));
+    ARROW_ASSIGN_OR_RAISE(removed, Where(removed, was_stored));
+    // Stored rows keep their place at the front of `all`: a put is a row past them, or one whose
+    // flag turned.
+    const int64_t stored = before->num_rows();
+    arrow::BooleanBuilder changed;
+    ARROW_RETURN_NOT_OK(changed.Reserve(all->num_rows()));
+    ARROW_ASSIGN_OR_RAISE(auto now_flags, Flag(all));
+    ARROW_ASSIGN_OR_RAISE(auto then_flags, Flag(before));
+    auto now = std::static_pointer_cast<arrow::BooleanArray>(now_flags);
+    auto then = std::static_pointer_cast<arrow::BooleanArray>(then_flags);
+    for (int64_t i = 0; i < all->num_rows(); ++i) {
+      changed.UnsafeAppend(i >= stored || now->Value(i) != then->Value(i));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto changed_array, changed.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto changed_rows, Where(all, changed_array));
+    ARROW_ASSIGN_OR_RAISE(auto put_kept, In(changed_rows->column(0), rows->column(0)));
+    ARROW_ASSIGN_OR_RAISE(auto puts, Where(changed_rows, put_kept));
+    const int n = side->store->num_partitions();
+    ARROW_ASSIGN_OR_RAISE(auto row_parts, SplitByPartition(rows, {0}, n));
+    ARROW_ASSIGN_OR_RAISE(auto put_parts, SplitByPartition(puts, {0}, n));
+    ARROW_ASSIGN_OR_RAISE(auto removed_parts, SplitByPartition(removed, {0}, n));
+    for (int p = 0; p < n; ++p) {
+      side->store->Stage(p, row_parts[static_cast<size_t>(p)], put_parts[static_cast<size_t>(p)],
+                         removed_parts[static_cast<size_t>(p)]);
+    }
+    return side->store->Commit(batch.batch_id + 1);
+  }
+
+  JoinCondition condition_;
+  Side left_, right_;
+  std::set<int64_t> times_;
+  int watermark_key_;  // the equi-key pair over event time, or -1
+};
+
+// Outer and semi joins need a bound on the state of the side whose unmatched rows are emitted
+// (Spark's checkForStreamStreamJoinWatermark).
+arrow::Status CheckWatermark(const LogicalPlan& join) {
+  const JoinCondition c = SplitCondition(join);
+  const std::set<int64_t> times = EventTimes(join);
+  if (WatermarkKey(c, times) >= 0) return arrow::Status::OK();
+  std::vector<ExprPtr> conjuncts;
+  if (!join.exprs.empty()) SplitConjuncts(join.exprs[0], &conjuncts);
+  std::set<int64_t> left = Ids(join.children[0]->output), right = Ids(join.children[1]->output);
+  auto bounded = [&](const std::set<int64_t>& state, const std::set<int64_t>& other) {
+    return StateValueWatermark(conjuncts, state, other, times, 1000000).has_value();
+  };
+  bool ok = false;
+  std::string name;
+  switch (join.join_type) {
+    case JoinType::kLeftOuter: ok = bounded(left, right); name = "LeftOuter"; break;
+    case JoinType::kLeftSemi: ok = bounded(left, right); name = "LeftSemi"; break;
+    case JoinType::kRightOuter: ok = bounded(right, left); name = "RightOuter"; break;
+    case JoinType::kFullOuter: ok = bounded(left, right) || bounded(right, left); name = "FullOuter"; break;
+    default: return arrow::Status::OK();
+  }
+  if (ok) return arrow::Status::OK();
+  return CheckerError("Stream-stream " + name +
+                      " join between two streaming DataFrame/Datasets is not supported without a "
+                      "watermark in the join keys, or a watermark on the nullable side and an "
+                      "appropriate range condition;");
+}
+
+}  // namespace
+
+arrow::Status CheckStreamStreamJoin(const LogicalPlan& join, const std::string& output_mode) {
+  if (output_mode != "append") {
+    std::string mode = output_mode;
+    if (!mode.empty()) mode[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(mode[0])));
+    return CheckerError("Join between two streaming DataFrames/Datasets is not supported in " + mode +
+                        " output mode, only in Append output mode;");
+  }
+  switch (join.join_type) {
+    case JoinType::kInner:
+    case JoinType::kCross:
+      return arrow::Status::OK();
+    case JoinType::kLeftAnti:
+      return CheckerError("LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported;");
+    default:
+      return CheckWatermark(join);
+  }
+}
+
+Result<std::unique_ptr<StatefulOperator>> MakeStreamJoinOperator(const LogicalPlan& node,
+                                                                 const StatefulOptions& options) {
+  JoinCondition condition = SplitCondition(node);
+  if (condition.left_keys.empty()) {
+    return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1181",
+                     "Stream-stream join without equality predicate is not supported.", "");
+  }
+  std::set<int64_t> times = EventTimes(node);
+  int watermark_key = WatermarkKey(condition, times);
+  Side sides[2];
+  const char* names[2] = {"left", "right"};
+  for (int s = 0; s < 2; ++s) {
+    Side& side = sides[s];
+    side.output = node.children[static_cast<size_t>(s)]->output;
+    side.with_id = side.output;
+    side.with_id.push_back(plan::Attribute{kRowId, plan::NewAttributeId(), arrow::int64(), false, ""});
+    side.keys = s == 0 ? condition.left_keys : condition.right_keys;
+    side.only = s == 0 ? condition.left_only : condition.right_only;
+    arrow::FieldVector fields{arrow::field(kRowId, arrow::int64(), false)};
+    for (size_t i = 0; i < side.output.size(); ++i) {
+      fields.push_back(arrow::field(side.output[i].name, side.output[i].type));
+      if (side.event_time_column < 0 && times.count(side.output[i].id)) side.event_time_column = static_cast<int>(i);
+    }
+    fields.push_back(arrow::field(kMatched, arrow::boolean(), false));
+    side.state_schema = arrow::schema(fields);
+    ARROW_ASSIGN_OR_RAISE(side.store, StateStore::Open(options.checkpoint, options.operator_id,
+                                                       "symmetricHashJoin", options.num_partitions,
+                                                       side.state_schema, 1, options.retain, names[s]));
+  }
+  return std::make_unique<StreamJoinOperator>(node, std::move(condition), std::move(sides[0]),
+                                              std::move(sides[1]), std::move(times), watermark_key);
+}
+
+}  // namespace ember::stream
