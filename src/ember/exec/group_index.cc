@@ -58,9 +58,9 @@ Status GroupIndex::Populate(const arrow::Table& rows) {
   if (grouper_->num_groups() != static_cast<uint32_t>(rows.num_rows())) {
     return Status::Invalid("state rows with equal keys");
   }
-  // Distinct keys in order: the i-th row is group i.
-  row_of_group_.resize(ids.size());
-  std::iota(row_of_group_.begin(), row_of_group_.end(), 0);
+  // The grouper numbers new keys in an order of its own, not necessarily the rows'.
+  row_of_group_.assign(ids.size(), -1);
+  for (size_t row = 0; row < ids.size(); ++row) row_of_group_[ids[row]] = static_cast<int64_t>(row);
   num_rows_ = rows.num_rows();
   return Status::OK();
 }
