@@ -1,0 +1,201 @@
+"""Streaming aggregation state over many micro-batches: every aggregate function whose buffers are
+combined into the stored groups batch by batch, in update and complete mode, across restarts, a
+re-run batch and watermark eviction. Oracle: DuckDB over the files each batch has read."""
+
+import json
+import os
+import random
+from datetime import datetime, timedelta
+
+import duckdb
+import pytest
+
+from ember.sql import SparkSession
+from ember.sql import functions as F
+
+SCHEMA = "seq INT, k STRING, i INT, l BIGINT, d DOUBLE, s STRING, ts TIMESTAMP"
+DUCK_COLUMNS = ("{'seq': 'INTEGER', 'k': 'VARCHAR', 'i': 'INTEGER', 'l': 'BIGINT', 'd': 'DOUBLE', "
+                "'s': 'VARCHAR', 'ts': 'TIMESTAMP'}")
+T0 = datetime(2024, 1, 1, 10, 0, 0)
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = SparkSession.builder.getOrCreate()
+    session.conf.set("spark.sql.session.timeZone", "UTC")
+    session.conf.set("spark.sql.shuffle.partitions", "3")
+    yield session
+    session.conf.unset("spark.sql.shuffle.partitions")
+
+
+def maybe(rng, value, nulls=0.15):
+    return None if rng.random() < nulls else value
+
+
+def write_files(source, first_file, files, rows_per_file, keys, seed=1, minutes_per_file=0):
+    """One file per micro-batch (in modification-time order). Keys recur from batch to batch and
+    new ones keep coming; every buffer column has NULLs."""
+    rng = random.Random(seed + first_file)
+    for f in range(first_file, first_file + files):
+        path = os.path.join(source, f"f{f:03d}.json")
+        with open(path, "w") as out:
+            for r in range(rows_per_file):
+                seq = f * 10_000 + r
+                key = None if rng.random() < 0.03 else f"k{rng.randrange(keys + f * 3):04d}"
+                at = T0 + timedelta(minutes=f * minutes_per_file, seconds=rng.randrange(50))
+                out.write(json.dumps({
+                    "seq": seq, "k": key, "i": maybe(rng, rng.randrange(-1000, 1000)),
+                    "l": maybe(rng, rng.randrange(0, 60) * 1_000_003),
+                    "d": maybe(rng, rng.randrange(-500, 500) / 8),
+                    "s": maybe(rng, rng.choice(["", "a", "b", "ab", "é", "zz", "B"]) + str(r % 7)),
+                    "ts": maybe(rng, at.strftime("%Y-%m-%dT%H:%M:%SZ"), 0.1)}) + "\n")
+        os.utime(path, (1_700_000_000 + f, 1_700_000_000 + f))
+
+
+def files_in(source):
+    return sorted(os.path.join(source, n) for n in os.listdir(source) if n.endswith(".json"))
+
+
+AGGREGATES = [
+    (F.count("*"), "count(*)"), (F.count("d"), "count(d)"), (F.sum("i"), "sum(i)"),
+    (F.sum("l"), "sum(l)"), (F.sum("d"), "sum(d)"), (F.min("i"), "min(i)"), (F.max("l"), "max(l)"),
+    (F.min("d"), "min(d)"), (F.max("d"), "max(d)"), (F.min("s"), "min(s)"), (F.max("s"), "max(s)"),
+    (F.min("ts"), "min(ts)"), (F.max("ts"), "max(ts)"), (F.avg("d"), "avg(d)"),
+    (F.first("s"), "first(s ORDER BY seq)"), (F.last("i"), "last(i ORDER BY seq)"),
+    (F.approx_count_distinct("l"), "count(DISTINCT l)"),
+]
+DOUBLES = {5, 8, 9, 14}  # columns compared approximately (sums in another order)
+SKETCH = 17
+
+
+def aggregated(spark, source):
+    df = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+          .groupBy("k").agg(*[a.alias(f"a{n}") for n, (a, _) in enumerate(AGGREGATES)]))
+    return df
+
+
+def duck_groups(paths):
+    view = f"read_json({paths!r}, columns = {DUCK_COLUMNS})"
+    sql = f"SELECT k, {', '.join(d for _, d in AGGREGATES)} FROM {view} GROUP BY k"
+    return {r[0]: tuple(r) for r in duckdb.sql(sql).fetchall()}
+
+
+def assert_rows_match(got_rows, want):
+    got = {r[0]: tuple(r) for r in got_rows}
+    assert len(got) == len(got_rows), "a group emitted twice in one batch"
+    assert sorted(got, key=str) == sorted(want, key=str)
+    for key, g in got.items():
+        w = want[key]
+        for c, (x, y) in enumerate(zip(g, w)):
+            if c in DOUBLES and x is not None and y is not None:
+                assert x == pytest.approx(y), (key, c)
+            elif c == SKETCH:
+                # HyperLogLog++ is all but exact at these cardinalities; a lost sketch half is not.
+                assert abs(x - y) <= max(1, 0.05 * y), (key, x, y)
+            else:
+                assert x == y, (key, c, x, y)
+
+
+def run_batches(spark, source, checkpoint, mode):
+    """Runs the stream over the files not yet read; returns the rows of each batch by id."""
+    batches = {}
+
+    def keep(df, batch_id):
+        batches[batch_id] = [tuple(r) for r in df.collect()]
+
+    query = (aggregated(spark, source).writeStream.foreachBatch(keep).outputMode(mode)
+             .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+    query.processAllAvailable()
+    query.stop()
+    return batches
+
+
+def keys_of(path):
+    with open(path) as f:
+        return {json.loads(line)["k"] for line in f}
+
+
+def check_batches(batches, paths, mode, first_batch=0):
+    for b, rows in sorted(batches.items()):
+        want = duck_groups(paths[:b + 1])
+        if mode == "update":  # the groups the batch touched, with their values so far
+            touched = keys_of(paths[b])
+            want = {k: v for k, v in want.items() if k in touched}
+        assert_rows_match(rows, want)
+    assert sorted(batches) == list(range(first_batch, len(paths)))
+
+
+@pytest.mark.parametrize("mode", ["update", "complete"])
+def test_every_aggregate_combines_across_many_batches(spark, tmp_path, mode):
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    write_files(source, 0, 8, 120, keys=40)
+    batches = run_batches(spark, source, checkpoint, mode)
+    check_batches(batches, files_in(source), mode)
+    # The sketches merged batch by batch estimate what one sketch over all the rows does.
+    whole = (spark.read.schema(SCHEMA).json(str(source)).groupBy("k")
+             .agg(F.approx_count_distinct("l").alias("e")).collect())
+    if mode == "complete":
+        final = {r[0]: r[SKETCH] for r in batches[max(batches)]}
+        assert final == {r[0]: r[1] for r in whole}
+
+
+@pytest.mark.parametrize("mode", ["update", "complete"])
+def test_restart_and_a_rerun_batch_continue_from_the_stored_state(spark, tmp_path, mode):
+    """Two runs of six batches; before the second, the first run's last commit is lost, so its
+    batch runs again from the state version it first saw (loaded from disk, not from an index
+    of the state after it). Twelve versions also make the restart read a snapshot."""
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    write_files(source, 0, 6, 60, keys=25, seed=7)
+    check_batches(run_batches(spark, source, checkpoint, mode), files_in(source), mode)
+    os.remove(checkpoint / "commits" / "5")
+    write_files(source, 6, 6, 60, keys=25, seed=7)
+    batches = run_batches(spark, source, checkpoint, mode)
+    check_batches(batches, files_in(source), mode, first_batch=5)
+    assert list((checkpoint / "state" / "0").glob("*/10.snapshot"))
+
+
+def windowed(spark, source, mode, out, checkpoint):
+    counts = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+              .withWatermark("ts", "30 seconds")
+              .groupBy(F.window("ts", "1 minute"), "k")
+              .agg(F.count("*").alias("n"), F.sum("i").alias("si"), F.max("s").alias("ms"),
+                   F.last("d").alias("ld")))
+    return (counts.writeStream.foreachBatch(lambda df, b: out.extend(tuple(r) for r in df.collect()))
+            .outputMode(mode).option("checkpointLocation", str(checkpoint))
+            .trigger(availableNow=True).start())
+
+
+@pytest.mark.parametrize("mode", ["append", "update"])
+def test_evicted_windows_leave_the_state_and_later_ones_still_combine(spark, tmp_path, mode):
+    """A minute of event time per batch: each batch closes the windows before it. With 200 keys,
+    the removed groups soon outnumber the live ones, so the key index is rebuilt on the way."""
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    write_files(source, 0, 12, 300, keys=200, seed=3, minutes_per_file=1)
+    out = []
+    query = windowed(spark, source, mode, out, checkpoint)
+    query.processAllAvailable()
+    progress = query.recentProgress
+    query.stop()
+    paths = files_in(source)
+    view = f"read_json({paths!r}, columns = {DUCK_COLUMNS})"
+    want = duckdb.sql(
+        f"SELECT time_bucket(INTERVAL 1 MINUTE, ts) AS w, k, count(*), sum(i), max(s), "
+        f"last(d ORDER BY seq), max(max(ts)) OVER () AS wm FROM {view} WHERE ts IS NOT NULL "
+        f"GROUP BY w, k").fetchall()
+    watermark = want[0][6] - timedelta(seconds=30)
+    final = {}
+    for window, k, *values in out:
+        final[(window["start"], k)] = tuple(values)  # update mode: the last emission wins
+    closed = {(w, k): (n, si, ms, ld) for w, k, n, si, ms, ld, _ in want
+              if w + timedelta(minutes=1) <= watermark}
+    if mode == "append":
+        assert len(out) == len(final) == len(closed)  # each closed window once
+        assert final == closed
+    else:
+        assert final == {(w, k): (n, si, ms, ld) for w, k, n, si, ms, ld, _ in want}
+    removed = sum(p["stateOperators"][0]["numRowsRemoved"] for p in progress)
+    assert removed == len(closed)
+    assert progress[-1]["stateOperators"][0]["numRowsTotal"] == len(want) - len(closed)
