@@ -4,15 +4,12 @@
 #include <arrow/acero/options.h>
 #include <arrow/array/array_primitive.h>
 #include <arrow/array/builder_primitive.h>
-#include <arrow/array/concatenate.h>
 #include <arrow/array/util.h>
 #include <arrow/compute/api.h>
 #include <arrow/table.h>
-#include <arrow/util/bit_util.h>
 
 #include "ember/error.h"
 #include "ember/exec/executor.h"
-#include "ember/exec/group_index.h"
 #include "ember/exec/hyperloglog.h"
 #include "ember/exec/row_keys.h"
 
@@ -92,20 +89,13 @@ Result<IncrementalAggregate> IncrementalAggregate::Make(const plan::LogicalPlan&
                f == "any_value" || f == "last" || f == "last_value") {
       // Merging keeps the kernel: a sum of sums, the first of firsts (state rows come first).
       buffers.push_back({b, def->hash_aggregate, def->options, def->hash_aggregate, def->options});
-      const bool skips_nulls = static_cast<const cp::ScalarAggregateOptions&>(*def->options).skip_nulls;
-      const bool first = def->hash_aggregate == "hash_first", last = def->hash_aggregate == "hash_last";
-      buffers.back().combine = f == "min"   ? CombineRule::kMin
-                               : f == "max" ? CombineRule::kMax
-                               : first      ? (skips_nulls ? CombineRule::kFirstValid : CombineRule::kKeepFirst)
-                               : last       ? (skips_nulls ? CombineRule::kLastValid : CombineRule::kTakeLast)
-                                            : CombineRule::kAdd;
     } else if (f == "approx_count_distinct") {
       // The buffer is the HyperLogLog++ sketch; sketches merge register by register. Its name
       // carries the precision, so a restart with another rsd fails the state's schema check.
       ARROW_ASSIGN_OR_RAISE(auto options, plan::AggregateOptions(*def, call));
       int precision = static_cast<const HyperLogLogOptions&>(*options).precision;
       buffers.push_back({b + "_hll" + std::to_string(precision), def->hash_aggregate, options,
-                         "hash_ember_hll_merge", options, def->finalize, CombineRule::kMergeSketch});
+                         "hash_ember_hll_merge", options, def->finalize});
     } else {
       return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
                        "The feature is not supported: " + call.name +
@@ -122,14 +112,6 @@ Result<IncrementalAggregate> IncrementalAggregate::Make(const plan::LogicalPlan&
   ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(arrow::schema(fields)));
   ARROW_ASSIGN_OR_RAISE(auto buffers, a.Partial(empty, plan::EvalContext{}));
   a.buffer_schema_ = buffers->schema();
-  a.combinable_ = !a.key_names_.empty() && !a.has_sessions();
-  int buffer_column = a.num_keys();
-  for (const auto& parts : a.buffers_) {
-    for (const auto& buffer : parts) {
-      const auto& type = *a.buffer_schema_->field(buffer_column++)->type();
-      a.combinable_ = a.combinable_ && CanCombine(buffer.combine, type);
-    }
-  }
   return a;
 }
 
@@ -214,64 +196,6 @@ IncrementalAggregate::MergeInto(std::shared_ptr<arrow::Table> state,
   ARROW_ASSIGN_OR_RAISE(auto touched, cp::CallFunction("equal", {merged->column(marker), arrow::Datum(int8_t{1})}));
   ARROW_ASSIGN_OR_RAISE(auto rows, merged->RemoveColumn(marker));
   ARROW_ASSIGN_OR_RAISE(auto changed, cp::Filter(arrow::Datum(rows), touched));
-  return std::make_pair(rows, changed.table());
-}
-
-Result<std::pair<std::shared_ptr<arrow::Table>, std::shared_ptr<arrow::Table>>>
-IncrementalAggregate::MergeIndexed(GroupIndex& index, const std::shared_ptr<arrow::Table>& state,
-                                   const std::shared_ptr<arrow::Table>& fresh) const {
-  if (index.num_rows() != state->num_rows()) {
-    return arrow::Status::Invalid("the group index does not describe the state");
-  }
-  ARROW_ASSIGN_OR_RAISE(auto batch, fresh->CombineChunks());
-  ARROW_ASSIGN_OR_RAISE(auto located, index.Locate(*batch));
-  const int64_t length = index.num_rows();
-  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
-  // Keys: the stored ones as they are, the new groups' appended as one more chunk.
-  arrow::Int64Builder new_groups;
-  ARROW_RETURN_NOT_OK(new_groups.AppendValues(located.new_groups));
-  ARROW_ASSIGN_OR_RAISE(auto new_rows, new_groups.Finish());
-  for (int c = 0; c < num_keys(); ++c) {
-    auto chunks = state->column(c)->chunks();
-    if (new_rows->length() > 0) {
-      ARROW_ASSIGN_OR_RAISE(auto added, cp::Take(arrow::Datum(batch->column(c)->chunk(0)),
-                                                 arrow::Datum(new_rows)));
-      chunks.push_back(added.make_array());
-    }
-    // A chunk per batch at most, and now and then one, so whole-state work stays quick.
-    constexpr size_t kMaxKeyChunks = 16;
-    if (chunks.size() > kMaxKeyChunks) {
-      ARROW_ASSIGN_OR_RAISE(auto whole, arrow::Concatenate(chunks));
-      chunks = {whole};
-    }
-    columns.push_back(std::make_shared<arrow::ChunkedArray>(std::move(chunks),
-                                                            buffer_schema_->field(c)->type()));
-  }
-  int column = num_keys();
-  for (const auto& parts : buffers_) {
-    for (const auto& buffer : parts) {
-      const auto& stored_column = *state->column(column);
-      std::shared_ptr<arrow::Array> stored;
-      if (stored_column.num_chunks() == 1) {
-        stored = stored_column.chunk(0);
-      } else if (stored_column.num_chunks() == 0) {
-        ARROW_ASSIGN_OR_RAISE(stored, arrow::MakeEmptyArray(stored_column.type()));
-      } else {
-        ARROW_ASSIGN_OR_RAISE(stored, arrow::Concatenate(stored_column.chunks()));
-      }
-      ARROW_ASSIGN_OR_RAISE(auto combined,
-                            CombineBuffers(buffer.combine, *stored, *batch->column(column)->chunk(0),
-                                           located.targets, length));
-      columns.push_back(std::make_shared<arrow::ChunkedArray>(std::move(combined)));
-      ++column;
-    }
-  }
-  auto rows = arrow::Table::Make(buffer_schema_, std::move(columns), length);
-  // The groups the batch touched, in row order.
-  ARROW_ASSIGN_OR_RAISE(auto touched_bits, arrow::AllocateEmptyBitmap(length));
-  for (int64_t row : located.targets) arrow::bit_util::SetBit(touched_bits->mutable_data(), row);
-  auto touched = std::make_shared<arrow::BooleanArray>(length, std::move(touched_bits));
-  ARROW_ASSIGN_OR_RAISE(auto changed, cp::Filter(arrow::Datum(rows), arrow::Datum(touched)));
   return std::make_pair(rows, changed.table());
 }
 

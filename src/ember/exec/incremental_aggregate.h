@@ -11,7 +11,6 @@
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
 
-#include "ember/exec/buffer_combine.h"
 #include "ember/plan/functions.h"
 #include "ember/plan/logical_plan.h"
 
@@ -23,8 +22,6 @@ class FunctionOptions;
 }
 
 namespace ember::exec {
-
-class GroupIndex;
 
 class IncrementalAggregate {
  public:
@@ -42,15 +39,6 @@ class IncrementalAggregate {
   /// afterwards, and the groups the batch touched.
   arrow::Result<std::pair<std::shared_ptr<arrow::Table>, std::shared_ptr<arrow::Table>>> MergeInto(
       std::shared_ptr<arrow::Table> state, std::shared_ptr<arrow::Table> fresh) const;
-  /// Whether MergeIndexed can merge this aggregate's state: it has keys, no session window, and
-  /// a combine kernel for every buffer.
-  bool combinable() const { return combinable_; }
-  /// MergeInto through an index of the state's keys, which it updates: the stored groups'
-  /// buffers are combined with the batch's and new groups appended, with no regrouping of the
-  /// state. On failure the index is unusable.
-  arrow::Result<std::pair<std::shared_ptr<arrow::Table>, std::shared_ptr<arrow::Table>>>
-  MergeIndexed(GroupIndex& index, const std::shared_ptr<arrow::Table>& state,
-               const std::shared_ptr<arrow::Table>& fresh) const;
   /// The aggregate's output rows from buffers.
   arrow::Result<std::shared_ptr<arrow::Table>> Finalize(std::shared_ptr<arrow::Table> buffers) const;
 
@@ -73,8 +61,6 @@ class IncrementalAggregate {
     std::shared_ptr<arrow::compute::FunctionOptions> merge_options;
     // A scalar function from the merged buffer to the aggregate's value (a sketch's estimate).
     std::string finalize = {};
-    // How a stored buffer absorbs a later batch's (MergeIndexed).
-    CombineRule combine = CombineRule::kAdd;
   };
   IncrementalAggregate() = default;
   arrow::Result<std::shared_ptr<arrow::Table>> MergeSessions(std::shared_ptr<arrow::Table> rows) const;
@@ -89,7 +75,6 @@ class IncrementalAggregate {
   std::vector<int> group_columns_;
   std::vector<std::vector<Buffer>> buffers_;        // per aggregate call
   std::shared_ptr<arrow::Schema> buffer_schema_;
-  bool combinable_ = false;
 };
 
 }  // namespace ember::exec

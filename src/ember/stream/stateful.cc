@@ -1,8 +1,6 @@
 #include "ember/stream/stateful.h"
 
 #include <chrono>
-#include <optional>
-#include <tuple>
 #include <set>
 #include <unordered_set>
 
@@ -11,7 +9,6 @@
 #include <arrow/compute/api.h>
 
 #include "ember/error.h"
-#include "ember/exec/group_index.h"
 #include "ember/exec/incremental_aggregate.h"
 #include "ember/exec/row_keys.h"
 #include "ember/stream/state_store.h"
@@ -131,14 +128,6 @@ class AggregateOperator : public StatefulOperator {
       ARROW_ASSIGN_OR_RAISE(partial, Where(partial, on_time));
       metrics_.rows_dropped_by_watermark = before - partial->num_rows();
     }
-    // The partitions' group indexes hold for the version committed last; one that is missing
-    // is built from the partition's rows when needed. Until this batch commits they count as
-    // stale, so a failed batch's half-updated indexes are never used.
-    if (indexed_version_ != batch.batch_id) {
-      indexes_.clear();
-      indexes_.resize(static_cast<size_t>(n));
-    }
-    indexed_version_ = -1;
     // A group's rows stay in one partition whatever their session bounds.
     const std::vector<int>& groups = aggregate_.group_columns();
     ARROW_ASSIGN_OR_RAISE(auto parts, SplitByPartition(partial, groups, n));
@@ -152,22 +141,7 @@ class AggregateOperator : public StatefulOperator {
         TablePtr changed;
         // Sessions merged into others leave the state under their old bounds.
         TablePtr merged_away;
-        auto& index = indexes_[static_cast<size_t>(p)];
-        if (fresh->num_rows() > 0 && aggregate_.combinable()) {
-          if (!index) {
-            auto built = exec::GroupIndex::Build(*rows, aggregate_.num_keys());
-            if (built.ok()) index = std::move(*built);
-          }
-          auto merged = index ? aggregate_.MergeIndexed(*index, rows, fresh)
-                              : arrow::Status::Invalid("no group index");
-          if (merged.ok()) {
-            std::tie(rows, changed) = *merged;
-          } else {
-            // The general merge regroups the whole state; the index is rebuilt next time.
-            index.reset();
-            ARROW_ASSIGN_OR_RAISE(std::tie(rows, changed), aggregate_.MergeInto(rows, fresh));
-          }
-        } else if (fresh->num_rows() > 0 && !aggregate_.has_sessions()) {
+        if (fresh->num_rows() > 0 && !aggregate_.has_sessions()) {
           ARROW_ASSIGN_OR_RAISE(auto merged, aggregate_.MergeInto(rows, fresh));
           rows = merged.first;
           changed = merged.second;
@@ -196,9 +170,6 @@ class AggregateOperator : public StatefulOperator {
           ARROW_ASSIGN_OR_RAISE(removed, Where(rows, closed));
           ARROW_ASSIGN_OR_RAISE(auto open, Not(closed));
           ARROW_ASSIGN_OR_RAISE(rows, Where(rows, open));
-          if (index && !index->Retain(static_cast<const arrow::BooleanArray&>(*open), *rows).ok()) {
-            index.reset();
-          }
           if (changed) {
             ARROW_ASSIGN_OR_RAISE(auto changed_closed,
                                   AtOrBelow(changed, event_time_column_, batch.eviction_ms * 1000));
@@ -224,7 +195,6 @@ class AggregateOperator : public StatefulOperator {
     int64_t commit_start = NowMs();
     metrics_.update_ms = commit_start - start;
     ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1));
-    indexed_version_ = batch.batch_id + 1;
     metrics_.commit_ms = NowMs() - commit_start;
     metrics_.rows_updated = Rows(updated);
     metrics_.rows_removed = Rows(evicted);
@@ -248,8 +218,6 @@ class AggregateOperator : public StatefulOperator {
   std::string mode_;
   int event_time_column_;  // in the buffers; -1 without a watermarked key
   std::vector<int> all_keys_;
-  std::vector<std::optional<exec::GroupIndex>> indexes_;  // per partition, of version indexed_version_
-  int64_t indexed_version_ = -1;
 };
 
 // dropDuplicates / dropDuplicatesWithinWatermark on a stream (STREAMING.md 6): the first row of
