@@ -770,10 +770,13 @@ arrow::Status StreamingQuery::RunLoop() {
       exec_options.max_batch_rows = exec::BatchSizeFromEnvironment();
       // A large batch of a query without state runs as Spark runs it: in tasks, one per core,
       // each reading its share of the files and writing its own part of the output, so reading
-      // and writing overlap and no task holds more than a file of the batch.
+      // and writing overlap and no task holds more than a file of the batch. Not with a static
+      // side (a stream-static join), which each task would read again for every file.
       std::unique_ptr<PartedBatch> parted;
       std::vector<std::vector<stream::FileStreamSource::BatchFile>> shares;
-      if (ex.sources.size() == 1 && ex.operators.empty() && ex.watermarks.empty()) {
+      const LogicalPlan& query_plan = *df_.plan();
+      if (ex.sources.size() == 1 && ex.operators.empty() && ex.watermarks.empty() &&
+          !Contains(query_plan, PlanKind::kFileScan) && !Contains(query_plan, PlanKind::kTableScan)) {
         ARROW_ASSIGN_OR_RAISE(auto files, ex.sources[0]->BatchFiles(ex.committed[0], end[0]));
         // Spark's cost of opening a file, in bytes: a file smaller than that is worth no task.
         ARROW_ASSIGN_OR_RAISE(int64_t open_cost,
