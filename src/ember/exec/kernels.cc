@@ -75,7 +75,7 @@ class Cursor {
   std::optional<int64_t> Digits(size_t min, size_t max, size_t* count = nullptr) {
     int64_t v = 0;
     size_t n = 0;
-    while (n < max && !Done() && std::isdigit(static_cast<unsigned char>(Peek()))) {
+    while (n < max && !Done() && static_cast<unsigned>(Peek() - '0') <= 9) {
       v = v * 10 + (s_[i_++] - '0');
       ++n;
     }
@@ -89,9 +89,54 @@ class Cursor {
   size_t i_ = 0;
 };
 
+// The shape JSON sources hold millions of, "yyyy-MM-ddTHH:mm:ss[.f]" (or a space for the "T")
+// with an optional "Z", read without the general cursor. Anything else is left to it (nullopt);
+// what this accepts, the general path reads to the same instant.
+std::optional<ParsedTimestamp> ParseCommonTimestamp(std::string_view t) {
+  auto digit = [&](size_t i) { return static_cast<unsigned>(t[i] - '0') <= 9; };
+  if (t.size() < 19 || t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != ' ') ||
+      t[13] != ':' || t[16] != ':') {
+    return std::nullopt;
+  }
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18}) {
+    if (!digit(i)) return std::nullopt;
+  }
+  auto number = [&](size_t at, size_t digits) {
+    int64_t v = 0;
+    for (size_t k = 0; k < digits; ++k) v = v * 10 + (t[at + k] - '0');
+    return v;
+  };
+  int64_t year = number(0, 4), month = number(5, 2), day = number(8, 2);
+  int64_t hour = number(11, 2), minute = number(14, 2), second = number(17, 2);
+  if (month < 1 || month > 12 || day < 1 ||
+      day > static_cast<int64_t>(DaysInMonth(year, static_cast<unsigned>(month))) ||
+      hour > 23 || minute > 59 || second > 59) {
+    return std::nullopt;
+  }
+  size_t i = 19;
+  int64_t fraction = 0;
+  if (i < t.size() && t[i] == '.') {
+    size_t n = 0;
+    for (++i; i < t.size() && n < 6 && digit(i); ++i, ++n) fraction = fraction * 10 + (t[i] - '0');
+    if (n == 0 || (i < t.size() && digit(i))) return std::nullopt;  // none, or more than 6
+    for (; n < 6; ++n) fraction *= 10;
+  }
+  ParsedTimestamp out;
+  if (i < t.size() && t[i] == 'Z') {
+    out.has_offset = true;
+    ++i;
+  }
+  if (i != t.size()) return std::nullopt;
+  out.micros = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) *
+                   86400LL * 1000000LL +
+               ((hour * 60 + minute) * 60 + second) * 1000000LL + fraction;
+  return out;
+}
+
 std::optional<ParsedTimestamp> ParseTimestampText(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  if (auto common = ParseCommonTimestamp(text)) return common;
   Cursor c(text);
   bool negative_year = c.Accept('-');
   auto year = c.Digits(4, 6);
@@ -99,8 +144,11 @@ std::optional<ParsedTimestamp> ParseTimestampText(std::string_view text) {
   auto month = c.Digits(1, 2);
   if (!month || !c.Accept('-')) return std::nullopt;
   auto day = c.Digits(1, 2);
-  if (!day || *month < 1 || *month > 12 || *day < 1 || *day > 31) return std::nullopt;
   int64_t y = negative_year ? -*year : *year;
+  if (!day || *month < 1 || *month > 12 || *day < 1 ||
+      *day > static_cast<int64_t>(DaysInMonth(y, static_cast<unsigned>(*month)))) {
+    return std::nullopt;
+  }
   int64_t micros = DaysFromCivil(y, static_cast<unsigned>(*month), static_cast<unsigned>(*day)) *
                    86400LL * 1000000LL;
   ParsedTimestamp out;

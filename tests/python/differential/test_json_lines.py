@@ -206,3 +206,34 @@ def test_fields_the_query_does_not_reference_are_not_parsed(engine, tmp_path, sp
         referenced = "malformed"
     assert referenced == ([("a", 1), ("c", None), ("d", 4)] if mode == "DROPMALFORMED" else "malformed")
     spark_answers.check(engine, f"pruned-{mode}", (unreferenced, referenced))
+
+
+def test_timestamp_text_is_read_as_python_reads_it(engine, tmp_path):
+    """Timestamps in their common JSON shapes ("T" or a space, 0 to 6 fraction digits, an
+    optional "Z"), and impossible dates and times, which are NULL. Oracle: Python's
+    datetime.fromisoformat, in UTC as the session."""
+    from datetime import datetime
+
+    rng = random.Random(11)
+    texts = []
+    for _ in range(3000):
+        year, month = rng.randint(1900, 2200), rng.randint(1, 12)
+        day = rng.randint(1, [31, 29 if year % 4 == 0 and (year % 100 or year % 400 == 0) else 28,
+                              31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1])
+        clock = f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"
+        digits = rng.choice([0, 0, 1, 2, 3, 3, 4, 5, 6, 6])
+        fraction = "." + "".join(rng.choice("0123456789") for _ in range(digits)) if digits else ""
+        texts.append(f"{year:04d}-{month:02d}-{day:02d}{rng.choice('T ')}{clock}{fraction}"
+                     f"{rng.choice(['', 'Z'])}")
+    impossible = ["2023-02-29T00:00:00", "2100-02-29 10:00:00", "2024-04-31T12:00:00.5",
+                  "2024-13-01T00:00:00", "2024-00-10T00:00:00", "2024-01-01T24:00:00",
+                  "2024-01-01T00:60:00", "2024-01-01 00:00:60Z"]
+    path = tmp_path / "times.json"
+    path.write_text("".join(json.dumps({"i32": i, "ts": t}) + "\n"
+                            for i, t in enumerate(texts + impossible)))
+    rows = engine.spark.read.schema("i32 INT, ts TIMESTAMP").json(str(path)).collect()
+    got = {r["i32"]: r["ts"] for r in rows}
+    for i, text in enumerate(texts):
+        assert got[i] == datetime.fromisoformat(text.replace("Z", "")), text
+    for i, text in enumerate(impossible, start=len(texts)):
+        assert got[i] is None, text
