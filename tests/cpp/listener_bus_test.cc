@@ -128,5 +128,23 @@ TEST(TimeStringTest, SparkTimeStringAsMs) {
             std::string::npos);
 }
 
+// Spark's JavaUtils.byteStringAsBytes (spark.sql.files.openCostInBytes): binary units.
+TEST(TimeStringTest, SparkByteStringAsBytes) {
+  EXPECT_EQ(*ParseByteString("4194304"), 4194304);
+  EXPECT_EQ(*ParseByteString("4m"), 4LL << 20);
+  EXPECT_EQ(*ParseByteString(" 2KB "), 2048);
+  EXPECT_EQ(*ParseByteString("1g"), 1LL << 30);
+  EXPECT_EQ(*ParseByteString("3b"), 3);
+  for (const char* bad : {"lots", "10x", "-1m", "", "1.5m"}) {
+    auto r = ParseByteString(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("Size must be specified as bytes (b)"), std::string::npos);
+  }
+  EXPECT_NE(ParseByteString("10x").status().message().find("Invalid suffix: \"x\""),
+            std::string::npos);
+  EXPECT_NE(ParseByteString("1.5m").status().message().find("Failed to parse byte string: 1.5m"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace ember

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <sstream>
 
 #include "ember/error.h"
@@ -63,6 +64,41 @@ arrow::Result<int64_t> ParseIntervalMicros(const std::string& text) {
   return total;
 }
 
+namespace {
+
+// Spark's JavaUtils string forms: an integer (with a minus sign where `signed_number` allows
+// it) and an optional unit of letters, lower-cased, surrounding whitespace ignored. `fail`
+// gives the error for text of another shape, an unknown unit or a number out of range.
+struct NumberAndUnit {
+  int64_t number = 0;
+  std::string unit;
+};
+
+arrow::Result<NumberAndUnit> SplitNumberAndUnit(
+    const std::string& text, bool signed_number, const std::string& kind,
+    const std::function<arrow::Status(const std::string&)>& fail) {
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  size_t first = lower.find_first_not_of(" \t\n\r");
+  size_t last = lower.find_last_not_of(" \t\n\r");
+  lower = first == std::string::npos ? "" : lower.substr(first, last - first + 1);
+  size_t digits_at = signed_number && !lower.empty() && lower[0] == '-' ? 1 : 0;
+  size_t unit_at = lower.find_first_not_of("0123456789", digits_at);
+  if (unit_at == std::string::npos) unit_at = lower.size();
+  NumberAndUnit out;
+  out.unit = lower.substr(unit_at);
+  bool letters = std::all_of(out.unit.begin(), out.unit.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  if (unit_at == digits_at || !letters) return fail("Failed to parse " + kind + " string: " + text);
+  try {
+    out.number = std::stoll(lower.substr(0, unit_at));
+  } catch (...) {
+    return fail("For input string: \"" + lower.substr(0, unit_at) + "\"");
+  }
+  return out;
+}
+
+}  // namespace
+
 arrow::Result<int64_t> ParseTimeStringMs(const std::string& text) {
   auto fail = [&](const std::string& reason) {
     return UserError(ErrorKind::kNumberFormat, "",
@@ -70,38 +106,21 @@ arrow::Result<int64_t> ParseTimeStringMs(const std::string& text) {
                      "minutes (m or min), hour (h), or day (d). E.g. 50s, 100ms, or 250us.\n" +
                          reason);
   };
-  std::string lower = text;
-  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-  size_t first = lower.find_first_not_of(" \t\n\r");
-  size_t last = lower.find_last_not_of(" \t\n\r");
-  lower = first == std::string::npos ? "" : lower.substr(first, last - first + 1);
-  // (-?[0-9]+)([a-z]+)?
-  size_t digits_at = !lower.empty() && lower[0] == '-' ? 1 : 0;
-  size_t unit_at = lower.find_first_not_of("0123456789", digits_at);
-  if (unit_at == std::string::npos) unit_at = lower.size();
-  std::string unit = lower.substr(unit_at);
-  bool letters = std::all_of(unit.begin(), unit.end(), [](char c) { return c >= 'a' && c <= 'z'; });
-  if (unit_at == digits_at || !letters) return fail("Failed to parse time string: " + text);
+  ARROW_ASSIGN_OR_RAISE(auto split, SplitNumberAndUnit(text, /*signed_number=*/true, "time", fail));
   int64_t micros_per_unit = 1000;  // no unit: milliseconds
-  if (!unit.empty()) {
+  if (!split.unit.empty()) {
     static const std::pair<const char*, int64_t> kUnits[] = {
         {"us", 1}, {"ms", 1000}, {"s", 1000000}, {"m", 60000000}, {"min", 60000000},
         {"h", 3600000000LL}, {"d", 86400000000LL}};
     micros_per_unit = 0;
     for (const auto& [name, micros] : kUnits) {
-      if (unit == name) micros_per_unit = micros;
+      if (split.unit == name) micros_per_unit = micros;
     }
-    if (micros_per_unit == 0) return fail("Invalid suffix: \"" + unit + "\"");
-  }
-  int64_t value = 0;
-  try {
-    value = std::stoll(lower.substr(0, unit_at));
-  } catch (...) {
-    return fail("For input string: \"" + lower.substr(0, unit_at) + "\"");
+    if (micros_per_unit == 0) return fail("Invalid suffix: \"" + split.unit + "\"");
   }
   // TimeUnit.convert: whole units, truncated toward zero.
-  if (micros_per_unit >= 1000) return value * (micros_per_unit / 1000);
-  return value / (1000 / micros_per_unit);
+  if (micros_per_unit >= 1000) return split.number * (micros_per_unit / 1000);
+  return split.number / (1000 / micros_per_unit);
 }
 
 arrow::Result<int64_t> ParseByteString(const std::string& text) {
@@ -111,35 +130,19 @@ arrow::Result<int64_t> ParseByteString(const std::string& text) {
                      "(g), tebibytes (t), or pebibytes(p). E.g. 50b, 100k, or 250m.\n" +
                          reason);
   };
-  std::string lower = text;
-  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-  size_t first = lower.find_first_not_of(" \t\n\r");
-  size_t last = lower.find_last_not_of(" \t\n\r");
-  lower = first == std::string::npos ? "" : lower.substr(first, last - first + 1);
-  // ([0-9]+)([a-z]+)?
-  size_t unit_at = lower.find_first_not_of("0123456789");
-  if (unit_at == std::string::npos) unit_at = lower.size();
-  std::string unit = lower.substr(unit_at);
-  bool letters = std::all_of(unit.begin(), unit.end(), [](char c) { return c >= 'a' && c <= 'z'; });
-  if (unit_at == 0 || !letters) return fail("Failed to parse byte string: " + text);
+  ARROW_ASSIGN_OR_RAISE(auto split, SplitNumberAndUnit(text, /*signed_number=*/false, "byte", fail));
   int shift = 0;  // no unit: bytes
-  if (!unit.empty()) {
+  if (!split.unit.empty()) {
     static const std::pair<const char*, int> kUnits[] = {
         {"b", 0},  {"k", 10}, {"kb", 10}, {"m", 20}, {"mb", 20}, {"g", 30},
         {"gb", 30}, {"t", 40}, {"tb", 40}, {"p", 50}, {"pb", 50}};
     shift = -1;
     for (const auto& [name, bits] : kUnits) {
-      if (unit == name) shift = bits;
+      if (split.unit == name) shift = bits;
     }
-    if (shift < 0) return fail("Invalid suffix: \"" + unit + "\"");
+    if (shift < 0) return fail("Invalid suffix: \"" + split.unit + "\"");
   }
-  int64_t value = 0;
-  try {
-    value = std::stoll(lower.substr(0, unit_at));
-  } catch (...) {
-    return fail("For input string: \"" + lower.substr(0, unit_at) + "\"");
-  }
-  return value << shift;
+  return split.number << shift;
 }
 
 }  // namespace ember
