@@ -546,15 +546,16 @@ class ZeroBuffer : public arrow::Buffer {
 
 // `rows` NULLs of `type`; primitive and string columns share `zeros` (at least 8 * (rows + 1)
 // bytes) for every buffer.
-std::shared_ptr<arrow::Array> NullColumn(const std::shared_ptr<arrow::DataType>& type, int64_t rows,
-                                         const std::shared_ptr<arrow::Buffer>& zeros) {
+Result<std::shared_ptr<arrow::Array>> NullColumn(const std::shared_ptr<arrow::DataType>& type,
+                                                 int64_t rows,
+                                                 const std::shared_ptr<arrow::Buffer>& zeros) {
   if (arrow::is_primitive(type->id()) && type->bit_width() <= 64) {
     return arrow::MakeArray(arrow::ArrayData::Make(type, rows, {zeros, zeros}, rows));
   }
   if (arrow::is_base_binary_like(type->id())) {
     return arrow::MakeArray(arrow::ArrayData::Make(type, rows, {zeros, zeros, SliceBuffer(zeros, 0, 0)}, rows));
   }
-  return arrow::MakeArrayOfNull(type, rows).ValueOr(nullptr);
+  return arrow::MakeArrayOfNull(type, rows);
 }
 
 // Spark's column pruning for JSON: the fields the query does not reference are not decoded (so,
@@ -596,8 +597,8 @@ Result<std::shared_ptr<arrow::Table>> ReadFiles(const plan::FileSource& source,
       if ((*pruned_columns)[static_cast<size_t>(i)]) {
         out.push_back(table->column(kept++));
       } else {
-        out.push_back(std::make_shared<arrow::ChunkedArray>(
-            NullColumn(source.schema->field(i)->type(), rows, zero_buffer)));
+        ARROW_ASSIGN_OR_RAISE(auto nulls, NullColumn(source.schema->field(i)->type(), rows, zero_buffer));
+        out.push_back(std::make_shared<arrow::ChunkedArray>(std::move(nulls)));
       }
     }
     return arrow::Table::Make(source.schema, out, rows);
