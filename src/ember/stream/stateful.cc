@@ -12,6 +12,7 @@
 #include "ember/exec/incremental_aggregate.h"
 #include "ember/exec/row_keys.h"
 #include "ember/stream/state_store.h"
+#include "ember/stream/table_ops.h"
 #include "ember/stream/stream_join.h"
 
 namespace ember::stream {
@@ -24,36 +25,6 @@ using plan::LogicalPlan;
 using TablePtr = std::shared_ptr<arrow::Table>;
 
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-// Per row: is column `column` (a time or a number of micros) at or below `micros`? NULL is never.
-Result<std::shared_ptr<arrow::Array>> AtOrBelow(const TablePtr& table, int column, int64_t micros) {
-  if (table->num_rows() == 0) return arrow::MakeEmptyArray(arrow::boolean());
-  ARROW_ASSIGN_OR_RAISE(auto values, cp::Cast(arrow::Datum(table->column(column)), arrow::int64()));
-  ARROW_ASSIGN_OR_RAISE(auto compared, cp::CallFunction("less_equal", {values, arrow::Datum(micros)}));
-  ARROW_ASSIGN_OR_RAISE(auto filled, cp::CallFunction("coalesce", {compared, arrow::Datum(false)}));
-  return arrow::Concatenate(filled.chunked_array()->chunks());
-}
-
-Result<std::shared_ptr<arrow::Array>> Not(const std::shared_ptr<arrow::Array>& mask) {
-  ARROW_ASSIGN_OR_RAISE(auto inverted, cp::CallFunction("invert", {mask}));
-  return inverted.make_array();
-}
-
-Result<TablePtr> Where(const TablePtr& table, const std::shared_ptr<arrow::Array>& mask) {
-  ARROW_ASSIGN_OR_RAISE(auto filtered, cp::Filter(arrow::Datum(table), arrow::Datum(mask)));
-  return filtered.table();
-}
-
-Result<TablePtr> Concat(const std::vector<TablePtr>& tables) {
-  ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(tables));
-  return all->CombineChunks();
-}
 
 Result<TablePtr> Take(const TablePtr& table, const std::vector<int64_t>& rows) {
   arrow::Int64Builder builder;
@@ -122,7 +93,8 @@ class AggregateOperator : public StatefulOperator {
     const bool drops_late = watermarked || (event_time_column_ >= 0 && aggregate_.has_sessions());
     metrics_.rows_dropped_by_watermark = 0;
     if (drops_late && partial->num_rows() > 0) {
-      ARROW_ASSIGN_OR_RAISE(auto late, AtOrBelow(partial, event_time_column_, batch.late_ms * 1000));
+      ARROW_ASSIGN_OR_RAISE(auto late,
+                            AtOrBelow(partial->column(event_time_column_), batch.late_ms * 1000));
       ARROW_ASSIGN_OR_RAISE(auto on_time, Not(late));
       int64_t before = partial->num_rows();
       ARROW_ASSIGN_OR_RAISE(partial, Where(partial, on_time));
@@ -166,13 +138,15 @@ class AggregateOperator : public StatefulOperator {
         }
         TablePtr removed, puts = changed;
         if (watermarked) {
-          ARROW_ASSIGN_OR_RAISE(auto closed, AtOrBelow(rows, event_time_column_, batch.eviction_ms * 1000));
+          ARROW_ASSIGN_OR_RAISE(
+              auto closed, AtOrBelow(rows->column(event_time_column_), batch.eviction_ms * 1000));
           ARROW_ASSIGN_OR_RAISE(removed, Where(rows, closed));
           ARROW_ASSIGN_OR_RAISE(auto open, Not(closed));
           ARROW_ASSIGN_OR_RAISE(rows, Where(rows, open));
           if (changed) {
-            ARROW_ASSIGN_OR_RAISE(auto changed_closed,
-                                  AtOrBelow(changed, event_time_column_, batch.eviction_ms * 1000));
+            ARROW_ASSIGN_OR_RAISE(
+                auto changed_closed,
+                AtOrBelow(changed->column(event_time_column_), batch.eviction_ms * 1000));
             ARROW_ASSIGN_OR_RAISE(auto changed_open, Not(changed_closed));
             ARROW_ASSIGN_OR_RAISE(puts, Where(changed, changed_open));
           }
@@ -246,7 +220,8 @@ class DeduplicateOperator : public StatefulOperator {
     ARROW_ASSIGN_OR_RAISE(input, input->CombineChunks());
     metrics_.rows_dropped_by_watermark = 0;
     if (event_time_column_ >= 0 && input->num_rows() > 0) {
-      ARROW_ASSIGN_OR_RAISE(auto late, AtOrBelow(input, event_time_column_, batch.late_ms * 1000));
+      ARROW_ASSIGN_OR_RAISE(auto late,
+                            AtOrBelow(input->column(event_time_column_), batch.late_ms * 1000));
       ARROW_ASSIGN_OR_RAISE(auto on_time, Not(late));
       int64_t before = input->num_rows();
       ARROW_ASSIGN_OR_RAISE(input, Where(input, on_time));
@@ -298,11 +273,13 @@ class DeduplicateOperator : public StatefulOperator {
         ARROW_ASSIGN_OR_RAISE(rows, Concat({rows, added}));
       }
       if (evict_column >= 0) {
-        ARROW_ASSIGN_OR_RAISE(auto closed, AtOrBelow(rows, evict_column, batch.eviction_ms * 1000));
+        ARROW_ASSIGN_OR_RAISE(auto closed,
+                              AtOrBelow(rows->column(evict_column), batch.eviction_ms * 1000));
         ARROW_ASSIGN_OR_RAISE(removed, Where(rows, closed));
         ARROW_ASSIGN_OR_RAISE(auto open, Not(closed));
         ARROW_ASSIGN_OR_RAISE(rows, Where(rows, open));
-        ARROW_ASSIGN_OR_RAISE(auto added_closed, AtOrBelow(added, evict_column, batch.eviction_ms * 1000));
+        ARROW_ASSIGN_OR_RAISE(auto added_closed,
+                              AtOrBelow(added->column(evict_column), batch.eviction_ms * 1000));
         ARROW_ASSIGN_OR_RAISE(auto added_open, Not(added_closed));
         ARROW_ASSIGN_OR_RAISE(added, Where(added, added_open));
       }

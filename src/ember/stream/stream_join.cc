@@ -13,6 +13,7 @@
 #include "ember/error.h"
 #include "ember/exec/executor.h"
 #include "ember/stream/state_store.h"
+#include "ember/stream/table_ops.h"
 
 namespace ember::stream {
 
@@ -28,12 +29,6 @@ using TablePtr = std::shared_ptr<arrow::Table>;
 using ArrayPtr = std::shared_ptr<arrow::Array>;
 
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 arrow::Status CheckerError(const std::string& message) {
   return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102", message, "");
@@ -277,41 +272,9 @@ Result<TablePtr> Run(const plan::PlanPtr& plan, const plan::EvalContext& eval) {
   return table->CombineChunks();
 }
 
-// The micros of a time column; of a window, its end.
-Result<std::shared_ptr<arrow::ChunkedArray>> Micros(const std::shared_ptr<arrow::ChunkedArray>& column) {
-  std::shared_ptr<arrow::ChunkedArray> time = column;
-  if (column->type()->id() == arrow::Type::STRUCT) {
-    int end = static_cast<const arrow::StructType&>(*column->type()).GetFieldIndex("end");
-    cp::StructFieldOptions field({end});
-    ARROW_ASSIGN_OR_RAISE(auto ends, cp::CallFunction("struct_field", {column}, &field));
-    time = ends.chunked_array();
-  }
-  ARROW_ASSIGN_OR_RAISE(auto micros, cp::Cast(arrow::Datum(time), arrow::int64()));
-  return micros.chunked_array();
-}
-
-// Per row: is `column`'s time at or below `micros`? NULL is never.
-Result<ArrayPtr> AtOrBelow(const std::shared_ptr<arrow::ChunkedArray>& column, int64_t micros) {
-  if (column->length() == 0) return arrow::MakeEmptyArray(arrow::boolean());
-  ARROW_ASSIGN_OR_RAISE(auto values, Micros(column));
-  ARROW_ASSIGN_OR_RAISE(auto compared, cp::CallFunction("less_equal", {values, arrow::Datum(micros)}));
-  ARROW_ASSIGN_OR_RAISE(auto filled, cp::CallFunction("coalesce", {compared, arrow::Datum(false)}));
-  return arrow::Concatenate(filled.chunked_array()->chunks());
-}
-
-Result<ArrayPtr> Not(const ArrayPtr& mask) {
-  ARROW_ASSIGN_OR_RAISE(auto inverted, cp::CallFunction("invert", {mask}));
-  return inverted.make_array();
-}
-
 Result<ArrayPtr> Or(const ArrayPtr& a, const ArrayPtr& b) {
   ARROW_ASSIGN_OR_RAISE(auto result, cp::CallFunction("or", {a, b}));
   return result.make_array();
-}
-
-Result<TablePtr> Where(const TablePtr& table, const ArrayPtr& mask) {
-  ARROW_ASSIGN_OR_RAISE(auto filtered, cp::Filter(arrow::Datum(table), arrow::Datum(mask)));
-  return filtered.table()->CombineChunks();
 }
 
 Result<ArrayPtr> Constant(bool value, int64_t n) {
@@ -326,12 +289,6 @@ Result<ArrayPtr> In(const std::shared_ptr<arrow::ChunkedArray>& ids, const std::
   ARROW_ASSIGN_OR_RAISE(auto in, cp::IsIn(arrow::Datum(ids), cp::SetLookupOptions(values)));
   return arrow::Concatenate(in.chunked_array()->chunks());
 }
-
-Result<TablePtr> Concat(const std::vector<TablePtr>& tables) {
-  ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(tables));
-  return all->CombineChunks();
-}
-
 
 // One side of the join: its columns and where they stand in the state.
 struct Side {

@@ -1,0 +1,51 @@
+#include "ember/stream/table_ops.h"
+
+#include <chrono>
+
+#include <arrow/api.h>
+#include <arrow/compute/api.h>
+
+namespace ember::stream {
+
+namespace cp = arrow::compute;
+using arrow::Result;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<std::shared_ptr<arrow::Array>> AtOrBelow(const std::shared_ptr<arrow::ChunkedArray>& column,
+                                                int64_t micros) {
+  if (column->length() == 0) return arrow::MakeEmptyArray(arrow::boolean());
+  std::shared_ptr<arrow::ChunkedArray> time = column;
+  if (column->type()->id() == arrow::Type::STRUCT) {
+    int end = static_cast<const arrow::StructType&>(*column->type()).GetFieldIndex("end");
+    cp::StructFieldOptions field({end});
+    ARROW_ASSIGN_OR_RAISE(auto ends, cp::CallFunction("struct_field", {column}, &field));
+    time = ends.chunked_array();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto values, cp::Cast(arrow::Datum(time), arrow::int64()));
+  ARROW_ASSIGN_OR_RAISE(auto compared, cp::CallFunction("less_equal", {values, arrow::Datum(micros)}));
+  ARROW_ASSIGN_OR_RAISE(auto filled, cp::CallFunction("coalesce", {compared, arrow::Datum(false)}));
+  return arrow::Concatenate(filled.chunked_array()->chunks());
+}
+
+Result<std::shared_ptr<arrow::Array>> Not(const std::shared_ptr<arrow::Array>& mask) {
+  ARROW_ASSIGN_OR_RAISE(auto inverted, cp::CallFunction("invert", {mask}));
+  return inverted.make_array();
+}
+
+Result<std::shared_ptr<arrow::Table>> Where(const std::shared_ptr<arrow::Table>& table,
+                                            const std::shared_ptr<arrow::Array>& mask) {
+  ARROW_ASSIGN_OR_RAISE(auto filtered, cp::Filter(arrow::Datum(table), arrow::Datum(mask)));
+  return filtered.table();
+}
+
+Result<std::shared_ptr<arrow::Table>> Concat(const std::vector<std::shared_ptr<arrow::Table>>& tables) {
+  ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(tables));
+  return all->CombineChunks();
+}
+
+}  // namespace ember::stream
