@@ -9,6 +9,7 @@
 #include <map>
 
 #include <arrow/api.h>
+#include <arrow/json/from_string.h>
 
 #include "ember/exec/row_keys.h"
 #include "ember/stream/state_store.h"
@@ -154,6 +155,34 @@ TEST(RowKeys, EqualValuesEncodeEquallyAndNullDiffersFromEmpty) {
   EXPECT_NE((*keys)[0], (*keys)[1]);
   EXPECT_NE((*keys)[0], (*keys)[3]);
   EXPECT_EQ(PartitionOf((*keys)[0], 7), PartitionOf((*keys)[2], 7));
+}
+
+// SplitByPartition hashes key columns without encoding them; a key must land in the partition
+// PartitionOf gives its encoded bytes, or restored state and new rows would part ways.
+TEST(RowKeys, HashesEqualTheHashOfTheEncodedKey) {
+  auto window = arrow::struct_({arrow::field("start", arrow::int64()), arrow::field("end", arrow::int64())});
+  auto structs = *arrow::json::ArrayFromJSONString(
+      window, R"([{"start": 1, "end": 2}, null, {"start": null, "end": 5}, {"start": 1, "end": 2}])");
+  auto first = *arrow::json::ArrayFromJSONString(arrow::utf8(), R"(["a", null, ""])");
+  auto second = *arrow::json::ArrayFromJSONString(arrow::utf8(), R"(["a long key past fifteen bytes"])");
+  auto strings = std::make_shared<arrow::ChunkedArray>(arrow::ArrayVector{first, second});
+  auto flags = *arrow::json::ArrayFromJSONString(arrow::boolean(), "[true, false, null, true]");
+  auto table = arrow::Table::Make(
+      arrow::schema({arrow::field("w", window), arrow::field("s", arrow::utf8()),
+                     arrow::field("b", arrow::boolean())}),
+      {std::make_shared<arrow::ChunkedArray>(structs), strings, std::make_shared<arrow::ChunkedArray>(flags)});
+  auto keys = exec::EncodeKeys(*table, 3);
+  auto hashes = exec::HashKeys(*table, 3);
+  ASSERT_TRUE(keys.ok() && hashes.ok());
+  ASSERT_EQ(hashes->size(), 4u);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ((*hashes)[i], exec::HashKey((*keys)[i])) << "row " << i;
+  auto parts = SplitByPartition(table, {0, 1, 2}, 3);
+  ASSERT_TRUE(parts.ok());
+  for (int p = 0; p < 3; ++p) {
+    auto part_keys = exec::EncodeKeys(*(*parts)[static_cast<size_t>(p)], 3);
+    ASSERT_TRUE(part_keys.ok());
+    for (const auto& key : *part_keys) EXPECT_EQ(PartitionOf(key, 3), p);
+  }
 }
 
 }  // namespace

@@ -9,16 +9,25 @@ using arrow::Status;
 
 namespace {
 
-// Appends each row's value of `array` to keys[row]: a presence byte, then the value's bytes.
-Status AppendColumn(const arrow::Array& array, std::string* keys) {
+// Feeds each row's bytes for `array` to sink.Put(row, data, size): a presence byte, then the
+// value's bytes. Rows whose `mask` byte is 0 (a NULL struct above) get nothing.
+template <typename Sink>
+Status VisitKeyBytes(const arrow::Array& array, const uint8_t* mask, Sink& sink) {
   const int64_t n = array.length();
-  for (int64_t i = 0; i < n; ++i) keys[i].push_back(array.IsNull(i) ? '\0' : '\1');
+  auto wanted = [&](int64_t i) { return mask == nullptr || mask[i] != 0; };
+  for (int64_t i = 0; i < n; ++i) {
+    if (!wanted(i)) continue;
+    const char present = array.IsNull(i) ? '\0' : '\1';
+    sink.Put(i, &present, 1);
+  }
   const arrow::DataType& type = *array.type();
   switch (type.id()) {
     case arrow::Type::BOOL: {
       const auto& values = static_cast<const arrow::BooleanArray&>(array);
       for (int64_t i = 0; i < n; ++i) {
-        if (values.IsValid(i)) keys[i].push_back(values.Value(i) ? '\1' : '\0');
+        if (!wanted(i) || !values.IsValid(i)) continue;
+        const char value = values.Value(i) ? '\1' : '\0';
+        sink.Put(i, &value, 1);
       }
       return Status::OK();
     }
@@ -26,23 +35,21 @@ Status AppendColumn(const arrow::Array& array, std::string* keys) {
     case arrow::Type::BINARY: {
       const auto& values = static_cast<const arrow::BinaryArray&>(array);
       for (int64_t i = 0; i < n; ++i) {
-        if (!values.IsValid(i)) continue;
+        if (!wanted(i) || !values.IsValid(i)) continue;
         std::string_view v = values.GetView(i);
         uint32_t size = static_cast<uint32_t>(v.size());
-        keys[i].append(reinterpret_cast<const char*>(&size), sizeof(size));
-        keys[i].append(v);
+        sink.Put(i, &size, sizeof(size));
+        sink.Put(i, v.data(), v.size());
       }
       return Status::OK();
     }
     case arrow::Type::STRUCT: {
-      // Fields of a NULL struct are undefined: encode them aside and keep them for valid rows.
+      // Fields of a NULL struct are undefined: they add nothing to its row.
       const auto& values = static_cast<const arrow::StructArray&>(array);
-      std::vector<std::string> fields(static_cast<size_t>(n));
+      std::vector<uint8_t> valid(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) valid[static_cast<size_t>(i)] = wanted(i) && values.IsValid(i);
       for (int f = 0; f < values.num_fields(); ++f) {
-        ARROW_RETURN_NOT_OK(AppendColumn(*values.field(f), fields.data()));
-      }
-      for (int64_t i = 0; i < n; ++i) {
-        if (values.IsValid(i)) keys[i] += fields[static_cast<size_t>(i)];
+        ARROW_RETURN_NOT_OK(VisitKeyBytes(*values.field(f), valid.data(), sink));
       }
       return Status::OK();
     }
@@ -55,23 +62,64 @@ Status AppendColumn(const arrow::Array& array, std::string* keys) {
   const int width = type.byte_width();
   const auto* data = array.data()->GetValues<char>(1, 0) + array.offset() * width;
   for (int64_t i = 0; i < n; ++i) {
-    if (array.IsValid(i)) keys[i].append(data + i * width, static_cast<size_t>(width));
+    if (wanted(i) && array.IsValid(i)) sink.Put(i, data + i * width, static_cast<size_t>(width));
   }
   return Status::OK();
 }
+
+// Calls VisitKeyBytes for the first `num_keys` columns, chunk by chunk, rows numbered from 0.
+template <typename Sink>
+Status VisitKeys(const arrow::Table& table, int num_keys, Sink& sink) {
+  for (int c = 0; c < num_keys; ++c) {
+    int64_t row = 0;
+    for (const auto& chunk : table.column(c)->chunks()) {
+      sink.base = row;
+      ARROW_RETURN_NOT_OK(VisitKeyBytes(*chunk, nullptr, sink));
+      row += chunk->length();
+    }
+  }
+  return Status::OK();
+}
+
+struct StringSink {
+  std::string* keys;
+  int64_t base = 0;
+  void Put(int64_t row, const void* data, size_t size) {
+    keys[base + row].append(static_cast<const char*>(data), size);
+  }
+};
+
+struct HashSink {
+  uint64_t* hashes;
+  int64_t base = 0;
+  void Put(int64_t row, const void* data, size_t size) {
+    uint64_t hash = hashes[base + row];
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < size; ++i) hash = (hash ^ bytes[i]) * kFnvPrime;
+    hashes[base + row] = hash;
+  }
+};
 
 }  // namespace
 
 Result<std::vector<std::string>> EncodeKeys(const arrow::Table& table, int num_keys) {
   std::vector<std::string> keys(static_cast<size_t>(table.num_rows()));
-  for (int c = 0; c < num_keys; ++c) {
-    int64_t row = 0;
-    for (const auto& chunk : table.column(c)->chunks()) {
-      ARROW_RETURN_NOT_OK(AppendColumn(*chunk, keys.data() + row));
-      row += chunk->length();
-    }
-  }
+  StringSink sink{keys.data()};
+  ARROW_RETURN_NOT_OK(VisitKeys(table, num_keys, sink));
   return keys;
+}
+
+uint64_t HashKey(std::string_view key) {
+  uint64_t hash = kFnvOffset;
+  for (unsigned char c : key) hash = (hash ^ c) * kFnvPrime;
+  return hash;
+}
+
+Result<std::vector<uint64_t>> HashKeys(const arrow::Table& table, int num_keys) {
+  std::vector<uint64_t> hashes(static_cast<size_t>(table.num_rows()), kFnvOffset);
+  HashSink sink{hashes.data()};
+  ARROW_RETURN_NOT_OK(VisitKeys(table, num_keys, sink));
+  return hashes;
 }
 
 }  // namespace ember::exec

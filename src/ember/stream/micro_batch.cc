@@ -45,6 +45,9 @@ namespace {
 
 constexpr int64_t kMinBatchesToRetain = 100;  // spark.sql.streaming.minBatchesToRetain
 constexpr int64_t kPollingDelayMs = 10;       // spark.sql.streaming.pollingDelay
+// Source rows per slice of a batch fed to an operator that reduces slices (an aggregation):
+// its child's rows (sliding windows multiply them) then never exist for the whole batch.
+constexpr int64_t kSliceRows = 1 << 17;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -92,6 +95,26 @@ const LogicalPlan* Find(const LogicalPlan& plan, PlanKind kind) {
     if (const LogicalPlan* found = Find(*child, kind)) return found;
   }
   return nullptr;
+}
+
+// The stream source under `plan` when each node on the way computes each row on its own
+// (projections, filters, aliases, watermarks, the expansion of sliding windows), so that the
+// plan's rows over consecutive slices of the source are its rows over the whole, in order.
+const LogicalPlan* RowWiseSource(const LogicalPlan& plan,
+                                 const std::map<const LogicalPlan*, PlanPtr>& replaced) {
+  if (replaced.count(&plan)) return nullptr;
+  switch (plan.kind) {
+    case PlanKind::kStreamSource:
+      return &plan;
+    case PlanKind::kProject:
+    case PlanKind::kFilter:
+    case PlanKind::kSubqueryAlias:
+    case PlanKind::kWatermark:
+    case PlanKind::kExpand:
+      return RowWiseSource(*plan.children[0], replaced);
+    default:
+      return nullptr;
+  }
 }
 
 // The plan with each streaming source replaced by the rows of this batch, and other nodes
@@ -833,12 +856,28 @@ arrow::Status StreamingQuery::RunLoop() {
       std::map<const LogicalPlan*, PlanPtr> replace;
       for (const auto& op : ex.operators) {
         const LogicalPlan& node = *op->node();
-        std::vector<std::shared_ptr<arrow::Table>> inputs;
-        for (const auto& child : node.children) {
-          ARROW_ASSIGN_OR_RAISE(auto input, exec::Execute(Bind(child, data, replace), exec_options));
-          inputs.push_back(std::move(input));
+        const LogicalPlan* sliced = op->TakesSlices() ? RowWiseSource(*node.children[0], replace) : nullptr;
+        std::shared_ptr<arrow::Table> output;
+        if (sliced && data.at(sliced)->num_rows() > kSliceRows) {
+          const std::shared_ptr<arrow::Table> whole = data.at(sliced);
+          auto slice_data = data;
+          std::vector<std::shared_ptr<arrow::Table>> reduced;
+          for (int64_t offset = 0; offset < whole->num_rows(); offset += kSliceRows) {
+            slice_data[sliced] = whole->Slice(offset, kSliceRows);
+            ARROW_ASSIGN_OR_RAISE(auto rows, exec::Execute(Bind(node.children[0], slice_data, replace),
+                                                           exec_options));
+            ARROW_ASSIGN_OR_RAISE(auto slice, op->ReduceSlice(std::move(rows), batch));
+            reduced.push_back(std::move(slice));
+          }
+          ARROW_ASSIGN_OR_RAISE(output, op->ProcessSlices(std::move(reduced), batch));
+        } else {
+          std::vector<std::shared_ptr<arrow::Table>> inputs;
+          for (const auto& child : node.children) {
+            ARROW_ASSIGN_OR_RAISE(auto input, exec::Execute(Bind(child, data, replace), exec_options));
+            inputs.push_back(std::move(input));
+          }
+          ARROW_ASSIGN_OR_RAISE(output, op->ProcessChildren(std::move(inputs), batch));
         }
-        ARROW_ASSIGN_OR_RAISE(auto output, op->ProcessChildren(std::move(inputs), batch));
         auto local = std::make_shared<LogicalPlan>();
         local->kind = PlanKind::kLocalTable;
         local->output = node.output;

@@ -126,12 +126,7 @@ std::string VersionFile(const std::string& directory, int64_t version, const cha
 }  // namespace
 
 int PartitionOf(std::string_view key, int num_partitions) {
-  uint64_t hash = 14695981039346656037ULL;  // FNV-1a
-  for (unsigned char c : key) {
-    hash ^= c;
-    hash *= 1099511628211ULL;
-  }
-  return static_cast<int>(hash % static_cast<uint64_t>(num_partitions));
+  return static_cast<int>(exec::HashKey(key) % static_cast<uint64_t>(num_partitions));
 }
 
 Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
@@ -139,10 +134,11 @@ Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
     int num_partitions) {
   if (num_partitions == 1) return std::vector<std::shared_ptr<arrow::Table>>{table};
   ARROW_ASSIGN_OR_RAISE(auto key_table, table->SelectColumns(key_columns));
-  ARROW_ASSIGN_OR_RAISE(auto keys, EncodeKeys(*key_table, static_cast<int>(key_columns.size())));
+  // The rows' key hashes, as PartitionOf would compute them from their encoded keys.
+  ARROW_ASSIGN_OR_RAISE(auto hashes, exec::HashKeys(*key_table, static_cast<int>(key_columns.size())));
   std::vector<arrow::Int64Builder> rows(static_cast<size_t>(num_partitions));
-  for (size_t i = 0; i < keys.size(); ++i) {
-    ARROW_RETURN_NOT_OK(rows[static_cast<size_t>(PartitionOf(keys[i], num_partitions))].Append(
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    ARROW_RETURN_NOT_OK(rows[hashes[i] % static_cast<uint64_t>(num_partitions)].Append(
         static_cast<int64_t>(i)));
   }
   std::vector<std::shared_ptr<arrow::Table>> parts;

@@ -80,12 +80,31 @@ class AggregateOperator : public StatefulOperator {
   bool UsesWatermark() const override { return mode_ != "complete"; }
 
   Result<TablePtr> Process(TablePtr input, const BatchContext& batch) override {
+    ARROW_ASSIGN_OR_RAISE(auto partial, ReduceSlice(std::move(input), batch));
+    return ProcessSlices({std::move(partial)}, batch);
+  }
+
+  bool TakesSlices() const override { return true; }
+
+  // A slice's partial aggregates.
+  Result<TablePtr> ReduceSlice(TablePtr slice, const BatchContext& batch) override {
+    if (slice->num_rows() == 0) return arrow::Table::MakeEmpty(aggregate_.buffer_schema());
+    return aggregate_.Partial(std::move(slice), batch.eval);
+  }
+
+  Result<TablePtr> ProcessSlices(std::vector<TablePtr> partials, const BatchContext& batch) override {
     int64_t start = NowMs();
     ARROW_RETURN_NOT_OK(store_->Load(batch.batch_id));
     const int n = store_->num_partitions();
-    ARROW_ASSIGN_OR_RAISE(TablePtr partial, arrow::Table::MakeEmpty(aggregate_.buffer_schema()));
-    if (input->num_rows() > 0) {
-      ARROW_ASSIGN_OR_RAISE(partial, aggregate_.Partial(input, batch.eval));
+    TablePtr partial = partials[0];
+    if (partials.size() > 1) {
+      ARROW_ASSIGN_OR_RAISE(partial, Concat(partials));
+      partials.clear();
+      // Each group once, as in a whole batch's partial. Sessions stay per row: late ones are
+      // dropped before they merge, and the merge with the state below merges them anyway.
+      if (!aggregate_.has_sessions()) {
+        ARROW_ASSIGN_OR_RAISE(partial, aggregate_.Merge(std::move(partial)));
+      }
     }
     // Complete mode neither drops late rows nor evicts (Spark ignores the watermark there),
     // except that session windows drop late sessions in every mode.

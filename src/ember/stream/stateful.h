@@ -59,6 +59,17 @@ class StatefulOperator {
       std::vector<std::shared_ptr<arrow::Table>> inputs, const BatchContext& batch) {
     return Process(std::move(inputs[0]), batch);
   }
+  /// Whether the child's rows may come in slices, each reduced on its own by ReduceSlice and
+  /// the reductions finished together by ProcessSlices: the batch is then never held whole.
+  virtual bool TakesSlices() const { return false; }
+  virtual arrow::Result<std::shared_ptr<arrow::Table>> ReduceSlice(
+      std::shared_ptr<arrow::Table> slice, const BatchContext& /*batch*/) {
+    return slice;
+  }
+  virtual arrow::Result<std::shared_ptr<arrow::Table>> ProcessSlices(
+      std::vector<std::shared_ptr<arrow::Table>> /*reduced*/, const BatchContext& /*batch*/) {
+    return arrow::Status::NotImplemented("this operator takes its input whole");
+  }
   /// Whether a batch without data would change something once the watermark moved.
   virtual bool UsesWatermark() const = 0;
   const StateMetrics& metrics() const { return metrics_; }
