@@ -9,18 +9,10 @@ import os
 import random
 from datetime import datetime, timedelta, timezone
 
+from schemas import AUCTION_SCHEMA, BID_SCHEMA, EVENT_SCHEMA, PERSON_SCHEMA  # noqa: F401
+
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 MTIME0 = 1_767_225_600  # 2026-01-01: the first file's modification time
-EVENT_SCHEMA = "event_id BIGINT, company_id STRING, amount DOUBLE, event_ts TIMESTAMP"
-
-PERSON_SCHEMA = ("id BIGINT, name STRING, emailAddress STRING, creditCard STRING, city STRING, "
-                 "state STRING, dateTime TIMESTAMP, extra STRING")
-AUCTION_SCHEMA = ("id BIGINT, itemName STRING, description STRING, initialBid BIGINT, "
-                  "reserve BIGINT, dateTime TIMESTAMP, expires TIMESTAMP, seller BIGINT, "
-                  "category BIGINT, extra STRING")
-BID_SCHEMA = ("auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, "
-              "dateTime TIMESTAMP, extra STRING")
-
 # The sizes of each mode: quick fits a few minutes on 2 cores, full is for the published figures.
 SIZES = {
     "quick": dict(ingest=(10, 5_000), windows=(4, 5_000), keys=(2, 50_000, 20_000),

@@ -7,13 +7,9 @@ engine. RESULT_JSON gets the instants (time.time()) when the workload started, g
 result and finished, the micro-batch completion instants where asked, a digest of the output to
 compare the engines with, or the engine's error."""
 
-import json
 import os
-import re
 import sys
 import time
-from datetime import date, datetime
-from decimal import Decimal
 
 ENGINE = sys.argv[1]
 if ENGINE == "ember":
@@ -25,7 +21,9 @@ from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from data import AUCTION_SCHEMA, BID_SCHEMA, EVENT_SCHEMA, PERSON_SCHEMA  # noqa: E402
+# Only what W6 (start-up) needs is imported here, as a fresh process's first answer is measured:
+# the data generator, the Nexmark programs, json and re are imported where they are used.
+from schemas import EVENT_SCHEMA  # noqa: E402
 
 ICEBERG_JAR = os.path.expanduser(
     "~/.m2/repository/org/apache/iceberg/iceberg-spark-runtime-4.0_2.13/1.10.0/"
@@ -137,6 +135,8 @@ def big_windows(spark, data, work):
     query.processAllAvailable()
     query.stop()
     first_result()
+    import json
+
     state = []
     for p in query.recentProgress:
         p = p if isinstance(p, dict) else json.loads(p.json)
@@ -173,86 +173,18 @@ def startup(spark, data, work):
     return rows
 
 
-# Nexmark, as DataFrame programs over the person (p), auction (a) and bid (b) streams.
-def q0(p, a, b):  # pass-through
-    return b.select("auction", "bidder", "price", "dateTime", "extra")
-
-
-def q1(p, a, b):  # currency conversion
-    return b.select("auction", "bidder", (F.col("price") * 0.908).alias("price"), "dateTime")
-
-
-def q2(p, a, b):  # selection
-    return b.where(F.col("auction") % 123 == 0).select("auction", "price")
-
-
-def q3(p, a, b):  # local item suggestion: a stream-stream join
-    sellers = p.where(F.col("state").isin("OR", "ID", "CA")).alias("P")
-    return (a.where("category = 10").alias("A").join(sellers, F.col("A.seller") == F.col("P.id"))
-            .select("P.name", "P.city", "P.state", F.col("A.id").alias("auction")))
-
-
-def q4(p, a, b):  # average closing price per category: two aggregations after a join
-    won = (a.alias("A").join(b.alias("B"), (F.col("A.id") == F.col("B.auction"))
-                             & F.col("B.dateTime").between(F.col("A.dateTime"), F.col("A.expires")))
-           .select(F.col("A.id").alias("id"), F.col("A.category").alias("category"),
-                   F.col("B.price").alias("price"))
-           .groupBy("id", "category").agg(F.max("price").alias("final")))
-    return won.groupBy("category").agg(F.avg("final").alias("avg_final"))
-
-
-def q5(p, a, b):  # hot items: the most-bid auctions of each sliding window
-    counts = (b.withWatermark("dateTime", "10 seconds")
-              .groupBy(F.window("dateTime", "10 seconds", "2 seconds").alias("w"), "auction")
-              .count())
-    top = counts.groupBy("w").agg(F.max("count").alias("top"))
-    return (counts.alias("C").join(top.alias("T"), (F.col("C.w") == F.col("T.w"))
-                                   & (F.col("C.count") == F.col("T.top")))
-            .select(F.col("C.w.start").alias("starttime"), "C.auction", "C.count"))
-
-
-def q7(p, a, b):  # highest bid of each 10-second window
-    b = b.withWatermark("dateTime", "10 seconds")
-    top = (b.groupBy(F.window("dateTime", "10 seconds").alias("w"))
-           .agg(F.max("price").alias("top")).alias("T"))
-    # A time-range join: a window column on the bids too would be a second event-time column.
-    in_window = ((F.col("B.dateTime") >= F.col("T.w.start"))
-                 & (F.col("B.dateTime") < F.col("T.w.end")))
-    return (b.alias("B").join(top, (F.col("B.price") == F.col("T.top")) & in_window)
-            .select("B.auction", "B.price", "B.bidder", "B.dateTime"))
-
-
-def q8(p, a, b):  # new users: persons who opened an auction in the window they joined
-    people = p.select("id", "name", F.window("dateTime", "10 seconds").start.alias("starttime"))
-    sellers = a.select("seller", F.window("dateTime", "10 seconds").start.alias("astart"))
-    return (people.join(sellers, (F.col("id") == F.col("seller"))
-                        & (F.col("starttime") == F.col("astart")))
-            .select("id", "name", "starttime"))
-
-
-def q11(p, a, b):  # user sessions: bids per bidder per session with a 10-second gap
-    return (b.withWatermark("dateTime", "10 seconds")
-            .groupBy("bidder", F.session_window("dateTime", "10 seconds")).count()
-            .select("bidder", F.col("session_window.start").alias("starttime"),
-                    F.col("session_window.end").alias("endtime"), "count"))
-
-
-# All run as streaming queries but q4: its aggregations group by auction, not by event time, so
-# append mode cannot finalize them, and Spark allows a stream-stream join in append mode only.
-# It runs as a batch query on both engines. q5 and q7 stream only thanks to their watermarks.
-NEXMARK = {"q0": "stream", "q1": "stream", "q2": "stream", "q3": "stream", "q4": "batch",
-           "q5": "stream", "q7": "stream", "q8": "stream", "q11": "stream"}
-
-
 def nexmark(spark, data, work):
-    for name, mode in NEXMARK.items():
+    import nexmark_queries as queries
+    from schemas import AUCTION_SCHEMA, BID_SCHEMA, PERSON_SCHEMA
+
+    for name, mode in queries.NEXMARK.items():
         entry = RESULT.setdefault("queries", {}).setdefault(name, {"mode": mode})
         entry["start"], cpu = time.time(), time.process_time()
         try:
             streams = [source(spark, os.path.join(data, "nexmark", kind), schema, mode == "stream")
                        for kind, schema in (("person", PERSON_SCHEMA), ("auction", AUCTION_SCHEMA),
                                             ("bid", BID_SCHEMA))]
-            df = globals()[name](*streams)
+            df = getattr(queries, name)(*streams)
             if mode == "stream":
                 df = run_stream(df, work, f"nexmark_{name}")
             rows = df.collect() if mode == "batch" else df
@@ -268,6 +200,9 @@ def nexmark(spark, data, work):
 
 def plain(v):
     """A value both engines render alike: floats to 6 places, times as ISO text."""
+    from datetime import date, datetime
+    from decimal import Decimal
+
     if isinstance(v, float):
         return round(v, 6)
     if isinstance(v, (datetime, date, Decimal)):
@@ -321,6 +256,8 @@ def usage_so_far():
 
 def describe(error):
     """The error's first line, without the query ids that change from run to run."""
+    import re
+
     line = (str(error).strip().splitlines() or [""])[0]
     line = re.sub(r"Query \[id = [^]]*\] terminated with exception: ", "", line)
     return f"{type(error).__name__}: {line[:300]}"
@@ -344,6 +281,8 @@ def main():
 
         traceback.print_exc()
         RESULT["error"] = describe(error)
+    import json
+
     with open(out, "w") as f:
         json.dump(RESULT, f)
     if ENGINE == "spark" and spark is not None:

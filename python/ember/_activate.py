@@ -6,11 +6,17 @@ under the PySpark name. Nothing is imported ahead of time: a PySpark module that
 with the usual ModuleNotFoundError when (and only when) a program imports it.
 """
 
-import importlib
-import importlib.machinery
+from __future__ import annotations
+
 import sys
-from types import ModuleType
-from typing import Optional, Sequence
+
+# importlib.machinery's ModuleSpec, without importing the importlib package at start-up.
+from _frozen_importlib import ModuleSpec
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Optional, Sequence
 
 _PYSPARK = "pyspark"
 
@@ -39,7 +45,7 @@ class _AliasLoader:
         self._module = module
         self._spec = module.__spec__
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
         return self._module
 
     def exec_module(self, module: ModuleType) -> None:
@@ -54,19 +60,20 @@ class _PySparkAliasFinder:
         fullname: str,
         path: Optional[Sequence[str]] = None,
         target: Optional[ModuleType] = None,
-    ) -> Optional[importlib.machinery.ModuleSpec]:
+    ) -> Optional[ModuleSpec]:
         ember_name = _ember_name(fullname)
         if ember_name is None:
             return None
         try:
-            module = importlib.import_module(ember_name)
+            __import__(ember_name)
+            module = sys.modules[ember_name]
         except ModuleNotFoundError as e:
             # Ember has no such module: let the import fail as usual. A module that exists but
             # itself imports something missing is a real error and propagates.
             if e.name is not None and (ember_name + ".").startswith(e.name + "."):
                 return None
             raise
-        return importlib.machinery.ModuleSpec(
+        return ModuleSpec(
             fullname, _AliasLoader(module), is_package=hasattr(module, "__path__")
         )
 

@@ -4,9 +4,14 @@ pyarrow (with numpy, which it imports when installed) takes a few hundred millis
 and many programs never need it: the core converts plain Python rows itself.
 """
 
+from __future__ import annotations
+
 import sys
-from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
 
 
 class LazyModule:

@@ -425,6 +425,25 @@ def test_parse_ddl(ddl, build):
     assert E.DataType.fromDDL(ddl) == e
 
 
+def _regex_tokens(text):
+    """The general tokenizer's tokens, even for the texts the simple one takes."""
+    simple, E._SIMPLE_DDL_CHARS = E._SIMPLE_DDL_CHARS, frozenset()
+    try:
+        return [(t.kind, t.text, t.value, t.pos) for t in E._tokenize(text)]
+    finally:
+        E._SIMPLE_DDL_CHARS = simple
+
+
+@pytest.mark.parametrize("ddl", [c[0] for c in DDL_CASES] + [
+    "a INT,\nb ARRAY<INT", "  k INT , v DOUBLE\t", "a:int", "x  ", "(,)<>:", "1a_ b2",
+    "a INT NOT", "a DECIMAL(1,2,3)",
+])
+def test_simple_tokenizer_matches_general_one(ddl):
+    if E._SIMPLE_DDL_CHARS.issuperset(ddl):
+        simple = [(t.kind, t.text, t.value, t.pos) for t in E._tokenize_simple(ddl)]
+        assert simple == _regex_tokens(ddl)
+
+
 @pytest.mark.parametrize(
     "ddl, cls, condition, position",
     [

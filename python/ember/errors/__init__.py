@@ -1,6 +1,6 @@
 """PySpark-compatible exceptions (`pyspark.errors`), and the bridge from the C++ core's errors."""
 
-from typing import Dict, Optional
+from __future__ import annotations
 
 from ember.errors.exceptions.base import (
     AnalysisException,
@@ -18,7 +18,6 @@ from ember.errors.exceptions.base import (
     PySparkIndexError,
     PySparkKeyError,
     PySparkNotImplementedError,
-    PySparkPicklingError,
     PySparkRuntimeError,
     PySparkTypeError,
     PySparkValueError,
@@ -35,6 +34,10 @@ from ember.errors.exceptions.base import (
     UnknownException,
     UnsupportedOperationException,
 )
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
+if TYPE_CHECKING:
+    from typing import Any, Dict, Optional
 
 __all__ = [
     "PySparkException",
@@ -122,3 +125,11 @@ def from_core(
             sqlState=sqlstate or None,
         )
     return cls._formatted(message, condition or None, sqlstate or None, parameters)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PySparkPicklingError":  # made at first use, see exceptions.base
+        from ember.errors.exceptions import base
+
+        return base.PySparkPicklingError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,8 +4,11 @@ The names and texts are PySpark's, so that `str(exc)` reads as it does there. En
 come through here: the C++ core formats its own messages (see `ember.errors.from_core`).
 """
 
-import re
-from typing import Dict, Optional
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
+if TYPE_CHECKING:
+    from typing import Dict, Optional
 
 # Condition -> template; `<name>` is replaced by the message parameter `name`.
 MESSAGES: Dict[str, str] = {
@@ -42,8 +45,6 @@ MESSAGES: Dict[str, str] = {
     ),
 }
 
-_PLACEHOLDER = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>")
-
 
 def render(condition: Optional[str], parameters: Optional[Dict[str, str]]) -> str:
     """Fill in the template of `condition`.
@@ -55,4 +56,7 @@ def render(condition: Optional[str], parameters: Optional[Dict[str, str]]) -> st
     template = MESSAGES.get(condition or "")
     if template is None:
         return ", ".join(f"{k}={v}" for k, v in parameters.items())
-    return _PLACEHOLDER.sub(lambda m: str(parameters.get(m.group(1), m.group(0))), template)
+    import re  # here: only errors need it, and importing re costs milliseconds at start-up
+
+    return re.sub(r"<([A-Za-z_][A-Za-z0-9_]*)>",
+                  lambda m: str(parameters.get(m.group(1), m.group(0))), template)

@@ -5,20 +5,23 @@ Every method builds a node of the C++ expression tree; nothing is evaluated here
 
 from __future__ import annotations
 
-import datetime
-import decimal
-from typing import Any
-
 from ember import _core
 from ember._lazy import LazyModule
 from ember.errors import PySparkTypeError, PySparkValueError
 from ember.sql.types import DataType
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 pa = LazyModule("pyarrow")
 
 
 def _arrow_literal(value: Any) -> pa.Array:
     """A one-element arrow array of the Spark type PySpark gives a Python value."""
+    import datetime  # here: values of these types take this path, and importing costs
+    import decimal
+
     if isinstance(value, bool):
         return pa.array([value], pa.bool_())
     if isinstance(value, int):

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import datetime
-import decimal
-import math
-import re
-import struct
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Union
-
 from ember._lazy import LazyModule
 from ember.errors import PySparkAttributeError, PySparkTypeError, PySparkValueError
 from ember.sql.column import Column, _lit, _to_col
 from ember.sql.types import Row, StructType, _create_row, _escape_meta_characters, from_arrow_schema
 
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Iterator, List, Optional, Union
     from ember.sql.session import SparkSession
 
 pa = LazyModule("pyarrow")
@@ -71,6 +66,8 @@ def _python_leaf(array: pa.Array) -> List[Any]:
     """Python values as PySpark's collect() returns them."""
     t = array.type
     if pa.types.is_timestamp(t) and t.tz is not None:
+        import datetime  # here, as the imports of show() below: importing costs at start-up
+
         # PySpark gives naive datetimes in the process's local time zone.
         micros = array.cast(pa.timestamp("us", t.tz)).cast(pa.int64()).to_pylist()
         epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -110,6 +107,10 @@ def _java_number(x: float, single: bool) -> str:
     """A float as the JVM prints it (Double.toString, or Float.toString when `single`): the
     shortest digits that read back as the same value, plain for 1e-3 <= |x| < 1e7 and as
     d.dddE<n> otherwise."""
+    import decimal
+    import math
+    import struct
+
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
@@ -199,6 +200,8 @@ def _utf16_length(text: str) -> int:
 
 def _display_width(text: str) -> int:
     """Columns `text` takes in show(): its length in UTF-16 units, full-width ones counted twice."""
+    import re
+
     return _utf16_length(text) + len(re.findall(_FULL_WIDTH, text))
 
 

@@ -1,9 +1,13 @@
 """pyspark.sql.functions on Ember: each function names a function of the C++ catalog."""
 
-from typing import Any, Optional
+from __future__ import annotations
 
 from ember import _core
 from ember.sql.column import Column, _call, _lit, _to_col
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = [
     "col", "column", "lit", "expr", "when", "coalesce", "isnull", "isnan", "count", "sum", "avg",

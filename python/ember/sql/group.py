@@ -1,11 +1,13 @@
 """GroupedData, as pyspark.sql.GroupedData."""
 
-from typing import TYPE_CHECKING, Any, Dict, List
+from __future__ import annotations
 
 from ember.sql import functions as F
 from ember.sql.column import Column
 
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
+    from typing import Any, Dict, List
     from ember.sql.dataframe import DataFrame
 
 

@@ -1,13 +1,16 @@
 """DataFrameReader, as pyspark.sql.DataFrameReader (spark.read)."""
 
+from __future__ import annotations
+
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 from ember.errors import IllegalArgumentException, PySparkTypeError
 from ember.sql.dataframe import DataFrame
 from ember.sql.types import StructType
 
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
 if TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional, Union
     from ember.sql.session import SparkSession
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import threading
-from typing import Any, Dict, Iterable, List, Optional, Union
+# threading's RLock, without importing threading (and functools with it) at start-up.
+from _thread import RLock
 
 from ember import _core
 from ember._lazy import LazyModule
@@ -16,6 +16,10 @@ from ember.sql.types import (
     _infer_type, _parse_ddl,
     to_arrow_schema, to_arrow_type, from_arrow_schema, _create_row,
 )
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
+if TYPE_CHECKING:
+    from typing import Any, Dict, Iterable, List, Optional, Union
 
 pa = LazyModule("pyarrow")
 pc = LazyModule("pyarrow.compute")
@@ -85,7 +89,7 @@ class Catalog:
 
 class SparkSession:
     _active: Optional["SparkSession"] = None
-    _lock = threading.RLock()
+    _lock = RLock()
 
     class Builder:
         def __init__(self) -> None:

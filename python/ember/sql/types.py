@@ -5,9 +5,7 @@ Besides the type classes this module parses the two textual forms of a type: the
 `DataStreamReader.schema("a INT, b STRING")` and friends (`_parse_ddl`).
 """
 
-import json
-import re
-from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Union
+from __future__ import annotations
 
 from ember.errors import (
     ArithmeticException,
@@ -21,6 +19,10 @@ from ember.errors import (
     PySparkValueError,
 )
 from ember.errors.conditions import render
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 __all__ = [
     "DataType",
@@ -75,6 +77,8 @@ class DataType:
         return self.typeName()
 
     def json(self) -> str:
+        import json  # here, as re below: each costs milliseconds at start-up
+
         return json.dumps(self.jsonValue(), separators=(",", ":"), sort_keys=True)
 
     @classmethod
@@ -554,12 +558,9 @@ class StructType(DataType):
             field._tree(prefix, out, depth)
 
 
-_PLAIN_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
 def _quote_if_needed(name: str) -> str:
     """Backquote a name unless it is a plain identifier, as Spark's QuotingUtils does."""
-    if _PLAIN_IDENTIFIER.fullmatch(name):
+    if name.isascii() and name.isidentifier():  # [A-Za-z_][A-Za-z0-9_]*
         return name
     return "`%s`" % name.replace("`", "``")
 
@@ -602,13 +603,13 @@ _JSON_ATOMIC_TYPES: Dict[str, Callable[[], DataType]] = {
 _INTERVAL_FIELDS = {name: code for code, name in DayTimeIntervalType._fields.items()}
 _JSON_PARAMETRIC_TYPES = [
     (
-        re.compile(r"decimal\(\s*(\d+)\s*,\s*(-?\d+)\s*\)"),
+        r"decimal\(\s*(\d+)\s*,\s*(-?\d+)\s*\)",
         lambda m: DecimalType(int(m.group(1)), int(m.group(2))),
     ),
-    (re.compile(r"char\(\s*(\d+)\s*\)"), lambda m: CharType(int(m.group(1)))),
-    (re.compile(r"varchar\(\s*(\d+)\s*\)"), lambda m: VarcharType(int(m.group(1)))),
+    (r"char\(\s*(\d+)\s*\)", lambda m: CharType(int(m.group(1)))),
+    (r"varchar\(\s*(\d+)\s*\)", lambda m: VarcharType(int(m.group(1)))),
     (
-        re.compile(r"interval (day|hour|minute|second)(?: to (day|hour|minute|second))?"),
+        r"interval (day|hour|minute|second)(?: to (day|hour|minute|second))?",
         lambda m: DayTimeIntervalType(
             _INTERVAL_FIELDS[m.group(1)], _INTERVAL_FIELDS.get(m.group(2) or m.group(1))
         ),
@@ -618,6 +619,8 @@ _JSON_PARAMETRIC_TYPES = [
 
 def _parse_datatype_json_string(json_string: str) -> DataType:
     """Parse the output of DataType.json()."""
+    import json
+
     return _parse_datatype_json_value(json.loads(json_string))
 
 
@@ -635,8 +638,10 @@ def _parse_datatype_json_value(value: Union[str, Dict[str, Any]]) -> DataType:
         )
     if value in _JSON_ATOMIC_TYPES:
         return _JSON_ATOMIC_TYPES[value]()
+    import re  # compiled at first use (re caches the patterns), not at every start-up
+
     for pattern, build in _JSON_PARAMETRIC_TYPES:
-        match = pattern.fullmatch(value)
+        match = re.fullmatch(pattern, value)
         if match:
             return build(match)
     raise PySparkValueError(
@@ -672,32 +677,44 @@ _DDL_DECIMAL_NAMES = ("DECIMAL", "DEC", "NUMERIC")
 _DDL_INTERVAL_FIELDS = {name.upper(): code for name, code in _INTERVAL_FIELDS.items()}
 _MAX_DECIMAL_PRECISION = 38
 
-_DDL_TOKEN = re.compile(
+_DDL_TOKEN = (
     r"""(?P<space>\s+|--[^\n]*|/\*.*?\*/)
       | (?P<word>[A-Za-z0-9_]+)
       | `(?P<ident>(?:[^`]|``)*)`
       | '(?P<single>(?:[^'\\]|\\.)*)'
       | "(?P<double>(?:[^"\\]|\\.)*)"
-      | (?P<punct>.)""",
-    re.VERBOSE | re.DOTALL,
+      | (?P<punct>.)"""
 )
+# Texts of only these characters (no quotes, comments, signs or dots) tokenize without re.
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_SPACE_CHARS = frozenset(" \t\n\r\f\v")
+_SIMPLE_DDL_CHARS = _WORD_CHARS | _SPACE_CHARS | frozenset(",:<>()")
 _STRING_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "Z": "\x1a"}
 
 
-class _Token(NamedTuple):
-    kind: str  # word, ident (backquoted), string, punct or end
-    text: str  # as written, for error messages
-    value: str  # the identifier or string it denotes
-    pos: int  # offset in the parsed text
+class _Token:
+    __slots__ = ("kind", "text", "value", "pos")
+
+    def __init__(self, kind: str, text: str, value: str, pos: int):
+        self.kind = kind  # word, ident (backquoted), string, punct or end
+        self.text = text  # as written, for error messages
+        self.value = value  # the identifier or string it denotes
+        self.pos = pos  # offset in the parsed text
 
 
 def _unescape(literal: str) -> str:
+    import re
+
     return re.sub(r"\\(.)", lambda e: _STRING_ESCAPES.get(e.group(1), e.group(1)), literal)
 
 
 def _tokenize(text: str) -> List[_Token]:
+    if _SIMPLE_DDL_CHARS.issuperset(text):
+        return _tokenize_simple(text)
+    import re  # the general case; re costs milliseconds at start-up
+
     tokens = []
-    for m in _DDL_TOKEN.finditer(text):
+    for m in re.finditer(_DDL_TOKEN, text, re.VERBOSE | re.DOTALL):
         kind = m.lastgroup
         if kind == "space":
             continue
@@ -709,6 +726,27 @@ def _tokenize(text: str) -> List[_Token]:
             value = m.group()
         tokens.append(_Token(kind, m.group(), value, m.start()))
     tokens.append(_Token("end", "", "", len(text)))
+    return tokens
+
+
+def _tokenize_simple(text: str) -> List[_Token]:
+    """_tokenize's tokens for a text of _SIMPLE_DDL_CHARS only: words, and punctuation marks of
+    one character each."""
+    tokens = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in _SPACE_CHARS:
+            i += 1
+        elif c in _WORD_CHARS:
+            start = i
+            while i < n and text[i] in _WORD_CHARS:
+                i += 1
+            tokens.append(_Token("word", text[start:i], text[start:i], start))
+        else:
+            tokens.append(_Token("punct", c, c, i))
+            i += 1
+    tokens.append(_Token("end", "", "", n))
     return tokens
 
 

@@ -6,12 +6,13 @@ engine arrive already formatted the way the JVM formats them; errors raised in P
 from a template in `ember.errors.conditions`.
 """
 
-import warnings
-# pickle.PicklingError is _pickle's class; importing pickle itself would cost a millisecond or two.
-from _pickle import PicklingError
-from typing import Any, Dict, Iterable, List, Optional
+from __future__ import annotations
 
 from ember.errors.conditions import render
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up
+if TYPE_CHECKING:
+    from typing import Any, Dict, Iterable, List, Optional
 
 
 class PySparkException(Exception):
@@ -54,6 +55,8 @@ class PySparkException(Exception):
         return self._errorClass
 
     def getErrorClass(self) -> Optional[str]:
+        import warnings
+
         warnings.warn("Deprecated in 4.0.0, use getCondition instead.", FutureWarning)
         return self.getCondition()
 
@@ -195,10 +198,6 @@ class PySparkNotImplementedError(PySparkException, NotImplementedError):
     """NotImplementedError with an error condition."""
 
 
-class PySparkPicklingError(PySparkException, PicklingError):
-    """pickle.PicklingError with an error condition."""
-
-
 class RetriesExceeded(PySparkException):
     """A retriable error that was retried too often."""
 
@@ -213,3 +212,16 @@ class PySparkImportError(PySparkException, ImportError):
 
 class PickleException(PySparkException):
     """An object that the engine failed to pickle or unpickle."""
+
+
+def __getattr__(name: str) -> Any:
+    # PySparkPicklingError subclasses pickle.PicklingError, _pickle's class: made at first use,
+    # as importing _pickle (with functools and collections) costs milliseconds at start-up.
+    if name == "PySparkPicklingError":
+        from _pickle import PicklingError
+
+        cls = type(name, (PySparkException, PicklingError), {
+            "__doc__": "pickle.PicklingError with an error condition.", "__module__": __name__})
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
