@@ -5,6 +5,8 @@ hand; `build(m)` takes a types module and builds the same type from either engin
 """
 
 import pickle
+import random
+import re
 
 import pyspark.errors as P_errors
 import pyspark.sql.types as P
@@ -425,23 +427,52 @@ def test_parse_ddl(ddl, build):
     assert E.DataType.fromDDL(ddl) == e
 
 
+# The regex tokenizer Ember had before its hand-written one (re costs start-up time): the
+# reference for the tokens of every DDL case and of malformed quotes and comments.
+_REGEX_TOKEN = re.compile(
+    r"""(?P<space>\s+|--[^\n]*|/\*.*?\*/)
+      | (?P<word>[A-Za-z0-9_]+)
+      | `(?P<ident>(?:[^`]|``)*)`
+      | '(?P<single>(?:[^'\\]|\\.)*)'
+      | "(?P<double>(?:[^"\\]|\\.)*)"
+      | (?P<punct>.)""",
+    re.VERBOSE | re.DOTALL,
+)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "Z": "\x1a"}
+
+
 def _regex_tokens(text):
-    """The general tokenizer's tokens, even for the texts the simple one takes."""
-    simple, E._SIMPLE_DDL_CHARS = E._SIMPLE_DDL_CHARS, frozenset()
-    try:
-        return [(t.kind, t.text, t.value, t.pos) for t in E._tokenize(text)]
-    finally:
-        E._SIMPLE_DDL_CHARS = simple
+    tokens = []
+    for m in _REGEX_TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind == "space":
+            continue
+        if kind == "ident":
+            value = m.group("ident").replace("``", "`")
+        elif kind in ("single", "double"):
+            kind = "string"
+            value = re.sub(r"\\(.)", lambda e: _ESCAPES.get(e.group(1), e.group(1)), m.group(m.lastgroup))
+        else:
+            value = m.group()
+        tokens.append((kind, m.group(), value, m.start()))
+    return tokens + [("end", "", "", len(text))]
 
 
 @pytest.mark.parametrize("ddl", [c[0] for c in DDL_CASES] + [
     "a INT,\nb ARRAY<INT", "  k INT , v DOUBLE\t", "a:int", "x  ", "(,)<>:", "1a_ b2",
-    "a INT NOT", "a DECIMAL(1,2,3)",
+    "a INT NOT", "a DECIMAL(1,2,3)", "`a``b` INT", "`a`` INT", "`open", "x STRING COMMENT 'it\\'s'",
+    "c STRING COMMENT \"tab\\there\\\\\"", "'unclosed\\'", "a INT -- note\n, b INT", "a /* x */ INT",
+    "a /* open", "/*/ a", "a\u00a0INT", "é INT", "a\\",
 ])
-def test_simple_tokenizer_matches_general_one(ddl):
-    if E._SIMPLE_DDL_CHARS.issuperset(ddl):
-        simple = [(t.kind, t.text, t.value, t.pos) for t in E._tokenize_simple(ddl)]
-        assert simple == _regex_tokens(ddl)
+def test_tokenizer_matches_the_regex_one(ddl):
+    assert [(t.kind, t.text, t.value, t.pos) for t in E._tokenize(ddl)] == _regex_tokens(ddl)
+
+
+def test_tokenizer_matches_the_regex_one_on_random_texts():
+    rng = random.Random(5)
+    for _ in range(3000):
+        text = "".join(rng.choice("`'\"\\/*-\n a1_(,)é") for _ in range(rng.randrange(14)))
+        assert [(t.kind, t.text, t.value, t.pos) for t in E._tokenize(text)] == _regex_tokens(text), text
 
 
 @pytest.mark.parametrize(

@@ -677,18 +677,7 @@ _DDL_DECIMAL_NAMES = ("DECIMAL", "DEC", "NUMERIC")
 _DDL_INTERVAL_FIELDS = {name.upper(): code for name, code in _INTERVAL_FIELDS.items()}
 _MAX_DECIMAL_PRECISION = 38
 
-_DDL_TOKEN = (
-    r"""(?P<space>\s+|--[^\n]*|/\*.*?\*/)
-      | (?P<word>[A-Za-z0-9_]+)
-      | `(?P<ident>(?:[^`]|``)*)`
-      | '(?P<single>(?:[^'\\]|\\.)*)'
-      | "(?P<double>(?:[^"\\]|\\.)*)"
-      | (?P<punct>.)"""
-)
-# Texts of only these characters (no quotes, comments, signs or dots) tokenize without re.
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_SPACE_CHARS = frozenset(" \t\n\r\f\v")
-_SIMPLE_DDL_CHARS = _WORD_CHARS | _SPACE_CHARS | frozenset(",:<>()")
 _STRING_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "Z": "\x1a"}
 
 
@@ -702,47 +691,64 @@ class _Token:
         self.pos = pos  # offset in the parsed text
 
 
-def _unescape(literal: str) -> str:
-    import re
+def _quoted_end(text: str, i: int) -> int:
+    """The offset past the quoted text opening at `i` (`...` with `` inside, or '...' and "..."
+    with backslash escapes), or -1 when it is never closed. As a regex would, an unclosed `...`
+    closes at its last `` instead."""
+    quote, j, n, last_pair = text[i], i + 1, len(text), -1
+    while j < n:
+        c = text[j]
+        if c == quote:
+            if quote == "`" and text.startswith("``", j):
+                last_pair, j = j, j + 2
+                continue
+            return j + 1
+        j += 2 if c == "\\" and quote != "`" else 1
+    return last_pair + 1 if last_pair >= 0 else -1
 
-    return re.sub(r"\\(.)", lambda e: _STRING_ESCAPES.get(e.group(1), e.group(1)), literal)
+
+def _unescape(literal: str) -> str:
+    """A string literal's backslash escapes resolved; a backslash before a line end stays."""
+    out, i = [], 0
+    while i < len(literal):
+        c = literal[i]
+        if c == "\\" and i + 1 < len(literal) and literal[i + 1] != "\n":
+            out.append(_STRING_ESCAPES.get(literal[i + 1], literal[i + 1]))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
 
 
 def _tokenize(text: str) -> List[_Token]:
-    if _SIMPLE_DDL_CHARS.issuperset(text):
-        return _tokenize_simple(text)
-    import re  # the general case; re costs milliseconds at start-up
-
-    tokens = []
-    for m in re.finditer(_DDL_TOKEN, text, re.VERBOSE | re.DOTALL):
-        kind = m.lastgroup
-        if kind == "space":
-            continue
-        if kind == "ident":
-            value = m.group("ident").replace("``", "`")
-        elif kind in ("single", "double"):
-            kind, value = "string", _unescape(m.group(kind))
-        else:
-            value = m.group()
-        tokens.append(_Token(kind, m.group(), value, m.start()))
-    tokens.append(_Token("end", "", "", len(text)))
-    return tokens
-
-
-def _tokenize_simple(text: str) -> List[_Token]:
-    """_tokenize's tokens for a text of _SIMPLE_DDL_CHARS only: words, and punctuation marks of
-    one character each."""
+    """Words, backquoted identifiers, strings and single punctuation marks, without whitespace,
+    `--` comments to the line's end and `/* */` comments (by hand: re costs milliseconds at
+    start-up). A quote or comment never closed is a punctuation mark."""
     tokens = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
-        if c in _SPACE_CHARS:
+        if c.isspace():
             i += 1
+        elif text.startswith("--", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif text.startswith("/*", i) and text.find("*/", i + 2) >= 0:
+            i = text.find("*/", i + 2) + 2
         elif c in _WORD_CHARS:
             start = i
             while i < n and text[i] in _WORD_CHARS:
                 i += 1
             tokens.append(_Token("word", text[start:i], text[start:i], start))
+        elif c in "`'\"" and _quoted_end(text, i) > 0:
+            end = _quoted_end(text, i)
+            inner = text[i + 1:end - 1]
+            if c == "`":
+                tokens.append(_Token("ident", text[i:end], inner.replace("``", "`"), i))
+            else:
+                tokens.append(_Token("string", text[i:end], _unescape(inner), i))
+            i = end
         else:
             tokens.append(_Token("punct", c, c, i))
             i += 1
