@@ -10,6 +10,7 @@ their section at the end of docs/benchmarks.md (its inputs, made once, stay in b
 Inputs, logs and scratch space go to bench/out/."""
 
 import argparse
+import glob
 import json
 import os
 import platform
@@ -95,7 +96,9 @@ def run(engine, workload, inputs, out, timeout=TIMEOUT_S):
         result["error"] = f"exit status {proc.returncode}: {tail[0][:200]}"
         if proc.returncode == -9:
             result["error"] = f"killed after the {timeout / 60:.0f}-minute time limit"
-    shutil.rmtree(work, ignore_errors=True)
+    # The work directory stays until the whole run ends: on some file systems (ext4 without a
+    # journal) deleting thousands of files slows the next minute's file creation, the next
+    # workload's checkpoint files.
     result["spawned"] = spawned
     # Without the workload's own figures (it failed), those of the whole process tree.
     result.setdefault("cpu", usage.ru_utime + usage.ru_stime)
@@ -367,6 +370,12 @@ def big_report(results, counts, elapsed, loads):
     write_doc(main_part, "\n".join(lines) + "\n")
 
 
+def remove_work_dirs(out):
+    for engine in ENGINES:
+        for work in glob.glob(os.path.join(out, f"*-{engine}-*")):
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def main_big():
     began, loads = time.time(), [os.getloadavg()[0]]
     out = os.path.join(HERE, "out", "big")
@@ -385,6 +394,7 @@ def main_big():
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({f"{w} {e}": r for (w, e), r in results.items()}, f)
     big_report(results, counts, time.time() - began, loads)
+    remove_work_dirs(out)
     print("wrote the --big section of docs/benchmarks.md")
 
 
@@ -441,6 +451,7 @@ def main():
     with open(os.path.join(out, "results.json"), "w") as f:  # the raw figures, for later study
         json.dump({f"{w} {e}": r for (w, e), r in results.items()}, f)
     report(results, counts, mode, time.time() - began, loads)
+    remove_work_dirs(out)
     print("wrote docs/benchmarks.md and docs/benchmarks.png")
 
 

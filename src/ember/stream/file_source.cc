@@ -262,6 +262,8 @@ Status FileStreamSource::PrepareForAvailableNow() {
 
 // Spark's fetchMaxOffset.
 Result<int64_t> FileStreamSource::LatestOffset() {
+  // Spark's SeenFilesMap.isNewFile: not seen, and not older than the purge threshold.
+  const int64_t threshold = latest_seen_ms_ - max_file_age_ms_;
   std::vector<io::FileEntry> fresh;
   if (unread_) {
     // What an earlier trigger's limit left: served as it is, without listing.
@@ -271,11 +273,14 @@ Result<int64_t> FileStreamSource::LatestOffset() {
     std::vector<io::FileEntry> listed;
     if (!available_now_) {
       ARROW_ASSIGN_OR_RAISE(listed, ListAll());
+    } else if (!file_name_only_ && !available_now_unseen_) {
+      std::erase_if(*available_now_, [&](const io::FileEntry& f) { return seen_.count(SeenKey(f.path)) > 0; });
+      available_now_unseen_ = true;
     }
-    // Spark's SeenFilesMap.isNewFile: not seen, and not older than the purge threshold.
-    int64_t threshold = latest_seen_ms_ - max_file_age_ms_;
     for (const auto& f : available_now_ ? *available_now_ : listed) {
-      if (seen_.count(SeenKey(f.path)) || f.modification_time_ms < threshold) continue;
+      if (f.modification_time_ms < threshold || (!available_now_unseen_ && seen_.count(SeenKey(f.path)))) {
+        continue;
+      }
       fresh.push_back(f);
     }
   }
@@ -307,6 +312,19 @@ Result<int64_t> FileStreamSource::LatestOffset() {
   }
   fresh.resize(take);
   if (fresh.empty()) return latest_batch_;
+  if (available_now_unseen_) {
+    // The files taken are the first `take` of the listing's new ones, in order.
+    std::vector<io::FileEntry> left;
+    size_t taken = 0;
+    for (auto& f : *available_now_) {
+      if (taken < take && f.modification_time_ms >= threshold) {
+        ++taken;
+      } else {
+        left.push_back(std::move(f));
+      }
+    }
+    available_now_ = std::move(left);
+  }
   int64_t k = latest_batch_ + 1;
   std::vector<Entry> entries;
   for (const auto& f : fresh) entries.push_back(Entry{io::PathToUri(f.path), f.modification_time_ms, k});

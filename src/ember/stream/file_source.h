@@ -96,7 +96,10 @@ class FileStreamSource {
   // FileStreamSourceLog.fileEntryCache): getBatch and the next compaction need no reading.
   std::map<int64_t, std::vector<Entry>> recent_;
   // Trigger.AvailableNow: the listing taken when the query started; no trigger lists again.
+  // Unless only file names count, seen files leave it (so a trigger costs no lookup per file):
+  // those of earlier runs at the first trigger, the others as they are taken.
   std::optional<std::vector<io::FileEntry>> available_now_;
+  bool available_now_unseen_ = false;  // the seen files of earlier runs have left it
   // Spark's unreadFiles: new files a read limit left for later triggers, served without listing.
   std::optional<std::vector<io::FileEntry>> unread_;
 };
