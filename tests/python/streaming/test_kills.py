@@ -1,8 +1,9 @@
 """Exactly-once under SIGKILL, a hundred times: a stream of JSON files into the parquet file sink
 and into Iceberg tables (partitioned, one file per micro-batch; unpartitioned, four files per
-micro-batch run as tasks), killed at random instants while its query runs (writing the offset
-log, the data files, the sink's log or the table's metadata, or the commit log), then run to
-completion: the output equals the input exactly."""
+micro-batch run as tasks), and a stream-stream join into the parquet sink, killed at random
+instants while its query runs (writing the offset log, the state, the data files, the sink's log
+or the table's metadata, or the commit log), then run to completion: the output equals the
+input (the join's pairs, by DuckDB) exactly."""
 
 import json
 import os
@@ -167,3 +168,79 @@ def test_iceberg_sink_killed_a_hundred_times(tmp_path, partitioning, files_per_b
     if not partitioning and (os.cpu_count() or 1) > 1:  # the batches ran as tasks
         assert max(int(dict(s["summary"])["added-data-files"]) for s in snapshots) >= 2
     assert commits == list(range(commits[0], commits[-1] + 1))
+
+
+class JoinSources:
+    """Two streams, left (id, k, t) and right (rid, rk, rt), a file each per group of events;
+    a right row matches left rows of its key up to five minutes earlier, often a few files
+    back, so matches span batches and come from the join's state."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.files = 0
+        for side in ("left", "right"):
+            (directory / side).mkdir(parents=True)
+
+    def add(self, count=5):
+        for _ in range(count):
+            i = self.files
+            for side, (id_, key, time) in (("left", ("id", "k", "t")), ("right", ("rid", "rk", "rt"))):
+                path = self.directory / side / f"f{i:04d}.json"
+                with open(path, "w") as out:
+                    for e in range(i * 4, i * 4 + 4):
+                        shift = 0 if side == "left" else (e * 37) % 100
+                        out.write(json.dumps({id_: e, key: e % 7, time: f"2024-01-01 {10 + e // 240:02d}:"
+                                              f"{e // 4 % 60:02d}:{shift % 60:02d}"}) + "\n")
+                os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
+            self.files += 1
+
+    def expected(self):
+        def view(side, columns):
+            return (f"read_json('{self.directory}/{side}/*.json', columns = {columns}, "
+                    "timestampformat = '%Y-%m-%d %H:%M:%S')")
+        left = view("left", "{'id': 'INTEGER', 'k': 'INTEGER', 't': 'TIMESTAMP'}")
+        right = view("right", "{'rid': 'INTEGER', 'rk': 'INTEGER', 'rt': 'TIMESTAMP'}")
+        return duckdb.sql(f"SELECT id, k, epoch_us(t), rid, rk, epoch_us(rt) FROM {left} JOIN {right} "
+                          "ON k = rk AND "
+                          "rt >= t AND rt <= t + INTERVAL 5 MINUTE ORDER BY id, rid").fetchall()
+
+
+JOIN_JOB = textwrap.dedent("""
+    import sys
+    from ember.sql import SparkSession
+    from ember.sql import functions as F
+    sources, checkpoint, out = sys.argv[1:4]
+    spark = SparkSession.builder.config("spark.sql.session.timeZone", "UTC").getOrCreate()
+    def side(name, schema, time):
+        return (spark.readStream.schema(schema).option("maxFilesPerTrigger", 1)
+                .json(sources + "/" + name).withWatermark(time, "10 minutes"))
+    left = side("left", "id INT, k INT, t TIMESTAMP", "t")
+    right = side("right", "rid INT, rk INT, rt TIMESTAMP", "rt")
+    joined = left.join(right, F.expr("k = rk AND rt >= t AND rt <= t + interval 5 minutes"))
+    q = (joined.writeStream.format("parquet").option("checkpointLocation", checkpoint)
+         .trigger(availableNow=True).start(out))
+    print("started", flush=True)
+    q.processAllAvailable()
+    q.stop()
+""")
+
+
+def test_stream_stream_join_killed_a_hundred_times(tmp_path):
+    """Both sides' state (StateStore per side) and the join's output survive kills at any
+    instant: every matching pair reaches the parquet sink exactly once."""
+    sources, checkpoint, out = JoinSources(tmp_path / "in"), tmp_path / "cp", tmp_path / "out"
+    sources.add(40)
+    job = tmp_path / "job.py"
+    job.write_text(JOIN_JOB)
+    args = [sys.executable, str(job), str(sources.directory), str(checkpoint), str(out)]
+    mid_batch = MidBatchKills(checkpoint)
+    kill_while_streaming(args, seed=303, more_input=sources.add, after_kill=mid_batch)
+    assert mid_batch.count >= 10, mid_batch.count
+    subprocess.run(args, check=True, timeout=300, capture_output=True)
+    files = committed_files(out)
+    # Instants as microseconds: the sink's timestamps are UTC instants, DuckDB's text ones local.
+    got = duckdb.sql(f"SELECT id, k, epoch_us(t), rid, rk, epoch_us(rt) FROM read_parquet({files!r}) "
+                     "ORDER BY id, rid").fetchall()
+    want = sources.expected()
+    assert len(want) > sources.files  # matches within files and across them
+    assert got == want
