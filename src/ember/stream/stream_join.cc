@@ -450,6 +450,9 @@ class StreamJoinOperator : public StatefulOperator {
         removed += evicted->num_rows();
       }
     }
+    // The batch's own copies of its rows are done with; only the states are saved now.
+    left_new = right_new = NewInput{};
+    left_added = right_added = nullptr;
     int64_t commit_start = NowMs();
     ARROW_RETURN_NOT_OK(Save(&left_, left_state, left_all, left_gone, batch));
     ARROW_RETURN_NOT_OK(Save(&right_, right_state, right_all, right_gone, batch));
@@ -638,6 +641,11 @@ class StreamJoinOperator : public StatefulOperator {
   // the evicted ones; puts are the new rows and the rows whose flag changed.
   arrow::Status Save(Side* side, const TablePtr& before, const TablePtr& all, const ArrayPtr& gone,
                      const BatchContext& batch) {
+    ARROW_RETURN_NOT_OK(Stage(side, before, all, gone));  // its copies gone before the commit
+    return side->store->Commit(batch.batch_id + 1);
+  }
+
+  arrow::Status Stage(Side* side, const TablePtr& before, const TablePtr& all, const ArrayPtr& gone) {
     ARROW_ASSIGN_OR_RAISE(auto stays, Not(gone));
     ARROW_ASSIGN_OR_RAISE(auto rows, Where(all, stays));
     ARROW_ASSIGN_OR_RAISE(auto removed, Where(all, gone));
@@ -667,7 +675,7 @@ class StreamJoinOperator : public StatefulOperator {
       side->store->Stage(p, row_parts[static_cast<size_t>(p)], put_parts[static_cast<size_t>(p)],
                          removed_parts[static_cast<size_t>(p)]);
     }
-    return side->store->Commit(batch.batch_id + 1);
+    return arrow::Status::OK();
   }
 
   JoinCondition condition_;

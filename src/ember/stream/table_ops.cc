@@ -39,12 +39,26 @@ Result<std::shared_ptr<arrow::Array>> Not(const std::shared_ptr<arrow::Array>& m
 
 Result<std::shared_ptr<arrow::Table>> Where(const std::shared_ptr<arrow::Table>& table,
                                             const std::shared_ptr<arrow::Array>& mask) {
+  // All or none (nothing evicted, nothing late): the table itself or none of it, not a copy.
+  if (mask->null_count() == 0) {
+    const int64_t selected = static_cast<const arrow::BooleanArray&>(*mask).true_count();
+    if (selected == table->num_rows()) return table;
+    if (selected == 0) return table->Slice(0, 0);
+  }
   ARROW_ASSIGN_OR_RAISE(auto filtered, cp::Filter(arrow::Datum(table), arrow::Datum(mask)));
   return filtered.table();
 }
 
 Result<std::shared_ptr<arrow::Table>> Concat(const std::vector<std::shared_ptr<arrow::Table>>& tables) {
-  ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(tables));
+  if (tables.empty()) return arrow::Status::Invalid("no tables to concatenate");
+  // Empty tables add nothing; one table left is combined only if it has several chunks.
+  std::vector<std::shared_ptr<arrow::Table>> rows;
+  for (const auto& t : tables) {
+    if (t->num_rows() > 0) rows.push_back(t);
+  }
+  if (rows.empty()) return tables[0]->Slice(0, 0);
+  if (rows.size() == 1) return rows[0]->CombineChunks();
+  ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(rows));
   return all->CombineChunks();
 }
 
