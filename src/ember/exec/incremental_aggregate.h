@@ -36,7 +36,8 @@ class IncrementalAggregate {
   /// window, a key's overlapping sessions become one first.
   arrow::Result<std::shared_ptr<arrow::Table>> Merge(std::shared_ptr<arrow::Table> buffers) const;
   /// Merges a batch's buffers into a partition's state (not for session windows): every group
-  /// afterwards, and the groups the batch touched.
+  /// afterwards, and the groups the batch touched. The batch may hold a group more than once
+  /// (partials of several slices); its rows combine in order, after the state's.
   arrow::Result<std::pair<std::shared_ptr<arrow::Table>, std::shared_ptr<arrow::Table>>> MergeInto(
       std::shared_ptr<arrow::Table> state, std::shared_ptr<arrow::Table> fresh) const;
   /// The aggregate's output rows from buffers.

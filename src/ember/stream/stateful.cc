@@ -96,16 +96,10 @@ class AggregateOperator : public StatefulOperator {
     int64_t start = NowMs();
     ARROW_RETURN_NOT_OK(store_->Load(batch.batch_id));
     const int n = store_->num_partitions();
-    TablePtr partial = partials[0];
-    if (partials.size() > 1) {
-      ARROW_ASSIGN_OR_RAISE(partial, Concat(partials));
-      partials.clear();
-      // Each group once, as in a whole batch's partial. Sessions stay per row: late ones are
-      // dropped before they merge, and the merge with the state below merges them anyway.
-      if (!aggregate_.has_sessions()) {
-        ARROW_ASSIGN_OR_RAISE(partial, aggregate_.Merge(std::move(partial)));
-      }
-    }
+    // A group may have a row in several slices' partials, as in Spark's partial aggregates of
+    // several tasks: the merge into the state below combines them, in order.
+    ARROW_ASSIGN_OR_RAISE(TablePtr partial, Concat(partials));
+    partials.clear();
     // Complete mode neither drops late rows nor evicts (Spark ignores the watermark there),
     // except that session windows drop late sessions in every mode.
     const bool watermarked = event_time_column_ >= 0 && mode_ != "complete";
