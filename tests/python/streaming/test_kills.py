@@ -102,17 +102,24 @@ def committed_files(out):
     return [urllib.parse.unquote(urllib.parse.urlparse(p).path) for p in files]
 
 
-def test_parquet_sink_killed_a_hundred_times(tmp_path):
-    source, checkpoint, out = Source(tmp_path / "in"), tmp_path / "cp", tmp_path / "out"
-    source.add(50)
+def kill_then_finish(tmp_path, job_text, source, seed):
+    """Runs the parquet-sink job `job_text` (arguments: the source directory, the checkpoint,
+    the output) under a hundred kills, then to completion; returns its committed files."""
+    checkpoint, out = tmp_path / "cp", tmp_path / "out"
     job = tmp_path / "job.py"
-    job.write_text(PARQUET_JOB)
+    job.write_text(job_text)
     args = [sys.executable, str(job), str(source.directory), str(checkpoint), str(out)]
     mid_batch = MidBatchKills(checkpoint)
-    kill_while_streaming(args, seed=101, more_input=source.add, after_kill=mid_batch)
+    kill_while_streaming(args, seed=seed, more_input=source.add, after_kill=mid_batch)
     assert mid_batch.count >= 10, mid_batch.count
     subprocess.run(args, check=True, timeout=300, capture_output=True)
-    files = committed_files(out)
+    return committed_files(out)
+
+
+def test_parquet_sink_killed_a_hundred_times(tmp_path):
+    source, checkpoint = Source(tmp_path / "in"), tmp_path / "cp"
+    source.add(50)
+    files = kill_then_finish(tmp_path, PARQUET_JOB, source, seed=101)
     got = duckdb.sql(f"SELECT event_id, company_id, amount, event_ts FROM read_parquet({files!r}) "
                      "ORDER BY event_id").fetchall()
     assert got == source.expected()
@@ -228,16 +235,9 @@ JOIN_JOB = textwrap.dedent("""
 def test_stream_stream_join_killed_a_hundred_times(tmp_path):
     """Both sides' state (StateStore per side) and the join's output survive kills at any
     instant: every matching pair reaches the parquet sink exactly once."""
-    sources, checkpoint, out = JoinSources(tmp_path / "in"), tmp_path / "cp", tmp_path / "out"
+    sources = JoinSources(tmp_path / "in")
     sources.add(40)
-    job = tmp_path / "job.py"
-    job.write_text(JOIN_JOB)
-    args = [sys.executable, str(job), str(sources.directory), str(checkpoint), str(out)]
-    mid_batch = MidBatchKills(checkpoint)
-    kill_while_streaming(args, seed=303, more_input=sources.add, after_kill=mid_batch)
-    assert mid_batch.count >= 10, mid_batch.count
-    subprocess.run(args, check=True, timeout=300, capture_output=True)
-    files = committed_files(out)
+    files = kill_then_finish(tmp_path, JOIN_JOB, sources, seed=303)
     # Instants as microseconds: the sink's timestamps are UTC instants, DuckDB's text ones local.
     got = duckdb.sql(f"SELECT id, k, epoch_us(t), rid, rk, epoch_us(rt) FROM read_parquet({files!r}) "
                      "ORDER BY id, rid").fetchall()
