@@ -98,7 +98,10 @@ class AggregateOperator : public StatefulOperator {
     const int n = store_->num_partitions();
     // A group may have a row in several slices' partials, as in Spark's partial aggregates of
     // several tasks: the merge into the state below combines them, in order.
-    ARROW_ASSIGN_OR_RAISE(TablePtr partial, Concat(partials));
+    TablePtr partial = partials[0];
+    if (partials.size() > 1) {
+      ARROW_ASSIGN_OR_RAISE(partial, Concat(partials));
+    }
     partials.clear();
     // Complete mode neither drops late rows nor evicts (Spark ignores the watermark there),
     // except that session windows drop late sessions in every mode.

@@ -103,8 +103,9 @@ def committed_files(out):
 
 
 def kill_then_finish(tmp_path, job_text, source, seed):
-    """Runs the parquet-sink job `job_text` (arguments: the source directory, the checkpoint,
-    the output) under a hundred kills, then to completion; returns its committed files."""
+    """Runs the parquet-sink job `job_text` (arguments: the source directory, the checkpoint
+    tmp_path/cp, the output) under a hundred kills, then to completion; returns its committed
+    files."""
     checkpoint, out = tmp_path / "cp", tmp_path / "out"
     job = tmp_path / "job.py"
     job.write_text(job_text)
@@ -117,9 +118,10 @@ def kill_then_finish(tmp_path, job_text, source, seed):
 
 
 def test_parquet_sink_killed_a_hundred_times(tmp_path):
-    source, checkpoint = Source(tmp_path / "in"), tmp_path / "cp"
+    source = Source(tmp_path / "in")
     source.add(50)
     files = kill_then_finish(tmp_path, PARQUET_JOB, source, seed=101)
+    checkpoint = tmp_path / "cp"
     got = duckdb.sql(f"SELECT event_id, company_id, amount, event_ts FROM read_parquet({files!r}) "
                      "ORDER BY event_id").fetchall()
     assert got == source.expected()
