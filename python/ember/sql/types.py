@@ -741,8 +741,7 @@ def _tokenize(text: str) -> List[_Token]:
             while i < n and text[i] in _WORD_CHARS:
                 i += 1
             tokens.append(_Token("word", text[start:i], text[start:i], start))
-        elif c in "`'\"" and _quoted_end(text, i) > 0:
-            end = _quoted_end(text, i)
+        elif c in "`'\"" and (end := _quoted_end(text, i)) > 0:
             inner = text[i + 1:end - 1]
             if c == "`":
                 tokens.append(_Token("ident", text[i:end], inner.replace("``", "`"), i))
