@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <arrow/api.h>
 
@@ -31,10 +32,7 @@ std::shared_ptr<arrow::Schema> Schema() {
 JsonLinesResult Decode(const std::string& name, const std::string& text, JsonLinesOptions options,
                        int threads = 1) {
   std::string path = WriteTemp(name, text);
-  auto padded = PaddedText::Read(path);
-  EXPECT_TRUE(padded.ok()) << padded.status().ToString();
-  options.path = path;
-  auto result = DecodeJsonLines(*padded, Schema(), options, threads);
+  auto result = DecodeJsonLines(path, Schema(), options, threads);
   EXPECT_TRUE(result.ok()) << result.status().ToString();
   fs::remove(path);
   return result.ok() ? *result : JsonLinesResult{};
@@ -88,22 +86,25 @@ TEST(JsonLinesTest, DropMalformedAndFailFast) {
   JsonLinesOptions fail;
   fail.mode = JsonLinesOptions::Mode::kFailFast;
   std::string path = WriteTemp("fail.json", text);
-  auto padded = PaddedText::Read(path);
-  ASSERT_TRUE(padded.ok());
-  fail.path = path;
-  auto result = DecodeJsonLines(*padded, Schema(), fail, 1);
+  auto result = DecodeJsonLines(path, Schema(), fail, 1);
   fs::remove(path);
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.status().message().find(", line 2)"), std::string::npos) << result.status().message();
 }
 
-TEST(JsonLinesTest, ALargeInputSplitBetweenThreadsKeepsItsOrder) {
+// About 9 MB of `n` records: two threads' parts.
+std::string LargeText(int n) {
   std::string text;
-  const int n = 200000;  // about 9 MB: two parts
   for (int i = 0; i < n; ++i) {
     text += "{\"i32\": " + std::to_string(i) + ", \"s\": \"row " + std::to_string(i) +
             "\", \"d\": " + std::to_string(i) + ".25, \"padding\": \"xxxxxxxx\"}\n";
   }
+  return text;
+}
+
+TEST(JsonLinesTest, ALargeInputSplitBetweenThreadsKeepsItsOrder) {
+  const int n = 200000;
+  std::string text = LargeText(n);
   ASSERT_GT(text.size(), size_t{8} << 20);
   auto result = Decode("large.json", text, JsonLinesOptions{}, /*threads=*/2);
   const arrow::Table& rows = *result.rows;
@@ -113,6 +114,52 @@ TEST(JsonLinesTest, ALargeInputSplitBetweenThreadsKeepsItsOrder) {
     EXPECT_EQ(Text(rows, 1, i), std::to_string(i));
     EXPECT_EQ(Text(rows, 3, i), "row " + std::to_string(i));
   }
+}
+
+// The file is read a chunk at a time: lines cut anywhere by a chunk's end, some longer than a
+// chunk, blank lines, and a last line without a line end all come out whole and in order.
+TEST(JsonLinesTest, ChunksCutLinesAnywhere) {
+  std::string text;
+  std::vector<std::string> strings;
+  for (int i = 0; i < 300; ++i) {
+    strings.push_back(std::string(static_cast<size_t>(i % 37 * 3), static_cast<char>('a' + i % 26)));
+    text += "{\"i32\": " + std::to_string(i) + ", \"s\": \"" + strings.back() + "\"}\n";
+    if (i % 50 == 0) text += "\n";
+  }
+  text.pop_back();
+  for (int64_t chunk : {1, 7, 64, 1000}) {
+    JsonLinesOptions options;
+    options.chunk_bytes = chunk;
+    auto result = Decode("chunks.json", text, options);
+    ASSERT_TRUE(result.rows);
+    ASSERT_EQ(result.rows->num_rows(), 300) << "chunk " << chunk;
+    for (int i = 0; i < 300; ++i) {
+      ASSERT_EQ(Text(*result.rows, 1, i), std::to_string(i)) << "chunk " << chunk;
+      ASSERT_EQ(Text(*result.rows, 3, i), strings[static_cast<size_t>(i)]) << "chunk " << chunk;
+    }
+  }
+}
+
+// FAILFAST names the malformed record's line of the whole file, wherever the threads' parts
+// and the chunks cut it.
+TEST(JsonLinesTest, FailFastNamesTheLineOfTheWholeFile) {
+  const int n = 200000;
+  std::string text = LargeText(n);
+  std::string bad = "{\"i32\": 1.5}";
+  size_t at = 0;
+  for (int i = 0; i < n - 10; ++i) at = text.find('\n', at) + 1;
+  text.replace(at, text.find('\n', at) - at, bad);  // line n - 9
+  std::string path = WriteTemp("fail_large.json", text);
+  JsonLinesOptions fail;
+  fail.mode = JsonLinesOptions::Mode::kFailFast;
+  fail.chunk_bytes = 4096;
+  auto result = DecodeJsonLines(path, Schema(), fail, /*threads=*/2);
+  fs::remove(path);
+  ASSERT_FALSE(result.ok());
+  const std::string& message = result.status().message();
+  EXPECT_NE(message.find(bad + " (file " + path + ", line " + std::to_string(n - 9) + ")"),
+            std::string::npos)
+      << message;
 }
 
 }  // namespace

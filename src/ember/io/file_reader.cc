@@ -148,8 +148,6 @@ Result<std::shared_ptr<arrow::Table>> ParseJson(std::string_view text,
 
 Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& source,
                                                    const std::string& path, int threads) {
-  ARROW_ASSIGN_OR_RAISE(auto padded, PaddedText::Read(path));
-  std::string_view text = padded.text();
   std::string mode = Option(source, "mode", "PERMISSIVE");
   std::transform(mode.begin(), mode.end(), mode.begin(), ::toupper);
   std::string corrupt_column = Option(source, "columnnameofcorruptrecord", "_corrupt_record");
@@ -170,10 +168,6 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
     return table->AddColumn(corrupt_index, arrow::field(corrupt_column, arrow::utf8()),
                             std::make_shared<arrow::ChunkedArray>(corrupt));
   };
-  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-    ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(data_schema));
-    return with_corrupt(empty, nullptr);
-  }
   if (JsonLinesSupports(*data_schema)) {
     JsonLinesOptions options;
     options.mode = mode == "FAILFAST"        ? JsonLinesOptions::Mode::kFailFast
@@ -183,9 +177,13 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
     for (const auto& f : source.schema->fields()) {
       if (f->name() != corrupt_column) options.time_columns.push_back(ReadAsText(*f->type()));
     }
-    options.path = path;
-    ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeJsonLines(padded, data_schema, options, threads));
+    ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeJsonLines(path, data_schema, options, threads));
     return with_corrupt(decoded.rows, decoded.corrupt);
+  }
+  ARROW_ASSIGN_OR_RAISE(std::string text, ReadWholeFile(path));
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(data_schema));
+    return with_corrupt(empty, nullptr);
   }
   // Nested fields: Arrow's reader, a line at a time when some line is malformed.
   auto whole = ParseJson(text, data_schema);
@@ -194,7 +192,7 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
   // Some record is malformed: parse line by line to apply the mode to each record.
   std::vector<std::shared_ptr<arrow::Table>> rows;
   arrow::StringBuilder corrupt;
-  std::istringstream lines{std::string(text)};
+  std::istringstream lines{text};
   std::string line;
   int64_t line_number = 0;
   ARROW_ASSIGN_OR_RAISE(auto null_row, arrow::Table::MakeEmpty(data_schema));

@@ -1,14 +1,19 @@
 #include "ember/io/json_lines.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
-#include <type_traits>
+#include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <arrow/array/array_binary.h>
@@ -208,8 +213,9 @@ struct Column {
 // Decodes a run of whole lines into columns of its own, so that runs can go in parallel.
 class RangeDecoder {
  public:
-  RangeDecoder(const arrow::Schema& schema, const JsonLinesOptions& options)
-      : schema_(schema), options_(options) {
+  // `bytes`: the size of the run, which Decode gets a chunk at a time.
+  RangeDecoder(const arrow::Schema& schema, const JsonLinesOptions& options, int64_t bytes)
+      : schema_(schema), options_(options), bytes_(bytes) {
     for (int i = 0; i < schema.num_fields(); ++i) {
       Column column;
       column.name = schema.field(i)->name();
@@ -223,13 +229,17 @@ class RangeDecoder {
     spelled_.resize(columns_.size());
   }
 
-  // Decodes the lines from `begin` to `end`; in FAILFAST mode it stops at the first malformed
-  // record, which failure() then holds.
+  // Decodes the lines from `begin` to `end`, the run's next chunk of whole lines; in FAILFAST
+  // mode it stops at the first malformed record, which failure() then holds.
   Status Decode(const char* begin, const char* end) {
-    int64_t lines = std::count(begin, end, '\n') + 1;
-    for (auto& column : columns_) column.Reserve(lines);
-    int64_t line_index = 0;
-    for (const char* line = begin; line < end; ++line_index) {
+    if (lines_ == 0) {
+      // Room for the whole run's rows, judged from its first chunk (a little more for the rest).
+      int64_t chunk_lines = std::count(begin, end, '\n') + 1;
+      double rest = static_cast<double>(bytes_ - (end - begin)) / static_cast<double>(end - begin);
+      expected_lines_ = chunk_lines + static_cast<int64_t>(static_cast<double>(chunk_lines) * rest * 1.05);
+      for (auto& column : columns_) column.Reserve(expected_lines_);
+    }
+    for (const char* line = begin; line < end; ++lines_) {
       const char* newline = static_cast<const char*>(std::memchr(line, '\n', end - line));
       const char* stop = newline ? newline : end;
       std::string_view text(line, stop - line);
@@ -237,10 +247,10 @@ class RangeDecoder {
       if (SkipSpace(text, 0) == text.size()) continue;
       ARROW_ASSIGN_OR_RAISE(bool go_on, DecodeLine(text));
       if (!go_on) {
-        failure_ = {line_index, std::string(text)};
+        failure_ = {lines_, std::string(text)};
         break;
       }
-      if (++records_ == kSampleLines) ReserveText(lines, end - begin);
+      if (++records_ == kSampleLines) ReserveText();
     }
     return Status::OK();
   }
@@ -265,10 +275,11 @@ class RangeDecoder {
   // Room for the text of every string column, judged from the first lines: growing a large
   // buffer step by step copies it again and again into freshly mapped memory.
   // No column's text can outgrow the run's own bytes.
-  void ReserveText(int64_t lines, size_t bytes) {
+  void ReserveText() {
     for (auto& column : columns_) {
       if (column.kind != Kind::kString) continue;
-      column.text.reserve(std::min(bytes, column.text.size() * lines / kSampleLines * 5 / 4));
+      column.text.reserve(std::min<size_t>(
+          bytes_, column.text.size() * expected_lines_ / kSampleLines * 5 / 4));
     }
   }
 
@@ -434,12 +445,121 @@ class RangeDecoder {
   std::vector<Value> values_;
   std::vector<std::string> spelled_;
   int next_ = 0;
+  const int64_t bytes_;
+  int64_t expected_lines_ = 0;
+  int64_t lines_ = 0;  // lines decoded, blank ones too
   int64_t records_ = 0;
   std::optional<std::pair<int64_t, std::string>> failure_;
 };
 
 // Below this many bytes per thread, a second thread costs more than it saves.
-constexpr size_t kBytesPerThread = 4 << 20;
+constexpr int64_t kBytesPerThread = 4 << 20;
+
+// A file read at given offsets, by several threads at once.
+class File {
+ public:
+  explicit File(std::string path) : path_(std::move(path)) {}
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  Result<int64_t> Open() {
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
+      return Status::IOError("cannot open ", path_, ": ", std::strerror(errno));
+    }
+    return static_cast<int64_t>(st.st_size);
+  }
+
+  // Reads `length` bytes at `offset`; fewer only where the file ends.
+  Result<int64_t> ReadAt(int64_t offset, int64_t length, char* out) const {
+    int64_t done = 0;
+    while (done < length) {
+      ssize_t got = ::pread(fd_, out + done, static_cast<size_t>(length - done), offset + done);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return Status::IOError("cannot read ", path_, ": ", std::strerror(errno));
+      if (got == 0) break;
+      done += got;
+    }
+    return done;
+  }
+
+  // Reads exactly `length` bytes at `offset`: the file must not get shorter while it is read.
+  Status ReadFully(int64_t offset, int64_t length, char* out) const {
+    ARROW_ASSIGN_OR_RAISE(int64_t got, ReadAt(offset, length, out));
+    if (got < length) return Status::IOError("cannot read ", path_, ": it got shorter");
+    return Status::OK();
+  }
+
+  // The offset just past the first line end at or after `from`, or `size` when there is none.
+  Result<int64_t> NextLineStart(int64_t from, int64_t size) const {
+    std::vector<char> window(64 << 10);
+    for (int64_t at = from; at < size;) {
+      int64_t length = std::min<int64_t>(static_cast<int64_t>(window.size()), size - at);
+      ARROW_RETURN_NOT_OK(ReadFully(at, length, window.data()));
+      if (const void* newline = std::memchr(window.data(), '\n', static_cast<size_t>(length))) {
+        return at + (static_cast<const char*>(newline) - window.data()) + 1;
+      }
+      at += length;
+    }
+    return size;
+  }
+
+  // How many lines end before `offset`.
+  Result<int64_t> LinesBefore(int64_t offset) const {
+    std::vector<char> window(1 << 20);
+    int64_t lines = 0;
+    for (int64_t at = 0; at < offset;) {
+      int64_t length = std::min<int64_t>(static_cast<int64_t>(window.size()), offset - at);
+      ARROW_RETURN_NOT_OK(ReadFully(at, length, window.data()));
+      lines += std::count(window.data(), window.data() + length, '\n');
+      at += length;
+    }
+    return lines;
+  }
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+// Decodes the lines of bytes [begin, end) of `file`, read a chunk at a time into one buffer, so
+// that a large file is neither held whole nor read into fresh memory: a line cut by a chunk's
+// end moves to the buffer's front and the next chunk follows it.
+Status DecodeRun(const File& file, int64_t begin, int64_t end, int64_t chunk_bytes,
+                 RangeDecoder& decoder) {
+  constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;  // read by simdjson past a line's end
+  std::vector<char> buffer;
+  size_t carried = 0;
+  for (int64_t at = begin; at < end;) {
+    auto length = static_cast<size_t>(std::min(chunk_bytes, end - at));
+    if (buffer.size() < carried + length + kPadding) {
+      // A line longer than a chunk makes the buffer grow.
+      buffer.resize(std::max(carried + length + kPadding, buffer.size() * 2));
+    }
+    ARROW_RETURN_NOT_OK(file.ReadFully(at, static_cast<int64_t>(length), buffer.data() + carried));
+    at += static_cast<int64_t>(length);
+    size_t filled = carried + length;
+    std::memset(buffer.data() + filled, 0, kPadding);
+    size_t lines_end = filled;  // the run's end ends its last line
+    if (at < end) {
+      const void* newline = ::memrchr(buffer.data(), '\n', filled);
+      lines_end = newline ? static_cast<size_t>(static_cast<const char*>(newline) - buffer.data()) + 1 : 0;
+    }
+    if (lines_end > 0) {
+      ARROW_RETURN_NOT_OK(decoder.Decode(buffer.data(), buffer.data() + lines_end));
+      if (decoder.failure()) return Status::OK();
+    }
+    carried = filled - lines_end;
+    std::memmove(buffer.data(), buffer.data() + lines_end, carried);
+  }
+  return Status::OK();
+}
 
 }  // namespace
 
@@ -453,57 +573,26 @@ bool JsonLinesSupports(const arrow::Schema& schema) {
   return true;
 }
 
-std::string_view PaddedText::text() const {
-  return {reinterpret_cast<const char*>(buffer_->data()), static_cast<size_t>(size_)};
-}
-
-Result<PaddedText> PaddedText::Read(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) return Status::IOError("cannot open ", path, ": ", std::strerror(errno));
-  std::fseek(file, 0, SEEK_END);
-  long size = std::ftell(file);
-  std::fseek(file, 0, SEEK_SET);
-  PaddedText padded;
-  auto buffer = size < 0 ? Status::IOError("cannot read ", path, ": ", std::strerror(errno))
-                         : arrow::AllocateResizableBuffer(size + simdjson::SIMDJSON_PADDING);
-  if (!buffer.ok()) {
-    std::fclose(file);
-    return buffer.status();
-  }
-  padded.buffer_ = std::move(*buffer);
-  padded.size_ = size;
-  uint8_t* data = padded.buffer_->mutable_data();
-  size_t read = std::fread(data, 1, static_cast<size_t>(size), file);
-  int error = std::ferror(file) ? errno : 0;
-  std::fclose(file);
-  if (read != static_cast<size_t>(size)) {
-    return Status::IOError("cannot read ", path, ": ", error ? std::strerror(error) : "it got shorter");
-  }
-  std::memset(data + size, 0, simdjson::SIMDJSON_PADDING);
-  return padded;
-}
-
-Result<JsonLinesResult> DecodeJsonLines(const PaddedText& text,
+Result<JsonLinesResult> DecodeJsonLines(const std::string& path,
                                         const std::shared_ptr<arrow::Schema>& schema,
                                         const JsonLinesOptions& options, int threads) {
-  const char* begin = text.text().data();
-  const char* end = begin + text.text().size();
-  size_t parts = std::max<size_t>(1, std::min<size_t>(threads, text.text().size() / kBytesPerThread));
-  // Cut the text at line ends into `parts` runs of about equal size.
-  std::vector<const char*> cuts{begin};
-  for (size_t i = 1; i < parts; ++i) {
-    const char* at = std::max(cuts.back(), begin + text.text().size() * i / parts);
-    const char* newline = static_cast<const char*>(std::memchr(at, '\n', end - at));
-    cuts.push_back(newline ? newline + 1 : end);
+  File file(path);
+  ARROW_ASSIGN_OR_RAISE(int64_t size, file.Open());
+  int64_t parts = std::max<int64_t>(1, std::min<int64_t>(threads, size / kBytesPerThread));
+  // Cut the file at line ends into `parts` runs of about equal size.
+  std::vector<int64_t> cuts{0};
+  for (int64_t i = 1; i < parts; ++i) {
+    ARROW_ASSIGN_OR_RAISE(int64_t cut, file.NextLineStart(std::max(cuts.back(), size * i / parts), size));
+    cuts.push_back(cut);
   }
-  cuts.push_back(end);
-  std::vector<std::unique_ptr<RangeDecoder>> decoders(parts);
+  cuts.push_back(size);
+  std::vector<std::unique_ptr<RangeDecoder>> decoders(static_cast<size_t>(parts));
   auto decode = [&](int i) -> Status {
     try {  // no exception may escape a pool thread
-      decoders[i] = std::make_unique<RangeDecoder>(*schema, options);
-      return decoders[i]->Decode(cuts[i], cuts[i + 1]);
+      decoders[i] = std::make_unique<RangeDecoder>(*schema, options, cuts[i + 1] - cuts[i]);
+      return DecodeRun(file, cuts[i], cuts[i + 1], options.chunk_bytes, *decoders[i]);
     } catch (const std::bad_alloc&) {
-      return Status::OutOfMemory("decoding JSON lines of ", options.path);
+      return Status::OutOfMemory("decoding JSON lines of ", path);
     }
   };
   if (parts == 1) {
@@ -513,12 +602,13 @@ Result<JsonLinesResult> DecodeJsonLines(const PaddedText& text,
   }
   std::vector<std::shared_ptr<arrow::Table>> tables;
   arrow::ArrayVector corrupt;
-  for (size_t i = 0; i < parts; ++i) {
+  for (size_t i = 0; i < decoders.size(); ++i) {
     if (const auto& failure = decoders[i]->failure()) {
-      int64_t line = std::count(begin, cuts[i], '\n') + failure->first + 1;
+      ARROW_ASSIGN_OR_RAISE(int64_t lines_before, file.LinesBefore(cuts[i]));
+      int64_t line = lines_before + failure->first + 1;
       return UserError(ErrorKind::kRuntime, "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
                        "Malformed records are detected in record parsing: " + failure->second +
-                           " (file " + options.path + ", line " + std::to_string(line) +
+                           " (file " + path + ", line " + std::to_string(line) +
                            "). Parse Mode: FAILFAST. To process malformed records as null result, "
                            "try setting the option 'mode' as 'PERMISSIVE'.",
                        "22023");

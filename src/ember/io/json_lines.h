@@ -5,9 +5,9 @@
 // record column), drops (DROPMALFORMED) or reports (FAILFAST).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <arrow/result.h>
@@ -19,24 +19,12 @@ namespace ember::io {
 /// doubles and strings; no nesting, no repeated names).
 bool JsonLinesSupports(const arrow::Schema& schema);
 
-/// The text of a file, followed by the zeroed bytes that simdjson may read past the end of its
-/// input.
-class PaddedText {
- public:
-  static arrow::Result<PaddedText> Read(const std::string& path);
-  std::string_view text() const;  // without the padding
-
- private:
-  std::shared_ptr<arrow::ResizableBuffer> buffer_;
-  int64_t size_ = 0;
-};
-
 struct JsonLinesOptions {
   enum class Mode { kPermissive, kDropMalformed, kFailFast };
   Mode mode = Mode::kPermissive;
   bool corrupt_column = false;    // whether to give the text of malformed records
   std::vector<bool> time_columns;  // the string fields that hold a timestamp's or date's text
-  std::string path;                // the file, for FAILFAST's message
+  int64_t chunk_bytes = 4 << 20;   // how much of the file a thread reads at a time
 };
 
 struct JsonLinesResult {
@@ -44,9 +32,9 @@ struct JsonLinesResult {
   std::shared_ptr<arrow::Array> corrupt;  // a string per row when asked: NULL or the record
 };
 
-/// Decodes the lines of `text` into rows of `schema` (which JsonLinesSupports), on up to
-/// `threads` threads.
-arrow::Result<JsonLinesResult> DecodeJsonLines(const PaddedText& text,
+/// Decodes the lines of the file at `path` into rows of `schema` (which JsonLinesSupports), on
+/// up to `threads` threads, each reading its share of the file a chunk at a time.
+arrow::Result<JsonLinesResult> DecodeJsonLines(const std::string& path,
                                                const std::shared_ptr<arrow::Schema>& schema,
                                                const JsonLinesOptions& options, int threads);
 
