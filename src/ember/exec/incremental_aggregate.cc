@@ -5,8 +5,12 @@
 #include <arrow/array/array_primitive.h>
 #include <arrow/array/builder_primitive.h>
 #include <arrow/array/util.h>
+#include <arrow/array/concatenate.h>
 #include <arrow/compute/api.h>
+#include <arrow/compute/kernel.h>
+#include <arrow/compute/row/grouper.h>
 #include <arrow/table.h>
+#include <arrow/util/bitmap_builders.h>
 
 #include "ember/error.h"
 #include "ember/exec/executor.h"
@@ -179,23 +183,155 @@ Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Aggregate(const ac::
   return arrow::Table::Make(schema, std::move(columns), result->num_rows());
 }
 
+GroupIndex::GroupIndex() = default;
+GroupIndex::~GroupIndex() = default;
+GroupIndex::GroupIndex(GroupIndex&&) noexcept = default;
+GroupIndex& GroupIndex::operator=(GroupIndex&&) noexcept = default;
+
+namespace {
+
+// The group ids of the rows of `table`'s first `keys` columns, new keys getting new groups.
+Result<std::shared_ptr<arrow::Array>> ConsumeKeys(cp::Grouper& grouper, const arrow::Table& table,
+                                                  int keys) {
+  arrow::ArrayVector ids;
+  arrow::TableBatchReader batches(table);
+  std::shared_ptr<arrow::RecordBatch> batch;
+  while (true) {
+    ARROW_RETURN_NOT_OK(batches.ReadNext(&batch));
+    if (!batch) break;
+    std::vector<arrow::Datum> columns;
+    for (int k = 0; k < keys; ++k) columns.emplace_back(batch->column(k));
+    cp::ExecBatch key_batch(std::move(columns), batch->num_rows());
+    ARROW_ASSIGN_OR_RAISE(auto batch_ids, grouper.Consume(cp::ExecSpan(key_batch)));
+    ids.push_back(batch_ids.make_array());
+  }
+  if (ids.empty()) return arrow::MakeEmptyArray(arrow::uint32());
+  return ids.size() == 1 ? Result<std::shared_ptr<arrow::Array>>(ids[0]) : arrow::Concatenate(ids);
+}
+
+// Hash aggregate `name` over (values, group ids) pairs, consumed in order, into `groups` groups:
+// what Acero's group-by does with the ids of its own grouper.
+Result<std::shared_ptr<arrow::Array>> GroupedAggregate(
+    const std::string& name, const cp::FunctionOptions* options,
+    const std::shared_ptr<arrow::DataType>& type, int64_t groups,
+    const std::vector<std::pair<std::shared_ptr<arrow::ChunkedArray>, std::shared_ptr<arrow::Array>>>& inputs) {
+  ARROW_ASSIGN_OR_RAISE(auto function, cp::GetFunctionRegistry()->GetFunction(name));
+  std::vector<arrow::TypeHolder> types{type, arrow::uint32()};
+  ARROW_ASSIGN_OR_RAISE(const cp::Kernel* found, function->DispatchExact(types));
+  const auto* kernel = static_cast<const cp::HashAggregateKernel*>(found);
+  if (!options) options = function->default_options();
+  cp::ExecContext exec(arrow::default_memory_pool());
+  cp::KernelContext ctx(&exec, kernel);
+  ARROW_ASSIGN_OR_RAISE(auto state, kernel->init(&ctx, cp::KernelInitArgs{kernel, types, options}));
+  ctx.SetState(state.get());
+  ARROW_RETURN_NOT_OK(kernel->resize(&ctx, groups));
+  for (const auto& [values, ids] : inputs) {
+    int64_t offset = 0;
+    for (const auto& chunk : values->chunks()) {
+      cp::ExecBatch batch({chunk, ids->Slice(offset, chunk->length())}, chunk->length());
+      ARROW_RETURN_NOT_OK(kernel->consume(&ctx, cp::ExecSpan(batch)));
+      offset += chunk->length();
+    }
+  }
+  arrow::Datum out;
+  ARROW_RETURN_NOT_OK(kernel->finalize(&ctx, &out));
+  return out.make_array();
+}
+
+}  // namespace
+
 Result<std::pair<std::shared_ptr<arrow::Table>, std::shared_ptr<arrow::Table>>>
 IncrementalAggregate::MergeInto(std::shared_ptr<arrow::Table> state,
-                                std::shared_ptr<arrow::Table> fresh) const {
-  // One group-by over the state and the batch; a marker tells which groups the batch touched.
-  auto mark = [](const std::shared_ptr<arrow::Table>& t, int8_t value) -> Result<std::shared_ptr<arrow::Table>> {
-    ARROW_ASSIGN_OR_RAISE(auto marker, arrow::MakeArrayFromScalar(arrow::Int8Scalar(value), t->num_rows()));
-    return t->AddColumn(t->num_columns(), arrow::field("__fresh", arrow::int8()),
-                        std::make_shared<arrow::ChunkedArray>(marker));
-  };
-  ARROW_ASSIGN_OR_RAISE(auto old_rows, mark(state, 0));
-  ARROW_ASSIGN_OR_RAISE(auto new_rows, mark(fresh, 1));
-  ARROW_ASSIGN_OR_RAISE(auto both, arrow::ConcatenateTables({old_rows, new_rows}));
-  ARROW_ASSIGN_OR_RAISE(auto merged, Aggregate(Source(both), /*partial=*/false, /*marked=*/true));
-  int marker = merged->num_columns() - 1;
-  ARROW_ASSIGN_OR_RAISE(auto touched, cp::CallFunction("equal", {merged->column(marker), arrow::Datum(int8_t{1})}));
-  ARROW_ASSIGN_OR_RAISE(auto rows, merged->RemoveColumn(marker));
-  ARROW_ASSIGN_OR_RAISE(auto changed, cp::Filter(arrow::Datum(rows), touched));
+                                std::shared_ptr<arrow::Table> fresh, GroupIndex& index) const {
+  const int keys = num_keys();
+  const int64_t stored = state->num_rows();
+  bool indexed = keys > 0 && index.grouper_ && index.rows_.lock() == state;
+  if (keys > 0 && !indexed) {
+    // The state's groups, in its order (its keys are unique).
+    std::vector<arrow::TypeHolder> key_types;
+    for (int k = 0; k < keys; ++k) key_types.emplace_back(buffer_schema_->field(k)->type());
+    auto grouper = cp::Grouper::Make(key_types);
+    if (grouper.ok()) {
+      index.grouper_ = std::move(*grouper);
+      ARROW_ASSIGN_OR_RAISE(auto ids, ConsumeKeys(*index.grouper_, *state, keys));
+      indexed = index.grouper_->num_groups() == stored;
+      if (indexed) {
+        // The grouper numbers groups in an order of its own: the state's rows take it.
+        std::vector<int64_t> rows(static_cast<size_t>(stored));
+        const auto* id = static_cast<const arrow::UInt32Array&>(*ids).raw_values();
+        for (int64_t i = 0; i < stored; ++i) rows[id[i]] = i;
+        auto order = std::make_shared<arrow::Int64Array>(stored, arrow::Buffer::FromVector(std::move(rows)));
+        ARROW_ASSIGN_OR_RAISE(auto ordered, cp::Take(arrow::Datum(state), arrow::Datum(order)));
+        state = ordered.table();
+      }
+    }
+  }
+  if (!indexed) {
+    // A global aggregate, or keys the grouper does not take: one group-by over the state and
+    // the batch, where a marker tells which groups the batch touched.
+    index = GroupIndex();
+    auto mark = [](const std::shared_ptr<arrow::Table>& t, int8_t value) -> Result<std::shared_ptr<arrow::Table>> {
+      ARROW_ASSIGN_OR_RAISE(auto marker, arrow::MakeArrayFromScalar(arrow::Int8Scalar(value), t->num_rows()));
+      return t->AddColumn(t->num_columns(), arrow::field("__fresh", arrow::int8()),
+                          std::make_shared<arrow::ChunkedArray>(marker));
+    };
+    ARROW_ASSIGN_OR_RAISE(auto old_rows, mark(state, 0));
+    ARROW_ASSIGN_OR_RAISE(auto new_rows, mark(fresh, 1));
+    ARROW_ASSIGN_OR_RAISE(auto both, arrow::ConcatenateTables({old_rows, new_rows}));
+    ARROW_ASSIGN_OR_RAISE(auto merged, Aggregate(Source(both), /*partial=*/false, /*marked=*/true));
+    int marker = merged->num_columns() - 1;
+    ARROW_ASSIGN_OR_RAISE(auto touched, cp::CallFunction("equal", {merged->column(marker), arrow::Datum(int8_t{1})}));
+    ARROW_ASSIGN_OR_RAISE(auto rows, merged->RemoveColumn(marker));
+    ARROW_ASSIGN_OR_RAISE(auto changed, cp::Filter(arrow::Datum(rows), touched));
+    return std::make_pair(rows, changed.table());
+  }
+  // The batch's groups: the state's rows are groups 0 to stored - 1; new groups follow (their
+  // ids need not follow the order of the batch's rows). Until the merge succeeds, the index
+  // describes no state.
+  index.rows_.reset();
+  ARROW_ASSIGN_OR_RAISE(auto ids, ConsumeKeys(*index.grouper_, *fresh, keys));
+  const int64_t groups = index.grouper_->num_groups();
+  const auto* id = static_cast<const arrow::UInt32Array&>(*ids).raw_values();
+  std::vector<uint8_t> touched(static_cast<size_t>(groups), 0);
+  std::vector<int64_t> firsts(static_cast<size_t>(groups - stored), -1);  // a new group's first row
+  for (int64_t i = 0; i < ids->length(); ++i) {
+    touched[id[i]] = 1;
+    if (id[i] >= stored && firsts[id[i] - stored] < 0) firsts[id[i] - stored] = i;
+  }
+  auto first_rows = std::make_shared<arrow::Int64Array>(groups - stored,
+                                                       arrow::Buffer::FromVector(std::move(firsts)));
+  arrow::UInt32Builder state_ids;
+  ARROW_RETURN_NOT_OK(state_ids.Reserve(stored));
+  for (int64_t i = 0; i < stored; ++i) state_ids.UnsafeAppend(static_cast<uint32_t>(i));
+  ARROW_ASSIGN_OR_RAISE(auto stored_ids, state_ids.Finish());
+  arrow::ChunkedArrayVector columns;
+  for (int k = 0; k < keys; ++k) {
+    ARROW_ASSIGN_OR_RAISE(auto added, cp::Take(fresh->column(k), first_rows));
+    arrow::ArrayVector chunks = state->column(k)->chunks();
+    for (const auto& chunk : added.chunked_array()->chunks()) chunks.push_back(chunk);
+    ARROW_ASSIGN_OR_RAISE(auto key, arrow::Concatenate(chunks));
+    columns.push_back(std::make_shared<arrow::ChunkedArray>(std::move(key)));
+  }
+  int column = keys;
+  for (const auto& call : buffers_) {
+    for (const auto& buffer : call) {
+      const auto& type = buffer_schema_->field(column)->type();
+      ARROW_ASSIGN_OR_RAISE(
+          auto merged, GroupedAggregate(buffer.merge, buffer.merge_options.get(), type, groups,
+                                        {{state->column(column), stored_ids}, {fresh->column(column), ids}}));
+      if (!merged->type()->Equals(*type)) {
+        ARROW_ASSIGN_OR_RAISE(auto cast, cp::Cast(arrow::Datum(merged), type));
+        merged = cast.make_array();
+      }
+      columns.push_back(std::make_shared<arrow::ChunkedArray>(std::move(merged)));
+      ++column;
+    }
+  }
+  auto rows = arrow::Table::Make(buffer_schema_, std::move(columns), groups);
+  ARROW_ASSIGN_OR_RAISE(auto touched_bits, arrow::internal::BytesToBits(touched));
+  auto mask = std::make_shared<arrow::BooleanArray>(groups, std::move(touched_bits));
+  ARROW_ASSIGN_OR_RAISE(auto changed, cp::Filter(arrow::Datum(rows), mask));
+  index.rows_ = rows;
   return std::make_pair(rows, changed.table());
 }
 

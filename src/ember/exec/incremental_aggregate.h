@@ -19,9 +19,25 @@ struct Declaration;
 }
 namespace arrow::compute {
 class FunctionOptions;
+class Grouper;
 }
 
 namespace ember::exec {
+
+/// A state partition's groups, kept from one batch's merge to the next: the state's rows are
+/// its groups in order, so that a merge hashes the batch's keys only, not the state's again.
+class GroupIndex {
+ public:
+  GroupIndex();
+  ~GroupIndex();
+  GroupIndex(GroupIndex&&) noexcept;
+  GroupIndex& operator=(GroupIndex&&) noexcept;
+
+ private:
+  friend class IncrementalAggregate;
+  std::unique_ptr<arrow::compute::Grouper> grouper_;
+  std::weak_ptr<arrow::Table> rows_;  // the state whose groups the grouper holds, in order
+};
 
 class IncrementalAggregate {
  public:
@@ -37,9 +53,11 @@ class IncrementalAggregate {
   arrow::Result<std::shared_ptr<arrow::Table>> Merge(std::shared_ptr<arrow::Table> buffers) const;
   /// Merges a batch's buffers into a partition's state (not for session windows): every group
   /// afterwards, and the groups the batch touched. The batch may hold a group more than once
-  /// (partials of several slices); its rows combine in order, after the state's.
+  /// (partials of several slices); its rows combine in order, after the state's. `index` holds
+  /// the partition's groups from the previous merge; it is rebuilt when `state` is another.
   arrow::Result<std::pair<std::shared_ptr<arrow::Table>, std::shared_ptr<arrow::Table>>> MergeInto(
-      std::shared_ptr<arrow::Table> state, std::shared_ptr<arrow::Table> fresh) const;
+      std::shared_ptr<arrow::Table> state, std::shared_ptr<arrow::Table> fresh,
+      GroupIndex& index) const;
   /// The aggregate's output rows from buffers.
   arrow::Result<std::shared_ptr<arrow::Table>> Finalize(std::shared_ptr<arrow::Table> buffers) const;
 

@@ -73,6 +73,7 @@ class AggregateOperator : public StatefulOperator {
         mode_(std::move(mode)),
         event_time_column_(event_time_key < 0 ? -1 : aggregate_.EventTimeColumn(event_time_key)),
         all_keys_(FirstColumns(aggregate_.num_keys())) {
+    indexes_.resize(static_cast<size_t>(store_->num_partitions()));
     metrics_.operator_name = "stateStoreSave";
     metrics_.num_partitions = store_->num_partitions();
   }
@@ -130,7 +131,7 @@ class AggregateOperator : public StatefulOperator {
         // Sessions merged into others leave the state under their old bounds.
         TablePtr merged_away;
         if (fresh->num_rows() > 0 && !aggregate_.has_sessions()) {
-          ARROW_ASSIGN_OR_RAISE(auto merged, aggregate_.MergeInto(rows, fresh));
+          ARROW_ASSIGN_OR_RAISE(auto merged, aggregate_.MergeInto(rows, fresh, indexes_[static_cast<size_t>(p)]));
           rows = merged.first;
           changed = merged.second;
         } else if (fresh->num_rows() > 0) {
@@ -205,6 +206,7 @@ class AggregateOperator : public StatefulOperator {
  private:
   exec::IncrementalAggregate aggregate_;
   std::unique_ptr<StateStore> store_;
+  std::vector<exec::GroupIndex> indexes_;  // per partition
   std::string mode_;
   int event_time_column_;  // in the buffers; -1 without a watermarked key
   std::vector<int> all_keys_;
