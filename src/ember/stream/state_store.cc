@@ -1,10 +1,8 @@
 #include "ember/stream/state_store.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -13,8 +11,8 @@
 
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
+#include <arrow/io/buffered.h>
 #include <arrow/io/file.h>
-#include <arrow/io/memory.h>
 #include <arrow/ipc/api.h>
 #include <arrow/util/compression.h>
 #include <nlohmann/json.hpp>
@@ -48,38 +46,26 @@ Result<std::shared_ptr<arrow::Table>> AddFlag(const std::shared_ptr<arrow::Table
                           std::make_shared<arrow::ChunkedArray>(flag));
 }
 
-// Writes a whole file under a temporary name, then renames it over `path`: a reader sees the old
-// file or the new one. A re-run batch rewrites its version this way. No fsync, like the metadata
-// logs: safe against a crash of the process, not of the machine.
-Status ReplaceFile(const std::string& path, const std::shared_ptr<arrow::Buffer>& content) {
-  std::string temp = path + ".tmp";
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return Status::IOError("cannot create ", temp, ": ", std::strerror(errno));
-  int64_t written = 0;
-  while (written < content->size()) {
-    ssize_t n = ::write(fd, content->data() + written, static_cast<size_t>(content->size() - written));
-    if (n < 0) {
-      ::close(fd);
-      return Status::IOError("cannot write ", temp, ": ", std::strerror(errno));
-    }
-    written += n;
-  }
-  ::close(fd);
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    return Status::IOError("cannot rename ", temp, ": ", std::strerror(errno));
-  }
-  return Status::OK();
-}
-
+// Writes a table as an Arrow IPC file (LZ4) under a temporary name, streamed to disk as it is
+// encoded, then renames it over `path`: a reader sees the old file or the new one. A re-run
+// batch rewrites its version this way. No fsync, like the metadata logs: safe against a crash of
+// the process, not of the machine.
 Status WriteTable(const std::string& path, const std::shared_ptr<arrow::Table>& table) {
-  ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create());
+  std::string temp = path + ".tmp";
+  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(temp));
+  // The writer's many small pieces (metadata, each buffer) leave in writes of up to 256 KiB.
+  ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferedOutputStream::Create(
+                                       256 << 10, arrow::default_memory_pool(), std::move(file)));
   auto options = arrow::ipc::IpcWriteOptions::Defaults();
   ARROW_ASSIGN_OR_RAISE(options.codec, arrow::util::Codec::Create(arrow::Compression::LZ4_FRAME));
   ARROW_ASSIGN_OR_RAISE(auto writer, arrow::ipc::MakeFileWriter(sink, table->schema(), options));
   ARROW_RETURN_NOT_OK(writer->WriteTable(*table));
   ARROW_RETURN_NOT_OK(writer->Close());
-  ARROW_ASSIGN_OR_RAISE(auto content, sink->Finish());
-  return ReplaceFile(path, content);
+  ARROW_RETURN_NOT_OK(sink->Close());
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    return Status::IOError("cannot rename ", temp, ": ", std::strerror(errno));
+  }
+  return Status::OK();
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadTable(const std::string& path,
