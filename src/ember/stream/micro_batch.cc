@@ -859,16 +859,22 @@ arrow::Status StreamingQuery::RunLoop() {
         const LogicalPlan* sliced = op->TakesSlices() ? RowWiseSource(*node.children[0], replace) : nullptr;
         std::shared_ptr<arrow::Table> output;
         if (sliced && data.at(sliced)->num_rows() > kSliceRows) {
+          // The slices run on every core; their partials stay in the slices' order.
           const std::shared_ptr<arrow::Table> whole = data.at(sliced);
-          auto slice_data = data;
-          std::vector<std::shared_ptr<arrow::Table>> reduced;
-          for (int64_t offset = 0; offset < whole->num_rows(); offset += kSliceRows) {
-            slice_data[sliced] = whole->Slice(offset, kSliceRows);
-            ARROW_ASSIGN_OR_RAISE(auto rows, exec::Execute(Bind(node.children[0], slice_data, replace),
-                                                           exec_options));
-            ARROW_ASSIGN_OR_RAISE(auto slice, op->ReduceSlice(std::move(rows), batch));
-            reduced.push_back(std::move(slice));
-          }
+          const auto slices = static_cast<int>((whole->num_rows() + kSliceRows - 1) / kSliceRows);
+          std::vector<std::shared_ptr<arrow::Table>> reduced(static_cast<size_t>(slices));
+          std::vector<arrow::Status> statuses(static_cast<size_t>(slices));
+          stream::ParallelFor(slices, [&](int i) {
+            statuses[static_cast<size_t>(i)] = [&]() -> arrow::Status {
+              auto slice_data = data;
+              slice_data[sliced] = whole->Slice(i * kSliceRows, kSliceRows);
+              ARROW_ASSIGN_OR_RAISE(auto rows, exec::Execute(Bind(node.children[0], slice_data, replace),
+                                                             exec_options));
+              ARROW_ASSIGN_OR_RAISE(reduced[static_cast<size_t>(i)], op->ReduceSlice(std::move(rows), batch));
+              return arrow::Status::OK();
+            }();
+          });
+          for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
           ARROW_ASSIGN_OR_RAISE(output, op->ProcessSlices(std::move(reduced), batch));
         } else {
           std::vector<std::shared_ptr<arrow::Table>> inputs;
