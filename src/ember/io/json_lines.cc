@@ -533,30 +533,33 @@ class File {
 // end moves to the buffer's front and the next chunk follows it.
 Status DecodeRun(const File& file, int64_t begin, int64_t end, int64_t chunk_bytes,
                  RangeDecoder& decoder) {
-  constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;  // read by simdjson past a line's end
-  std::vector<char> buffer;
-  size_t carried = 0;
+  constexpr int64_t kPadding = simdjson::SIMDJSON_PADDING;  // read by simdjson past a line's end
+  // From Arrow's pool, like the decoded columns: a large buffer from malloc would raise its
+  // threshold for returning freed memory to the system.
+  ARROW_ASSIGN_OR_RAISE(auto buffer, arrow::AllocateResizableBuffer(0));
+  int64_t carried = 0;
   for (int64_t at = begin; at < end;) {
-    auto length = static_cast<size_t>(std::min(chunk_bytes, end - at));
-    if (buffer.size() < carried + length + kPadding) {
+    int64_t length = std::min(chunk_bytes, end - at);
+    if (buffer->size() < carried + length + kPadding) {
       // A line longer than a chunk makes the buffer grow.
-      buffer.resize(std::max(carried + length + kPadding, buffer.size() * 2));
+      ARROW_RETURN_NOT_OK(buffer->Resize(std::max(carried + length + kPadding, buffer->size() * 2)));
     }
-    ARROW_RETURN_NOT_OK(file.ReadFully(at, static_cast<int64_t>(length), buffer.data() + carried));
-    at += static_cast<int64_t>(length);
-    size_t filled = carried + length;
-    std::memset(buffer.data() + filled, 0, kPadding);
-    size_t lines_end = filled;  // the run's end ends its last line
+    char* data = reinterpret_cast<char*>(buffer->mutable_data());
+    ARROW_RETURN_NOT_OK(file.ReadFully(at, length, data + carried));
+    at += length;
+    int64_t filled = carried + length;
+    std::memset(data + filled, 0, kPadding);
+    int64_t lines_end = filled;  // the run's end ends its last line
     if (at < end) {
-      const void* newline = ::memrchr(buffer.data(), '\n', filled);
-      lines_end = newline ? static_cast<size_t>(static_cast<const char*>(newline) - buffer.data()) + 1 : 0;
+      const void* newline = ::memrchr(data, '\n', static_cast<size_t>(filled));
+      lines_end = newline ? static_cast<const char*>(newline) - data + 1 : 0;
     }
     if (lines_end > 0) {
-      ARROW_RETURN_NOT_OK(decoder.Decode(buffer.data(), buffer.data() + lines_end));
+      ARROW_RETURN_NOT_OK(decoder.Decode(data, data + lines_end));
       if (decoder.failure()) return Status::OK();
     }
     carried = filled - lines_end;
-    std::memmove(buffer.data(), buffer.data() + lines_end, carried);
+    std::memmove(data, data + lines_end, static_cast<size_t>(carried));
   }
   return Status::OK();
 }
