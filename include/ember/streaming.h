@@ -37,8 +37,9 @@ struct Trigger {
 class PartedBatch {
  public:
   virtual ~PartedBatch() = default;
-  /// Adds rows to part `part`; each part is written from one thread, parts from several.
-  virtual arrow::Status Write(int part, const std::shared_ptr<arrow::Table>& rows) = 0;
+  /// Adds the rows of the batch's file number `file` (in the batch's order of files) to part
+  /// `part`; each part is written from one thread, parts from several.
+  virtual arrow::Status Write(int part, int64_t file, const std::shared_ptr<arrow::Table>& rows) = 0;
   /// Ends the batch as AddBatch would, once every part is written.
   virtual arrow::Status Commit() = 0;
 };

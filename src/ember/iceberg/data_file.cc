@@ -9,7 +9,6 @@
 #include <arrow/io/file.h>
 #include <arrow/table.h>
 #include <parquet/arrow/writer.h>
-#include <parquet/file_reader.h>
 #include <parquet/metadata.h>
 #include <parquet/schema.h>
 #include <parquet/statistics.h>
@@ -95,8 +94,7 @@ Result<DataFile> DataFileWriter::Finish() {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return arrow::Status::IOError("cannot stat ", path);
   file.file_size_in_bytes = st.st_size;
-  auto reader = parquet::ParquetFileReader::OpenFile(path);
-  auto metadata = reader->metadata();
+  auto metadata = writer_->metadata();  // the footer just written
   file.record_count = metadata->num_rows();
   const auto* schema = metadata->schema();
   for (int g = 0; g < metadata->num_row_groups(); ++g) {

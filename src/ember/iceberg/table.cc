@@ -11,6 +11,7 @@
 #include <arrow/scalar.h>
 #include <arrow/table.h>
 #include <arrow/util/byte_size.h>
+#include <arrow/util/parallel.h>
 #include <nlohmann/json.hpp>
 #include <parquet/arrow/reader.h>
 
@@ -705,11 +706,16 @@ Status PartedAppend::Write(int part, const std::shared_ptr<arrow::Table>& rows) 
 Result<bool> PartedAppend::Commit() {
   State& s = *state_;
   if (s.skipped) return false;
+  // The parts' files are finished side by side, each flushing its last row group.
+  std::vector<DataFile> files(s.writers.size());
+  ARROW_RETURN_NOT_OK(arrow::internal::ParallelFor(static_cast<int>(s.writers.size()), [&](int i) -> Status {
+    if (!s.writers[static_cast<size_t>(i)]) return Status::OK();
+    ARROW_ASSIGN_OR_RAISE(files[static_cast<size_t>(i)], s.writers[static_cast<size_t>(i)]->Finish());
+    return Status::OK();
+  }));
   std::vector<DataFile> added;
-  for (auto& writer : s.writers) {
-    if (!writer) continue;
-    ARROW_ASSIGN_OR_RAISE(auto file, writer->Finish());
-    added.push_back(std::move(file));
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (s.writers[i]) added.push_back(std::move(files[i]));
   }
   return AppendFiles(s.catalog, s.ident, added, s.options);
 }

@@ -137,46 +137,35 @@ PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared
   return copy;
 }
 
-// A batch's files split into tasks, one per core at most and each with at least
-// `min_task_bytes`: consecutive runs of the files (largest first, as Spark packs its file
-// partitions), each closed once it holds its even share of the bytes. A single task (the batch
-// is read whole) when there are too few files or bytes for more.
-std::vector<std::vector<stream::FileStreamSource::BatchFile>> Shares(
-    const std::vector<stream::FileStreamSource::BatchFile>& files, int64_t min_task_bytes) {
+// How many tasks a batch's files make: one per core at most, each worth at least
+// `min_task_bytes`. A single task (the batch is read whole) when there are too few files or bytes
+// for more.
+int TaskCount(const std::vector<stream::FileStreamSource::BatchFile>& files, int64_t min_task_bytes) {
   int64_t bytes = 0;
   for (const auto& f : files) bytes += f.size;
-  int64_t tasks = std::min<int64_t>({DefaultPartitions(), static_cast<int64_t>(files.size()),
-                                     bytes / std::max<int64_t>(1, min_task_bytes)});
-  if (tasks < 2) return {files};
-  std::vector<std::vector<stream::FileStreamSource::BatchFile>> shares(1);
-  int64_t share_bytes = 0;
-  for (const auto& f : files) {
-    if (share_bytes * tasks >= bytes && static_cast<int64_t>(shares.size()) < tasks) {
-      shares.emplace_back();
-      share_bytes = 0;
-    }
-    shares.back().push_back(f);
-    share_bytes += f.size;
-  }
-  return shares;
+  return static_cast<int>(std::min<int64_t>({DefaultPartitions(), static_cast<int64_t>(files.size()),
+                                             bytes / std::max<int64_t>(1, min_task_bytes)}));
 }
 
-// Runs a batch as tasks: task t reads share t file by file, runs the plan over each file's rows
-// and writes the result to part t. Returns the rows read and the rows written.
+// Runs a batch as `tasks` tasks: task t starts with file t, then takes the next file not yet
+// taken (in the batch's order, largest first, as Spark packs its file partitions), runs the plan
+// over the file's rows and writes the result to its own part, so no task waits while files are
+// left and each gets one at least. Returns the rows read and the rows written.
 Result<std::pair<int64_t, int64_t>> RunTasks(
     const stream::FileStreamSource& source, const LogicalPlan* source_node, const PlanPtr& plan,
-    const std::vector<std::vector<stream::FileStreamSource::BatchFile>>& shares,
+    const std::vector<stream::FileStreamSource::BatchFile>& files, int tasks,
     const exec::ExecOptions& options, PartedBatch* parted) {
-  std::vector<arrow::Status> statuses(shares.size());
+  std::vector<arrow::Status> statuses(static_cast<size_t>(tasks));
   std::atomic<int64_t> read{0}, written{0};
-  stream::ParallelFor(static_cast<int>(shares.size()), [&](int t) {
+  std::atomic<size_t> next{static_cast<size_t>(tasks)};
+  stream::ParallelFor(tasks, [&](int t) {
     statuses[static_cast<size_t>(t)] = [&]() -> arrow::Status {
-      for (const auto& file : shares[static_cast<size_t>(t)]) {
-        ARROW_ASSIGN_OR_RAISE(auto rows, source.Read({file}, options.eval));
+      for (size_t i = static_cast<size_t>(t); i < files.size(); i = next++) {
+        ARROW_ASSIGN_OR_RAISE(auto rows, source.Read({files[i]}, options.eval));
         read += rows->num_rows();
         ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(Bind(plan, {{source_node, rows}}), options));
         written += result->num_rows();
-        ARROW_RETURN_NOT_OK(parted->Write(t, result));
+        ARROW_RETURN_NOT_OK(parted->Write(t, static_cast<int64_t>(i), result));
       }
       return arrow::Status::OK();
     }();
@@ -792,21 +781,22 @@ arrow::Status StreamingQuery::RunLoop() {
       exec_options.eval = ctx;
       exec_options.max_batch_rows = exec::BatchSizeFromEnvironment();
       // A large batch of a query without state runs as Spark runs it: in tasks, one per core,
-      // each reading its share of the files and writing its own part of the output, so reading
-      // and writing overlap and no task holds more than a file of the batch. Not with a static
-      // side (a stream-static join), which each task would read again for every file.
+      // each reading files and writing its own part of the output, so reading and writing
+      // overlap and no task holds more than a file of the batch. Not with a static side (a
+      // stream-static join), which each task would read again for every file.
       std::unique_ptr<PartedBatch> parted;
-      std::vector<std::vector<stream::FileStreamSource::BatchFile>> shares;
+      std::vector<stream::FileStreamSource::BatchFile> task_files;
+      int tasks = 1;
       const LogicalPlan& query_plan = *df_.plan();
       if (ex.sources.size() == 1 && ex.operators.empty() && ex.watermarks.empty() &&
           !Contains(query_plan, PlanKind::kFileScan) && !Contains(query_plan, PlanKind::kTableScan)) {
-        ARROW_ASSIGN_OR_RAISE(auto files, ex.sources[0]->BatchFiles(ex.committed[0], end[0]));
+        ARROW_ASSIGN_OR_RAISE(task_files, ex.sources[0]->BatchFiles(ex.committed[0], end[0]));
         // Spark's cost of opening a file, in bytes: a file smaller than that is worth no task.
         ARROW_ASSIGN_OR_RAISE(int64_t open_cost,
                               ParseByteString(session->GetConf("spark.sql.files.openCostInBytes", "4m")));
-        shares = Shares(files, open_cost);
-        if (shares.size() > 1) {
-          ARROW_ASSIGN_OR_RAISE(parted, sink_->BeginParts(ex.next_batch, static_cast<int>(shares.size())));
+        tasks = TaskCount(task_files, open_cost);
+        if (tasks > 1) {
+          ARROW_ASSIGN_OR_RAISE(parted, sink_->BeginParts(ex.next_batch, tasks));
         }
       }
       int64_t get_batch_start = NowMs();
@@ -821,8 +811,8 @@ arrow::Status StreamingQuery::RunLoop() {
       // Spark, where the plan runs lazily inside the sink's addBatch.
       int64_t add_batch_start = NowMs();
       if (parted) {
-        ARROW_ASSIGN_OR_RAISE(auto rows, RunTasks(*ex.sources[0], ex.source_nodes[0], df_.plan(), shares,
-                                                   exec_options, parted.get()));
+        ARROW_ASSIGN_OR_RAISE(auto rows, RunTasks(*ex.sources[0], ex.source_nodes[0], df_.plan(), task_files,
+                                                   tasks, exec_options, parted.get()));
         ARROW_RETURN_NOT_OK(parted->Commit());
         num_input_rows = rows.first;
         num_output_rows = rows.second;

@@ -47,20 +47,25 @@ class MemorySink : public Sink {
   bool SupportsRecovery() const override { return complete_; }
 
  private:
-  // The parts' rows, appended in part order when the batch commits.
+  // The parts' rows, appended in the batch's order of files when the batch commits (Spark's
+  // order: its partitions hold consecutive runs of the files).
   class PartedMemoryBatch : public PartedBatch {
    public:
     PartedMemoryBatch(MemorySink* sink, int64_t batch_id, int parts)
         : sink_(sink), batch_id_(batch_id), parts_(static_cast<size_t>(parts)) {}
-    arrow::Status Write(int part, const std::shared_ptr<arrow::Table>& rows) override {
-      parts_[static_cast<size_t>(part)].push_back(rows);
+    arrow::Status Write(int part, int64_t file, const std::shared_ptr<arrow::Table>& rows) override {
+      parts_[static_cast<size_t>(part)].emplace_back(file, rows);
       return arrow::Status::OK();
     }
     arrow::Status Commit() override {
       if (batch_id_ <= sink_->last_batch_id_) return arrow::Status::OK();
+      std::vector<std::pair<int64_t, std::shared_ptr<arrow::Table>>> files;
+      for (const auto& part : parts_) files.insert(files.end(), part.begin(), part.end());
+      if (files.empty()) return arrow::Status::OK();
+      std::sort(files.begin(), files.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
       std::vector<std::shared_ptr<arrow::Table>> all;
-      for (const auto& part : parts_) all.insert(all.end(), part.begin(), part.end());
-      if (all.empty()) return arrow::Status::OK();
+      for (auto& [file, rows] : files) all.push_back(std::move(rows));
       ARROW_ASSIGN_OR_RAISE(auto rows, arrow::ConcatenateTables(all));
       return sink_->Append(batch_id_, rows);
     }
@@ -68,7 +73,7 @@ class MemorySink : public Sink {
    private:
     MemorySink* sink_;
     int64_t batch_id_;
-    std::vector<std::vector<std::shared_ptr<arrow::Table>>> parts_;
+    std::vector<std::vector<std::pair<int64_t, std::shared_ptr<arrow::Table>>>> parts_;
   };
 
   arrow::Status Append(int64_t batch_id, const std::shared_ptr<arrow::Table>& rows) {
@@ -125,8 +130,8 @@ class TableSink : public Sink {
   class PartedTableBatch : public PartedBatch {
    public:
     explicit PartedTableBatch(std::unique_ptr<iceberg::PartedAppend> append) : append_(std::move(append)) {}
-    arrow::Status Write(int part, const std::shared_ptr<arrow::Table>& rows) override {
-      return append_->Write(part, rows);
+    arrow::Status Write(int part, int64_t, const std::shared_ptr<arrow::Table>& rows) override {
+      return append_->Write(part, rows);  // a data file's rows in any order
     }
     arrow::Status Commit() override { return append_->Commit().status(); }
 
