@@ -4,8 +4,8 @@
 #include <arrow/acero/options.h>
 #include <arrow/array/array_primitive.h>
 #include <arrow/array/builder_primitive.h>
-#include <arrow/array/util.h>
 #include <arrow/array/concatenate.h>
+#include <arrow/array/util.h>
 #include <arrow/compute/api.h>
 #include <arrow/compute/kernel.h>
 #include <arrow/compute/row/grouper.h>

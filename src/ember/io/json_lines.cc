@@ -521,8 +521,6 @@ class File {
     return lines;
   }
 
-  const std::string& path() const { return path_; }
-
  private:
   std::string path_;
   int fd_ = -1;
