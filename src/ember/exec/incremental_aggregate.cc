@@ -1,5 +1,7 @@
 #include "ember/exec/incremental_aggregate.h"
 
+#include <numeric>
+
 #include <arrow/acero/exec_plan.h>
 #include <arrow/acero/options.h>
 #include <arrow/array/array_primitive.h>
@@ -257,10 +259,11 @@ IncrementalAggregate::MergeInto(std::shared_ptr<arrow::Table> state,
       indexed = index.grouper_->num_groups() == stored;
       if (indexed) {
         // The grouper numbers groups in an order of its own: the state's rows take it.
-        std::vector<int64_t> rows(static_cast<size_t>(stored));
+        std::vector<int64_t> row_of_group(static_cast<size_t>(stored));
         const auto* id = static_cast<const arrow::UInt32Array&>(*ids).raw_values();
-        for (int64_t i = 0; i < stored; ++i) rows[id[i]] = i;
-        auto order = std::make_shared<arrow::Int64Array>(stored, arrow::Buffer::FromVector(std::move(rows)));
+        for (int64_t i = 0; i < stored; ++i) row_of_group[id[i]] = i;
+        auto order = std::make_shared<arrow::Int64Array>(
+            stored, arrow::Buffer::FromVector(std::move(row_of_group)));
         ARROW_ASSIGN_OR_RAISE(auto ordered, cp::Take(arrow::Datum(state), arrow::Datum(order)));
         state = ordered.table();
       }
@@ -300,10 +303,10 @@ IncrementalAggregate::MergeInto(std::shared_ptr<arrow::Table> state,
   }
   auto first_rows = std::make_shared<arrow::Int64Array>(groups - stored,
                                                        arrow::Buffer::FromVector(std::move(firsts)));
-  arrow::UInt32Builder state_ids;
-  ARROW_RETURN_NOT_OK(state_ids.Reserve(stored));
-  for (int64_t i = 0; i < stored; ++i) state_ids.UnsafeAppend(static_cast<uint32_t>(i));
-  ARROW_ASSIGN_OR_RAISE(auto stored_ids, state_ids.Finish());
+  std::vector<uint32_t> state_groups(static_cast<size_t>(stored));
+  std::iota(state_groups.begin(), state_groups.end(), 0u);
+  auto stored_ids = std::make_shared<arrow::UInt32Array>(
+      stored, arrow::Buffer::FromVector(std::move(state_groups)));
   arrow::ChunkedArrayVector columns;
   for (int k = 0; k < keys; ++k) {
     ARROW_ASSIGN_OR_RAISE(auto added, cp::Take(fresh->column(k), first_rows));
