@@ -42,6 +42,28 @@ bool BoundsAreSafe(const parquet::ColumnDescriptor& column) {
   }
 }
 
+template <typename DType>
+void MergeTyped(parquet::Statistics* merged, const parquet::Statistics& group) {
+  static_cast<parquet::TypedStatistics<DType>*>(merged)->Merge(
+      static_cast<const parquet::TypedStatistics<DType>&>(group));
+}
+
+// Widens `merged` (statistics of a column BoundsAreSafe takes) by `group`'s, in Parquet's order
+// for the column: false before true, signed integers, strings byte by byte as Iceberg compares
+// them.
+void MergeStatistics(parquet::Statistics* merged, const parquet::Statistics& group) {
+  switch (group.physical_type()) {
+    case parquet::Type::BOOLEAN:
+      return MergeTyped<parquet::BooleanType>(merged, group);
+    case parquet::Type::INT32:
+      return MergeTyped<parquet::Int32Type>(merged, group);
+    case parquet::Type::INT64:
+      return MergeTyped<parquet::Int64Type>(merged, group);
+    default:
+      return MergeTyped<parquet::ByteArrayType>(merged, group);
+  }
+}
+
 }  // namespace
 
 std::string LocalPath(const std::string& location) {
@@ -56,25 +78,43 @@ Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Open(
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   ARROW_ASSIGN_OR_RAISE(auto out, arrow::io::FileOutputStream::Open(path));
-  auto properties = parquet::WriterProperties::Builder()
-                        .compression(arrow::Compression::ZSTD)
-                        ->max_row_group_length(kRowGroupRows)
-                        ->build();
-  auto arrow_properties = parquet::ArrowWriterProperties::Builder().build();
-  ARROW_ASSIGN_OR_RAISE(auto writer,
-                        parquet::arrow::FileWriter::Open(*schema, arrow::default_memory_pool(), out,
-                                                         properties, arrow_properties));
-  return std::unique_ptr<DataFileWriter>(
-      new DataFileWriter(location, std::move(out), std::move(writer)));
+  return std::unique_ptr<DataFileWriter>(new DataFileWriter(location, schema, std::move(out)));
 }
 
-DataFileWriter::DataFileWriter(std::string location, std::shared_ptr<arrow::io::OutputStream> out,
-                               std::unique_ptr<parquet::arrow::FileWriter> writer)
-    : location_(std::move(location)), out_(std::move(out)), writer_(std::move(writer)) {}
+DataFileWriter::DataFileWriter(std::string location, std::shared_ptr<arrow::Schema> schema,
+                               std::shared_ptr<arrow::io::OutputStream> out)
+    : location_(std::move(location)), schema_(std::move(schema)), out_(std::move(out)) {}
 
 DataFileWriter::~DataFileWriter() = default;
 
+// A dictionary only pays for repeated values. For a column of mostly distinct values (ids,
+// instants, amounts) Parquet would hash every value into a table of megabytes until the
+// dictionary reached its size limit, then fall back to plain pages anyway; such a column, judged
+// by the first rows, is written plain from the start.
+arrow::Status DataFileWriter::StartWriter(const arrow::Table* first_rows) {
+  parquet::WriterProperties::Builder properties;
+  properties.compression(arrow::Compression::ZSTD)->max_row_group_length(kRowGroupRows);
+  if (first_rows && first_rows->num_rows() >= kRowsToJudgeDictionaries) {
+    for (int i = 0; i < schema_->num_fields(); ++i) {
+      const auto& field = *schema_->field(i);
+      if (field.type()->id() == arrow::Type::BOOL || arrow::is_nested(field.type()->id())) continue;
+      ARROW_ASSIGN_OR_RAISE(auto distinct,
+                            arrow::compute::CallFunction("count_distinct", {first_rows->column(i)}));
+      if (2 * distinct.scalar_as<arrow::Int64Scalar>().value > first_rows->num_rows()) {
+        properties.disable_dictionary(
+            std::make_shared<parquet::schema::ColumnPath>(std::vector<std::string>{field.name()}));
+      }
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(writer_, parquet::arrow::FileWriter::Open(
+                                     *schema_, arrow::default_memory_pool(), out_,
+                                     properties.build(),
+                                     parquet::ArrowWriterProperties::Builder().build()));
+  return arrow::Status::OK();
+}
+
 arrow::Status DataFileWriter::Write(const arrow::Table& rows) {
+  if (!writer_) ARROW_RETURN_NOT_OK(StartWriter(&rows));
   // Record batches fill the open row group up to kRowGroupRows, whatever their sizes.
   arrow::TableBatchReader batches(rows);
   std::shared_ptr<arrow::RecordBatch> batch;
@@ -86,6 +126,7 @@ arrow::Status DataFileWriter::Write(const arrow::Table& rows) {
 }
 
 Result<DataFile> DataFileWriter::Finish() {
+  if (!writer_) ARROW_RETURN_NOT_OK(StartWriter(nullptr));
   ARROW_RETURN_NOT_OK(writer_->Close());
   ARROW_RETURN_NOT_OK(out_->Close());
   std::string path = LocalPath(location_);
@@ -97,6 +138,13 @@ Result<DataFile> DataFileWriter::Finish() {
   auto metadata = writer_->metadata();  // the footer just written
   file.record_count = metadata->num_rows();
   const auto* schema = metadata->schema();
+  // The file's bounds of a column are its row groups' merged, each group's only values counted.
+  std::vector<std::shared_ptr<parquet::Statistics>> bounds(static_cast<size_t>(schema->num_columns()));
+  std::vector<bool> bounded(bounds.size());
+  for (int c = 0; c < schema->num_columns(); ++c) {
+    const auto* descriptor = schema->Column(c);
+    bounded[c] = descriptor->max_repetition_level() == 0 && BoundsAreSafe(*descriptor);
+  }
   for (int g = 0; g < metadata->num_row_groups(); ++g) {
     auto group = metadata->RowGroup(g);
     file.split_offsets.push_back(group->file_offset());
@@ -108,20 +156,24 @@ Result<DataFile> DataFileWriter::Finish() {
       file.column_sizes[id] += chunk->total_compressed_size();
       file.value_counts[id] += chunk->num_values();
       auto stats = chunk->statistics();
-      if (!stats) continue;
-      if (stats->HasNullCount()) file.null_value_counts[id] += stats->null_count();
-      // Bounds only for top-level columns in one row group: merging encoded bounds across
-      // groups needs typed comparisons.
-      if (metadata->num_row_groups() == 1 && descriptor->max_repetition_level() == 0 &&
-          stats->HasMinMax() && BoundsAreSafe(*descriptor)) {
-        std::string min = stats->EncodeMin(), max = stats->EncodeMax();
-        bool is_text = descriptor->physical_type() == parquet::Type::BYTE_ARRAY;
-        if (!is_text || (min.size() <= 16 && max.size() <= 16)) {
-          file.lower_bounds[id] = min;
-          file.upper_bounds[id] = max;
-        }
+      if (stats && stats->HasNullCount()) file.null_value_counts[id] += stats->null_count();
+      if (!bounded[c]) continue;
+      if (stats && stats->HasMinMax()) {
+        if (!bounds[c]) bounds[c] = parquet::Statistics::Make(descriptor);
+        MergeStatistics(bounds[c].get(), *stats);
+      } else if (!stats || !stats->HasNullCount() || stats->null_count() != chunk->num_values()) {
+        bounded[c] = false;  // a group with values but without bounds: the file has none
       }
     }
+  }
+  for (int c = 0; c < schema->num_columns(); ++c) {
+    if (!bounded[c] || !bounds[c]) continue;
+    std::string min = bounds[c]->EncodeMin(), max = bounds[c]->EncodeMax();
+    bool is_text = schema->Column(c)->physical_type() == parquet::Type::BYTE_ARRAY;
+    if (is_text && (min.size() > 16 || max.size() > 16)) continue;
+    int id = schema->Column(c)->schema_node()->field_id();
+    file.lower_bounds[id] = min;
+    file.upper_bounds[id] = max;
   }
   std::sort(file.split_offsets.begin(), file.split_offsets.end());
   return file;

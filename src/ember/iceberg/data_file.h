@@ -38,9 +38,15 @@ struct DataFile {
 std::string LocalPath(const std::string& location);
 
 /// A new Parquet data file written in pieces: rows go into row groups of up to kRowGroupRows.
+/// The first rows written decide which columns get a dictionary: one whose values are mostly
+/// distinct does not (see StartWriter).
 class DataFileWriter {
  public:
-  static constexpr int64_t kRowGroupRows = 1 << 20;
+  // The open row group is buffered whole: Arrow's default of a million rows held 30 MB per open
+  // file in W1 (docs/benchmarks.md). DuckDB's row groups are of 122,880 rows.
+  static constexpr int64_t kRowGroupRows = 1 << 17;
+  /// The fewest first rows that judge the columns' dictionaries; fewer keep them all.
+  static constexpr int64_t kRowsToJudgeDictionaries = 1000;
   /// Opens location `path` for rows of `schema` (the table's columns in order, with field ids).
   static arrow::Result<std::unique_ptr<DataFileWriter>> Open(
       const std::shared_ptr<arrow::Schema>& schema, const std::string& location);
@@ -50,9 +56,11 @@ class DataFileWriter {
   arrow::Result<DataFile> Finish();
 
  private:
-  DataFileWriter(std::string location, std::shared_ptr<arrow::io::OutputStream> out,
-                 std::unique_ptr<parquet::arrow::FileWriter> writer);
+  DataFileWriter(std::string location, std::shared_ptr<arrow::Schema> schema,
+                 std::shared_ptr<arrow::io::OutputStream> out);
+  arrow::Status StartWriter(const arrow::Table* first_rows);
   std::string location_;
+  std::shared_ptr<arrow::Schema> schema_;
   std::shared_ptr<arrow::io::OutputStream> out_;
   std::unique_ptr<parquet::arrow::FileWriter> writer_;
 };
