@@ -533,6 +533,9 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
 
 void StreamingQuery::Run() {
   arrow::Status status = RunLoop();
+  // A query that ended keeps its progress, not its state and logs: the session's manager keeps
+  // the query (Python) object until resetTerminated().
+  execution_.reset();
   std::lock_guard<std::mutex> lock(mutex_);
   StreamingQueryEvent terminated;
   terminated.kind = StreamingQueryEvent::Kind::kTerminated;

@@ -120,18 +120,19 @@ class AggregateOperator : public StatefulOperator {
     // A group's rows stay in one partition whatever their session bounds.
     const std::vector<int>& groups = aggregate_.group_columns();
     ARROW_ASSIGN_OR_RAISE(auto parts, SplitByPartition(partial, groups, n));
+    if (n > 1) partial.reset();  // the parts are copies; the batch's largest tables go early
     std::vector<TablePtr> updated(static_cast<size_t>(n)), evicted(static_cast<size_t>(n)),
         emitted(static_cast<size_t>(n));
     std::vector<arrow::Status> statuses(static_cast<size_t>(n));
     ParallelFor(n, [&](int p) {
       statuses[static_cast<size_t>(p)] = [&]() -> arrow::Status {
-        const TablePtr& fresh = parts[static_cast<size_t>(p)];
+        TablePtr fresh = std::move(parts[static_cast<size_t>(p)]);
         TablePtr rows = store_->rows(p);
         TablePtr changed;
         // Sessions merged into others leave the state under their old bounds.
         TablePtr merged_away;
         if (fresh->num_rows() > 0 && !aggregate_.has_sessions()) {
-          ARROW_ASSIGN_OR_RAISE(auto merged, aggregate_.MergeInto(rows, fresh, indexes_[static_cast<size_t>(p)]));
+          ARROW_ASSIGN_OR_RAISE(auto merged, aggregate_.MergeInto(rows, std::move(fresh), indexes_[static_cast<size_t>(p)]));
           rows = merged.first;
           changed = merged.second;
         } else if (fresh->num_rows() > 0) {
