@@ -165,10 +165,18 @@ Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Aggregate(const ac::
       ac::DeclarationToTable(Project(std::move(aggregate), std::move(layout), std::move(names)),
                              /*use_threads=*/false));
   if (!buffer_schema_) return result;  // Make() is learning the schema
-  // Every buffer table has one schema, so state and batch buffers concatenate.
+  ARROW_ASSIGN_OR_RAISE(auto buffers, ToBufferTypes(*result));
+  if (!marked) return buffers;
+  return buffers->AddColumn(buffers->num_columns(), result->schema()->fields().back(),
+                            result->column(result->num_columns() - 1));
+}
+
+// Every buffer table has one schema, so state and batch buffers concatenate.
+Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::ToBufferTypes(
+    const arrow::Table& table) const {
   std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
   for (int i = 0; i < buffer_schema_->num_fields(); ++i) {
-    auto column = result->column(i);
+    auto column = table.column(i);
     const auto& type = buffer_schema_->field(i)->type();
     if (!column->type()->Equals(*type)) {
       ARROW_ASSIGN_OR_RAISE(auto cast, cp::Cast(arrow::Datum(column), type));
@@ -176,13 +184,7 @@ Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Aggregate(const ac::
     }
     columns.push_back(std::move(column));
   }
-  auto schema = buffer_schema_;
-  if (marked) {
-    columns.push_back(result->column(result->num_columns() - 1));
-    ARROW_ASSIGN_OR_RAISE(schema, schema->AddField(schema->num_fields(),
-                                                   result->schema()->fields().back()));
-  }
-  return arrow::Table::Make(schema, std::move(columns), result->num_rows());
+  return arrow::Table::Make(buffer_schema_, std::move(columns), table.num_rows());
 }
 
 GroupIndex::GroupIndex() = default;
@@ -338,8 +340,9 @@ IncrementalAggregate::MergeInto(std::shared_ptr<arrow::Table> state,
   return std::make_pair(rows, changed.table());
 }
 
-Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Partial(
-    std::shared_ptr<arrow::Table> input, const plan::EvalContext& ctx) const {
+Result<ac::Declaration> IncrementalAggregate::Arguments(std::shared_ptr<arrow::Table> input,
+                                                       const plan::EvalContext& ctx,
+                                                       bool per_row) const {
   const auto& child = *node_->children[0];
   std::vector<std::string> column_names;
   for (const auto& attribute : child.output) column_names.push_back(ColumnName(attribute.id));
@@ -365,11 +368,44 @@ Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Partial(
     if (buffers_[i].size() == 2 && call.args[0]->type->id() != arrow::Type::DECIMAL128) {
       arg = CastTo(std::move(arg), arrow::float64());
     }
-    exprs.push_back(std::move(arg));
-    names.push_back("a" + std::to_string(i));
+    if (!per_row) {
+      exprs.push_back(std::move(arg));
+      names.push_back("a" + std::to_string(i));
+      continue;
+    }
+    // One row's buffer: a count counts the row if its value is there (count's only mode here);
+    // a sum, min, max, first or last is the value itself.
+    for (const auto& buffer : buffers_[i]) {
+      exprs.push_back(buffer.partial == "hash_count"
+                          ? CastTo(cp::call("is_valid", {arg}), arrow::int64())
+                          : arg);
+      names.push_back(buffer.name);
+    }
   }
-  return Aggregate(Project(Source(std::move(input)), std::move(exprs), std::move(names)),
-                   /*partial=*/true);
+  return Project(Source(std::move(input)), std::move(exprs), std::move(names));
+}
+
+Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Partial(
+    std::shared_ptr<arrow::Table> input, const plan::EvalContext& ctx) const {
+  ARROW_ASSIGN_OR_RAISE(auto arguments, Arguments(std::move(input), ctx, /*per_row=*/false));
+  return Aggregate(std::move(arguments), /*partial=*/true);
+}
+
+bool IncrementalAggregate::MergesRows() const {
+  if (key_names_.empty() || has_sessions()) return false;
+  for (const auto& call : buffers_) {
+    for (const auto& buffer : call) {
+      if (buffer.partial != buffer.merge && buffer.partial != "hash_count") return false;
+    }
+  }
+  return true;
+}
+
+Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::RowBuffers(
+    std::shared_ptr<arrow::Table> input, const plan::EvalContext& ctx) const {
+  ARROW_ASSIGN_OR_RAISE(auto arguments, Arguments(std::move(input), ctx, /*per_row=*/true));
+  ARROW_ASSIGN_OR_RAISE(auto rows, ac::DeclarationToTable(std::move(arguments), /*use_threads=*/false));
+  return ToBufferTypes(*rows);
 }
 
 Result<std::shared_ptr<arrow::Table>> IncrementalAggregate::Merge(

@@ -48,6 +48,13 @@ class IncrementalAggregate {
   /// Buffers of one batch: `input` holds the aggregate's child output, column by column.
   arrow::Result<std::shared_ptr<arrow::Table>> Partial(std::shared_ptr<arrow::Table> input,
                                                        const plan::EvalContext& ctx) const;
+  /// Whether RowBuffers can stand for Partial: keys, no session window, and buffers whose merge
+  /// kernel also takes one row's value (not a sketch).
+  bool MergesRows() const;
+  /// A buffer row per input row, ungrouped: for a batch of mostly distinct keys, where grouping
+  /// it first would hash every key once more than the merge into the state does.
+  arrow::Result<std::shared_ptr<arrow::Table>> RowBuffers(std::shared_ptr<arrow::Table> input,
+                                                          const plan::EvalContext& ctx) const;
   /// Combines rows with equal keys; for first/last, earlier rows come first. With a session
   /// window, a key's overlapping sessions become one first.
   arrow::Result<std::shared_ptr<arrow::Table>> Merge(std::shared_ptr<arrow::Table> buffers) const;
@@ -82,6 +89,12 @@ class IncrementalAggregate {
     std::string finalize = {};
   };
   IncrementalAggregate() = default;
+  // The keys and each call's argument, named as Aggregate reads them; with `per_row`, each
+  // buffer's value for one row instead of the argument.
+  arrow::Result<arrow::acero::Declaration> Arguments(std::shared_ptr<arrow::Table> input,
+                                                     const plan::EvalContext& ctx, bool per_row) const;
+  // Each column cast to the buffer schema's type.
+  arrow::Result<std::shared_ptr<arrow::Table>> ToBufferTypes(const arrow::Table& table) const;
   arrow::Result<std::shared_ptr<arrow::Table>> MergeSessions(std::shared_ptr<arrow::Table> rows) const;
   // With `marked`, the input's "__fresh" column (0 or 1) is kept per group as its maximum.
   arrow::Result<std::shared_ptr<arrow::Table>> Aggregate(const arrow::acero::Declaration& input,

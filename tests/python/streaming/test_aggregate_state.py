@@ -68,15 +68,15 @@ DOUBLES = {5, 8, 9, 14}  # columns compared approximately (sums in another order
 SKETCH = 17
 
 
-def aggregated(spark, source):
+def aggregated(spark, source, aggregates=AGGREGATES):
     df = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
-          .groupBy("k").agg(*[a.alias(f"a{n}") for n, (a, _) in enumerate(AGGREGATES)]))
+          .groupBy("k").agg(*[a.alias(f"a{n}") for n, (a, _) in enumerate(aggregates)]))
     return df
 
 
-def duck_groups(paths):
+def duck_groups(paths, aggregates=AGGREGATES):
     view = f"read_json({paths!r}, columns = {DUCK_COLUMNS})"
-    sql = f"SELECT k, {', '.join(d for _, d in AGGREGATES)} FROM {view} GROUP BY k"
+    sql = f"SELECT k, {', '.join(d for _, d in aggregates)} FROM {view} GROUP BY k"
     return {r[0]: tuple(r) for r in duckdb.sql(sql).fetchall()}
 
 
@@ -96,14 +96,14 @@ def assert_rows_match(got_rows, want):
                 assert x == y, (key, c, x, y)
 
 
-def run_batches(spark, source, checkpoint, mode):
+def run_batches(spark, source, checkpoint, mode, aggregates=AGGREGATES):
     """Runs the stream over the files not yet read; returns the rows of each batch by id."""
     batches = {}
 
     def keep(df, batch_id):
         batches[batch_id] = [tuple(r) for r in df.collect()]
 
-    query = (aggregated(spark, source).writeStream.foreachBatch(keep).outputMode(mode)
+    query = (aggregated(spark, source, aggregates).writeStream.foreachBatch(keep).outputMode(mode)
              .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
     query.processAllAvailable()
     query.stop()
@@ -115,9 +115,9 @@ def keys_of(path):
         return {json.loads(line)["k"] for line in f}
 
 
-def check_batches(batches, paths, mode, first_batch=0):
+def check_batches(batches, paths, mode, first_batch=0, aggregates=AGGREGATES):
     for b, rows in sorted(batches.items()):
-        want = duck_groups(paths[:b + 1])
+        want = duck_groups(paths[:b + 1], aggregates)
         if mode == "update":  # the groups the batch touched, with their values so far
             touched = keys_of(paths[b])
             want = {k: v for k, v in want.items() if k in touched}
@@ -138,6 +138,21 @@ def test_every_aggregate_combines_across_many_batches(spark, tmp_path, mode):
     if mode == "complete":
         final = {r[0]: r[SKETCH] for r in batches[max(batches)]}
         assert final == {r[0]: r[1] for r in whole}
+
+
+@pytest.mark.parametrize("mode", ["update", "complete"])
+def test_batches_of_mostly_distinct_keys_merge_their_rows_ungrouped(spark, tmp_path, mode):
+    """Batches with more groups than half their rows are merged into the state row by row
+    (without grouping each batch first) from the next batch on; a batch of few keys turns
+    grouping back on. Every aggregate but the sketch, whose buffer is not one row's value."""
+    source, checkpoint = tmp_path / "in", tmp_path / "cp"
+    source.mkdir()
+    write_files(source, 0, 3, 12_000, keys=20_000, seed=5)  # ~9,000 groups a batch, many recur
+    write_files(source, 3, 1, 12_000, keys=40, seed=5)      # few keys: grouping pays again
+    write_files(source, 4, 2, 12_000, keys=20_000, seed=5)
+    aggregates = [a for a in AGGREGATES if "DISTINCT" not in a[1]]
+    batches = run_batches(spark, source, checkpoint, mode, aggregates)
+    check_batches(batches, files_in(source), mode, aggregates=aggregates)
 
 
 def test_a_batch_larger_than_a_slice_combines_its_slices_in_order(spark, tmp_path):
