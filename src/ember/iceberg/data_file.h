@@ -43,8 +43,8 @@ std::string LocalPath(const std::string& location);
 class DataFileWriter {
  public:
   // The open row group is buffered whole: Arrow's default of a million rows held 30 MB per open
-  // file in W1 (docs/benchmarks.md). DuckDB's row groups are of 122,880 rows.
-  static constexpr int64_t kRowGroupRows = 1 << 17;
+  // file in W1 (docs/benchmarks.md), 131,072 rows 5 MB. DuckDB's row groups are of 122,880 rows.
+  static constexpr int64_t kRowGroupRows = 1 << 16;
   /// The fewest first rows that judge the columns' dictionaries; fewer keep them all.
   static constexpr int64_t kRowsToJudgeDictionaries = 1000;
   /// Opens location `path` for rows of `schema` (the table's columns in order, with field ids).

@@ -24,7 +24,7 @@ struct JsonLinesOptions {
   Mode mode = Mode::kPermissive;
   bool corrupt_column = false;    // whether to give the text of malformed records
   std::vector<bool> time_columns;  // the string fields that hold a timestamp's or date's text
-  int64_t chunk_bytes = 4 << 20;   // how much of the file a thread reads at a time
+  int64_t chunk_bytes = 1 << 20;   // how much of the file a thread reads at a time
 };
 
 struct JsonLinesResult {
