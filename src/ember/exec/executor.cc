@@ -414,6 +414,9 @@ class PlanBuilder {
       for (const auto& a : child.output) {
         auto column = cp::field_ref(ColumnName(a.id));
         if (a.type->id() != arrow::Type::STRUCT) {
+          // A column no node reads (pruned at the scan, say) does not go through the hash table:
+          // a build side of 1.84 million bids held 134 MB for three such string columns.
+          if (!referenced_.count(a.id)) continue;
           exprs.push_back(column);
           names.push_back(ColumnName(a.id));
           continue;
@@ -472,9 +475,14 @@ class PlanBuilder {
     ac::HashJoinNodeOptions join_options(type, lkeys, rkeys, in_join, "", "");
     ac::Declaration join("hashjoin", {std::move(left_decl), std::move(right_decl)},
                          std::move(join_options));
+    // The columns left out of the join above, as NULLs: nothing reads them.
+    auto column = [&](const plan::Attribute& a) {
+      return referenced_.count(a.id) ? cp::field_ref(ColumnName(a.id))
+                                     : cp::literal(arrow::MakeNullScalar(a.type));
+    };
     if (!has_structs) {
       std::vector<cp::Expression> out;
-      for (const auto& a : p.output) out.push_back(cp::field_ref(ColumnName(a.id)));
+      for (const auto& a : p.output) out.push_back(column(a));
       return Project(std::move(join), std::move(out), Names(p));
     }
     // Rebuild the structs under their own names, keeping the flattened parts for nothing else.
@@ -486,7 +494,7 @@ class PlanBuilder {
       }
       for (const auto& a : child->output) {
         if (a.type->id() != arrow::Type::STRUCT) {
-          rebuilt.push_back(cp::field_ref(ColumnName(a.id)));
+          rebuilt.push_back(column(a));
         } else {
           std::vector<cp::Expression> fields;
           std::vector<std::string> field_names;
