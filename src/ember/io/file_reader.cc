@@ -87,7 +87,7 @@ std::shared_ptr<arrow::Schema> ReadSchema(const arrow::Schema& schema) {
   return arrow::schema(fields);
 }
 
-// Rows from which a batch's time columns are converted on every core.
+// Rows from which a file's time columns are converted on every core.
 constexpr int64_t kParallelConversionRows = 65536;
 
 // Converts text columns read for timestamp and date fields; malformed text becomes NULL. With

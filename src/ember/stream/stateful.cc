@@ -124,7 +124,7 @@ class AggregateOperator : public StatefulOperator {
     // A group's rows stay in one partition whatever their session bounds.
     const std::vector<int>& groups = aggregate_.group_columns();
     ARROW_ASSIGN_OR_RAISE(auto parts, SplitByPartition(partial, groups, n));
-    if (n > 1) partial.reset();  // the parts are copies; the batch's largest tables go early
+    partial.reset();  // the parts hold the rows now: each goes once merged
     std::vector<TablePtr> updated(static_cast<size_t>(n)), evicted(static_cast<size_t>(n)),
         emitted(static_cast<size_t>(n));
     std::vector<arrow::Status> statuses(static_cast<size_t>(n));

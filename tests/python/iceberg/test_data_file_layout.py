@@ -11,8 +11,8 @@ from iceberg.test_iceberg_tables import session, static_table
 
 ROWS = 300_000  # more than two row groups of Ember's
 
-# id: distinct; n: five values; region: few strings, NULL in the first 140,000 rows (all of the
-# first row group); flag: a boolean; late: NULL from row 200,000 on; ts: distinct instants.
+# id: distinct; n: five values; region: few strings, NULL in the first 140,000 rows (the whole
+# first two row groups); flag: a boolean; late: NULL from row 200,000 on; ts: distinct instants.
 COLUMNS = [
     "id", "CAST(id % 5 AS INT) AS n",
     "CASE WHEN id < 140000 THEN NULL WHEN id % 3 = 0 THEN 'ap' WHEN id % 3 = 1 THEN 'eu' "
