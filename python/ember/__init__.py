@@ -1,4 +1,5 @@
 import os
+import sys
 
 # Arrow picks its default allocator once, at its first allocation. jemalloc, which Arrow bundles,
 # gives Ember's workloads back their freed memory sooner than mimalloc does, and one arena (not
@@ -6,5 +7,15 @@ import os
 # user's own choices stand.
 os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
 os.environ.setdefault("JE_ARROW_MALLOC_CONF", "narenas:1")
+
+# Python opens extension modules with RTLD_NOW, binding every symbol the core and Arrow's libraries
+# use before the first is called; bound on first call instead, a fresh process's first answer comes
+# about 3 ms sooner (W6, docs/benchmarks.md).
+_flags = sys.getdlopenflags()
+sys.setdlopenflags(_flags & ~os.RTLD_NOW | os.RTLD_LAZY)
+try:
+    from ember import _core  # noqa: E402, F401
+finally:
+    sys.setdlopenflags(_flags)
 
 from ember._activate import activate, deactivate  # noqa: E402

@@ -1,5 +1,8 @@
 #include "ember/plan/logical_plan.h"
 
+#include <algorithm>
+#include <map>
+
 #include <arrow/type.h>
 
 #include "ember/plan/type_names.h"
@@ -88,27 +91,68 @@ void AddReferences(const ExprPtr& e, std::set<int64_t>* out) {
   for (const auto& arg : e->args) AddReferences(arg, out);
 }
 
-void AddReferences(const LogicalPlan& p, std::set<int64_t>* out) {
-  for (const auto& e : p.exprs) AddReferences(e, out);
-  for (const auto& e : p.groupings) AddReferences(e, out);
-  for (const auto& projection : p.projections) {
-    for (const auto& e : projection) AddReferences(e, out);
-  }
-  bool positional = p.kind == PlanKind::kUnion || (p.kind == PlanKind::kDeduplicate && p.groupings.empty());
-  for (const auto& child : p.children) {
-    if (positional) {
-      for (const auto& a : child->output) out->insert(a.id);
+// The nodes under `p`, each once (a DataFrame used twice is one node), children after parents.
+void TopDown(const LogicalPlan& p, std::set<const LogicalPlan*>* seen, std::vector<const LogicalPlan*>* order) {
+  if (!seen->insert(&p).second) return;
+  for (const auto& child : p.children) TopDown(*child, seen, order);
+  order->push_back(&p);  // after its children: the order reversed below
+}
+
+// The attributes of its children that `p` needs to compute `needed` of its output.
+std::set<int64_t> NeededBelow(const LogicalPlan& p, const std::set<int64_t>& needed) {
+  std::set<int64_t> below;
+  const size_t width = p.output.size();
+  if (p.kind == PlanKind::kProject && p.exprs.size() == width) {
+    for (size_t i = 0; i < width; ++i) {
+      if (needed.count(p.output[i].id)) AddReferences(p.exprs[i], &below);
     }
-    AddReferences(*child, out);
+    return below;
   }
+  bool aligned = std::all_of(p.projections.begin(), p.projections.end(),
+                             [&](const auto& projection) { return projection.size() == width; });
+  if (p.kind == PlanKind::kExpand && aligned) {
+    for (const auto& projection : p.projections) {
+      for (size_t i = 0; i < width; ++i) {
+        if (needed.count(p.output[i].id)) AddReferences(projection[i], &below);
+      }
+    }
+    return below;
+  }
+  below = needed;
+  for (const auto& e : p.exprs) AddReferences(e, &below);
+  for (const auto& e : p.groupings) AddReferences(e, &below);
+  for (const auto& projection : p.projections) {
+    for (const auto& e : projection) AddReferences(e, &below);
+  }
+  // Positional outputs need every column below them.
+  if (p.kind == PlanKind::kUnion || (p.kind == PlanKind::kDeduplicate && p.groupings.empty())) {
+    for (const auto& child : p.children) {
+      for (const auto& a : child->output) below.insert(a.id);
+    }
+  }
+  return below;
 }
 
 }  // namespace
 
+// Spark's ColumnPruning, as far as reading goes: from the result down, each node asks its children
+// for what its needed outputs are computed from, so a column that only passes through a projection
+// or a window's Expand that drops it is not needed.
 std::set<int64_t> ReferencedAttributes(const LogicalPlan& plan) {
+  std::set<const LogicalPlan*> seen;
+  std::vector<const LogicalPlan*> order;
+  TopDown(plan, &seen, &order);
+  std::map<const LogicalPlan*, std::set<int64_t>> needed;
   std::set<int64_t> out;
-  for (const auto& a : plan.output) out.insert(a.id);
-  AddReferences(plan, &out);
+  for (const auto& a : plan.output) needed[&plan].insert(a.id);
+  out = needed[&plan];
+  // Parents before children: a node's needs are complete before it passes them down.
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const LogicalPlan& p = **it;
+    std::set<int64_t> below = NeededBelow(p, needed[&p]);
+    for (const auto& child : p.children) needed[child.get()].insert(below.begin(), below.end());
+    out.insert(below.begin(), below.end());
+  }
   return out;
 }
 

@@ -99,9 +99,9 @@ struct LogicalPlan {
 /// An indented tree for explain() and error messages.
 std::string PlanToString(const LogicalPlan& plan);
 
-/// The attributes a plan's result depends on: its output and every attribute an expression of
-/// any node refers to (a column none of them names can be left unread, Spark's column pruning).
-/// Positional outputs count whole: every column under a union, every column of a distinct.
+/// The attributes a plan's result depends on: its output, and from there down what each node
+/// computes the attributes needed of it from (a column not among them can be left unread, Spark's
+/// column pruning). Positional outputs count whole: every column under a union or a distinct.
 std::set<int64_t> ReferencedAttributes(const LogicalPlan& plan);
 
 /// For a file source node: whether each column (of `output`, in order) is referenced.

@@ -208,6 +208,29 @@ def test_fields_the_query_does_not_reference_are_not_parsed(engine, tmp_path, sp
     spark_answers.check(engine, f"pruned-{mode}", (unreferenced, referenced))
 
 
+def test_columns_a_projection_or_a_sliding_window_drops_are_not_parsed(engine, tmp_path, spark_answers):
+    """Column pruning through the plan, as Spark's optimizer prunes: a field that a projection
+    leaves out, or that a sliding window's rows carry but its aggregation never reads, is not
+    parsed, so its value of the wrong type fails nothing in FAILFAST mode."""
+    path = tmp_path / "windows.json"
+    path.write_text('{"s": "a", "i32": 1, "ts": "2026-01-01 00:00:01"}\n'
+                    '{"s": "b", "i32": "one", "ts": "2026-01-01 00:00:07"}\n'
+                    '{"s": "c", "i32": 3, "ts": "2026-01-01 00:00:12"}\n')
+    df = engine.spark.read.schema(SCHEMA).option("mode", "FAILFAST").json(str(path))
+    F = engine.F
+    projected = sorted(tuple(r) for r in df.select("s", "i32", "ts").select("s").collect())
+    assert projected == [("a",), ("b",), ("c",)]
+    windows = sorted((str(r[0]), r[1]) for r in df.groupBy(F.window("ts", "10 seconds", "5 seconds"))
+                     .count().select(F.col("window.start"), "count").collect())
+    assert [n for _, n in windows] == [1, 2, 2, 1]
+    try:
+        referenced = sorted(tuple(r) for r in df.select("s", "i32").select("i32").collect())
+    except Exception:
+        referenced = "malformed"
+    assert referenced == "malformed"
+    spark_answers.check(engine, "pruned-through-plan", (projected, windows, referenced))
+
+
 def test_timestamp_text_is_read_as_python_reads_it(engine, tmp_path):
     """Timestamps in their common JSON shapes ("T" or a space, 0 to 6 fraction digits, an
     optional "Z"), and impossible dates and times, which are NULL. Oracle: Python's
