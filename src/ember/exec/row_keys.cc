@@ -1,5 +1,7 @@
 #include "ember/exec/row_keys.h"
 
+#include <cstring>
+
 #include <arrow/api.h>
 
 namespace ember::exec {
@@ -81,11 +83,22 @@ Status VisitKeys(const arrow::Table& table, int num_keys, Sink& sink) {
   return Status::OK();
 }
 
-struct StringSink {
-  std::string* keys;
+// The first pass adds each row's size to the offset after it; the second writes each row's
+// bytes at its offset, moving that offset to the row's end.
+struct SizeSink {
+  int64_t* offsets;
+  int64_t base = 0;
+  void Put(int64_t row, const void*, size_t size) { offsets[base + row + 1] += static_cast<int64_t>(size); }
+};
+
+struct WriteSink {
+  char* bytes;
+  int64_t* offsets;
   int64_t base = 0;
   void Put(int64_t row, const void* data, size_t size) {
-    keys[base + row].append(static_cast<const char*>(data), size);
+    int64_t& at = offsets[base + row];
+    std::memcpy(bytes + at, data, size);
+    at += static_cast<int64_t>(size);
   }
 };
 
@@ -102,11 +115,19 @@ struct HashSink {
 
 }  // namespace
 
-Result<std::vector<std::string>> EncodeKeys(const arrow::Table& table, int num_keys) {
-  std::vector<std::string> keys(static_cast<size_t>(table.num_rows()));
-  StringSink sink{keys.data()};
-  ARROW_RETURN_NOT_OK(VisitKeys(table, num_keys, sink));
-  return keys;
+Result<EncodedKeys> EncodeKeys(const arrow::Table& table, int num_keys) {
+  const auto n = static_cast<size_t>(table.num_rows());
+  std::vector<int64_t> offsets(n + 1, 0);
+  SizeSink sizes{offsets.data()};
+  ARROW_RETURN_NOT_OK(VisitKeys(table, num_keys, sizes));
+  for (size_t i = 0; i < n; ++i) offsets[i + 1] += offsets[i];
+  std::string bytes(static_cast<size_t>(offsets[n]), '\0');
+  WriteSink write{bytes.data(), offsets.data()};
+  ARROW_RETURN_NOT_OK(VisitKeys(table, num_keys, write));
+  // Each row's offset is now its end, the next row's start.
+  for (size_t i = n; i > 0; --i) offsets[i] = offsets[i - 1];
+  offsets[0] = 0;
+  return EncodedKeys(std::move(bytes), std::move(offsets));
 }
 
 uint64_t HashKey(std::string_view key) {

@@ -475,7 +475,7 @@ Result<std::vector<PartitionedRows>> SplitByPartition(const PartitionSpec& spec,
   }
   auto value_table = arrow::Table::Make(arrow::schema(value_fields), values, rows->num_rows());
   ARROW_ASSIGN_OR_RAISE(auto keys, exec::EncodeKeys(*value_table, value_table->num_columns()));
-  std::unordered_map<std::string, size_t> group_of;
+  std::unordered_map<std::string_view, size_t> group_of;
   std::vector<arrow::Int64Builder> indices;
   std::vector<int64_t> first_row;
   for (int64_t i = 0; i < rows->num_rows(); ++i) {

@@ -36,8 +36,8 @@ Result<TablePtr> Take(const TablePtr& table, const std::vector<int64_t>& rows) {
 }
 
 // Rows whose encoded key is (or, with `in` false, is not) in `keys`.
-Result<TablePtr> WithKeys(const TablePtr& table, const std::vector<std::string>& encoded,
-                          const std::unordered_set<std::string>& keys, bool in) {
+Result<TablePtr> WithKeys(const TablePtr& table, const exec::EncodedKeys& encoded,
+                          const std::unordered_set<std::string_view>& keys, bool in) {
   arrow::BooleanBuilder mask;
   ARROW_RETURN_NOT_OK(mask.Reserve(table->num_rows()));
   for (const auto& key : encoded) mask.UnsafeAppend((keys.count(key) > 0) == in);
@@ -45,7 +45,7 @@ Result<TablePtr> WithKeys(const TablePtr& table, const std::vector<std::string>&
   return Where(table, array);
 }
 
-Result<std::vector<std::string>> KeysOf(const TablePtr& table, const std::vector<int>& columns) {
+Result<exec::EncodedKeys> KeysOf(const TablePtr& table, const std::vector<int>& columns) {
   ARROW_ASSIGN_OR_RAISE(auto keys, table->SelectColumns(columns));
   return EncodeKeys(*keys, static_cast<int>(columns.size()));
 }
@@ -143,7 +143,7 @@ class AggregateOperator : public StatefulOperator {
           // Session windows: merge the touched groups' stored sessions (first) with the batch's;
           // a group is its keys without the session bounds.
           ARROW_ASSIGN_OR_RAISE(auto fresh_keys, KeysOf(fresh, groups));
-          std::unordered_set<std::string> touched(fresh_keys.begin(), fresh_keys.end());
+          std::unordered_set<std::string_view> touched(fresh_keys.begin(), fresh_keys.end());
           ARROW_ASSIGN_OR_RAISE(auto stored_keys, KeysOf(rows, groups));
           ARROW_ASSIGN_OR_RAISE(auto before, WithKeys(rows, stored_keys, touched, true));
           ARROW_ASSIGN_OR_RAISE(auto untouched, WithKeys(rows, stored_keys, touched, false));
@@ -151,7 +151,7 @@ class AggregateOperator : public StatefulOperator {
           ARROW_ASSIGN_OR_RAISE(changed, aggregate_.Merge(both));
           ARROW_ASSIGN_OR_RAISE(rows, Concat({untouched, changed}));
           ARROW_ASSIGN_OR_RAISE(auto changed_keys, KeysOf(changed, all_keys_));
-          std::unordered_set<std::string> kept(changed_keys.begin(), changed_keys.end());
+          std::unordered_set<std::string_view> kept(changed_keys.begin(), changed_keys.end());
           ARROW_ASSIGN_OR_RAISE(auto before_keys, KeysOf(before, all_keys_));
           ARROW_ASSIGN_OR_RAISE(merged_away, WithKeys(before, before_keys, kept, false));
         } else if (!watermarked) {
@@ -290,7 +290,7 @@ class DeduplicateOperator : public StatefulOperator {
     std::vector<std::vector<int64_t>> new_rows(static_cast<size_t>(n));
     for (size_t i = 0; i < keys.size(); ++i) {
       int p = PartitionOf(keys[i], n);
-      if (!known[static_cast<size_t>(p)].insert(keys[i]).second) continue;
+      if (!known[static_cast<size_t>(p)].emplace(keys[i]).second) continue;
       kept.push_back(static_cast<int64_t>(i));
       new_rows[static_cast<size_t>(p)].push_back(static_cast<int64_t>(i));
     }
@@ -319,7 +319,7 @@ class DeduplicateOperator : public StatefulOperator {
       if (removed && removed->num_rows() > 0) {
         removals += removed->num_rows();
         ARROW_ASSIGN_OR_RAISE(auto gone, EncodeKeys(*removed, num_keys));
-        for (const auto& key : gone) known[static_cast<size_t>(p)].erase(key);
+        for (const auto& key : gone) known[static_cast<size_t>(p)].erase(std::string(key));
       }
       store_->Stage(p, rows, added, removed);
     }
