@@ -646,30 +646,39 @@ class StreamJoinOperator : public StatefulOperator {
   }
 
   arrow::Status Stage(Side* side, const TablePtr& before, const TablePtr& all, const ArrayPtr& gone) {
-    ARROW_ASSIGN_OR_RAISE(auto stays, Not(gone));
-    ARROW_ASSIGN_OR_RAISE(auto rows, Where(all, stays));
-    ARROW_ASSIGN_OR_RAISE(auto removed, Where(all, gone));
-    ARROW_ASSIGN_OR_RAISE(auto was_stored, In(removed->column(0), before->column(0)));
-    ARROW_ASSIGN_OR_RAISE(removed, Where(removed, was_stored));
-    // Stored rows keep their place at the front of `all`: a put is a row past them, or one whose
-    // flag turned.
+    // Stored rows keep their place at the front of `all`: a removal is a stored row gone, a put
+    // a row that stays and is new (past them) or whose flag turned. By position, not by looking
+    // row ids up in a hash set (a million ids make one of 50 MB).
     const int64_t stored = before->num_rows();
-    arrow::BooleanBuilder changed;
-    ARROW_RETURN_NOT_OK(changed.Reserve(all->num_rows()));
     ARROW_ASSIGN_OR_RAISE(auto now_flags, Flag(all));
     ARROW_ASSIGN_OR_RAISE(auto then_flags, Flag(before));
-    auto now = std::static_pointer_cast<arrow::BooleanArray>(now_flags);
-    auto then = std::static_pointer_cast<arrow::BooleanArray>(then_flags);
+    const auto& now = static_cast<const arrow::BooleanArray&>(*now_flags);
+    const auto& then = static_cast<const arrow::BooleanArray&>(*then_flags);
+    const auto& evicted = static_cast<const arrow::BooleanArray&>(*gone);
+    arrow::BooleanBuilder stays, removal, put;
+    ARROW_RETURN_NOT_OK(stays.Reserve(all->num_rows()));
+    ARROW_RETURN_NOT_OK(removal.Reserve(all->num_rows()));
+    ARROW_RETURN_NOT_OK(put.Reserve(all->num_rows()));
     for (int64_t i = 0; i < all->num_rows(); ++i) {
-      changed.UnsafeAppend(i >= stored || now->Value(i) != then->Value(i));
+      const bool known = evicted.IsValid(i), goes = known && evicted.Value(i);
+      stays.UnsafeAppend(known && !goes);
+      removal.UnsafeAppend(goes && i < stored);
+      put.UnsafeAppend(known && !goes && (i >= stored || now.Value(i) != then.Value(i)));
     }
-    ARROW_ASSIGN_OR_RAISE(auto changed_array, changed.Finish());
-    ARROW_ASSIGN_OR_RAISE(auto changed_rows, Where(all, changed_array));
-    ARROW_ASSIGN_OR_RAISE(auto put_kept, In(changed_rows->column(0), rows->column(0)));
-    ARROW_ASSIGN_OR_RAISE(auto puts, Where(changed_rows, put_kept));
+    ARROW_ASSIGN_OR_RAISE(auto stays_mask, stays.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto removal_mask, removal.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto put_mask, put.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto rows, Where(all, stays_mask));
+    ARROW_ASSIGN_OR_RAISE(auto removed, Where(all, removal_mask));
+    ARROW_ASSIGN_OR_RAISE(auto puts, Where(all, put_mask));
     const int n = side->store->num_partitions();
     ARROW_ASSIGN_OR_RAISE(auto row_parts, SplitByPartition(rows, {0}, n));
-    ARROW_ASSIGN_OR_RAISE(auto put_parts, SplitByPartition(puts, {0}, n));
+    // The puts are some of the rows, in order: as many are all of them (a side's first rows),
+    // split once, not copied twice.
+    auto put_parts = row_parts;
+    if (puts->num_rows() != rows->num_rows()) {
+      ARROW_ASSIGN_OR_RAISE(put_parts, SplitByPartition(puts, {0}, n));
+    }
     ARROW_ASSIGN_OR_RAISE(auto removed_parts, SplitByPartition(removed, {0}, n));
     for (int p = 0; p < n; ++p) {
       side->store->Stage(p, row_parts[static_cast<size_t>(p)], put_parts[static_cast<size_t>(p)],
