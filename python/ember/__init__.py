@@ -10,7 +10,7 @@ os.environ.setdefault("JE_ARROW_MALLOC_CONF", "narenas:1")
 
 # Python opens extension modules with RTLD_NOW, binding every symbol the core and Arrow's libraries
 # use before the first is called; bound on first call instead, a fresh process's first answer comes
-# about 3 ms sooner (W6, docs/benchmarks.md).
+# about 2 ms sooner (W6 in docs/benchmarks.md: 35 against 37 ms, medians of 15 runs each).
 _flags = sys.getdlopenflags()
 sys.setdlopenflags(_flags & ~os.RTLD_NOW | os.RTLD_LAZY)
 try:

@@ -91,11 +91,11 @@ void AddReferences(const ExprPtr& e, std::set<int64_t>* out) {
   for (const auto& arg : e->args) AddReferences(arg, out);
 }
 
-// The nodes under `p`, each once (a DataFrame used twice is one node), children after parents.
+// The nodes under `p`, each once (a DataFrame used twice is one node), each after its children.
 void TopDown(const LogicalPlan& p, std::set<const LogicalPlan*>* seen, std::vector<const LogicalPlan*>* order) {
   if (!seen->insert(&p).second) return;
   for (const auto& child : p.children) TopDown(*child, seen, order);
-  order->push_back(&p);  // after its children: the order reversed below
+  order->push_back(&p);
 }
 
 // The attributes of its children that `p` needs to compute `needed` of its output.
