@@ -158,6 +158,31 @@ def test_a_batch_committed_before_a_crash_is_not_written_again(tmp_path):
     assert table_rows(warehouse) == duckdb_events(source)
 
 
+def test_a_version_hint_a_crash_left_behind_is_probed_past(tmp_path):
+    """A kill between a commit's metadata file and its version hint (written second, as Java's
+    Hadoop tables write it) leaves the hint one version behind: on restart the catalog probes
+    past it, finds the batch committed and writes it neither again nor over that version."""
+    warehouse, source, checkpoint = tmp_path / "wh", tmp_path / "in", tmp_path / "cp"
+    (warehouse / "stream").mkdir(parents=True)
+    source.mkdir()
+    spark = session(warehouse)
+    spark.createDataFrame([], SCHEMA).writeTo("local.stream.events").create()
+    write_events(source, "a.json", 0, 10)
+    run_to_table(spark, str(source), "local.stream.events", str(checkpoint))
+    metadata = warehouse / "stream" / "events" / "metadata"
+    committed = int((metadata / "version-hint.text").read_text())
+    (metadata / "version-hint.text").write_text(str(committed - 1))
+    os.remove(checkpoint / "commits" / "0")
+    run_to_table(spark, str(source), "local.stream.events", str(checkpoint))
+    assert not (metadata / f"v{committed + 1}.metadata.json").exists()
+    latest = StaticTable.from_metadata(str(metadata / f"v{committed}.metadata.json"))
+    rows = latest.scan().to_arrow().to_pylist()
+    want = duckdb_events(source)
+    assert sorted((r["event_id"], r["company_id"], r["amount"], r["event_ts"]) for r in rows) == want
+    assert sorted(tuple(r) for r in spark.table("local.stream.events").collect()) == want
+    assert (checkpoint / "commits" / "0").exists()
+
+
 def test_a_large_batch_runs_as_one_task_per_core(tmp_path):
     """A batch of many files, each worth a task (spark.sql.files.openCostInBytes is 1 byte), runs
     as one task per core, each task running the query over its files and writing a data file;
