@@ -2,12 +2,14 @@
 // offsets and write offsets/N; run the query over the new input; let the sink commit batch N
 // (idempotently); write commits/N. A restart re-runs a batch that has offsets but no commit, with
 // exactly the logged offsets and timestamp.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -115,6 +117,16 @@ const LogicalPlan* RowWiseSource(const LogicalPlan& plan,
     default:
       return nullptr;
   }
+}
+
+// Whether `plan` reads `source` other than through a node in `replaced` (a stateful operator
+// that has run, or is running).
+bool ReadsSource(const LogicalPlan& plan, const LogicalPlan* source,
+                 const std::map<const LogicalPlan*, PlanPtr>& replaced) {
+  if (&plan == source) return true;
+  if (replaced.count(&plan)) return false;
+  return std::any_of(plan.children.begin(), plan.children.end(),
+                     [&](const PlanPtr& child) { return ReadsSource(*child, source, replaced); });
 }
 
 // The plan with each streaming source replaced by the rows of this batch, and other nodes
@@ -847,13 +859,28 @@ arrow::Status StreamingQuery::RunLoop() {
       batch.eviction_ms = ex.watermark_ms;
       batch.eval = ctx;
       std::map<const LogicalPlan*, PlanPtr> replace;
-      for (const auto& op : ex.operators) {
+      // Once the operator at `index` has its input, a source that neither a later operator nor
+      // the rest of the plan reads lets go of its rows: the operator's merge, a join's state,
+      // no longer shares the memory with the whole batch as read.
+      auto release_sources = [&](size_t index) {
+        auto done = replace;
+        done[ex.operators[index]->node()] = nullptr;
+        for (auto it = data.begin(); it != data.end();) {
+          bool read = ReadsSource(*df_.plan(), it->first, done);
+          for (size_t j = index + 1; j < ex.operators.size() && !read; ++j) {
+            read = ReadsSource(*ex.operators[j]->node(), it->first, done);
+          }
+          it = read ? std::next(it) : data.erase(it);
+        }
+      };
+      for (size_t index = 0; index < ex.operators.size(); ++index) {
+        const auto& op = ex.operators[index];
         const LogicalPlan& node = *op->node();
         const LogicalPlan* sliced = op->TakesSlices() ? RowWiseSource(*node.children[0], replace) : nullptr;
         std::shared_ptr<arrow::Table> output;
         if (sliced && data.at(sliced)->num_rows() > kSliceRows) {
           // The slices run on every core; their partials stay in the slices' order.
-          const std::shared_ptr<arrow::Table> whole = data.at(sliced);
+          std::shared_ptr<arrow::Table> whole = data.at(sliced);
           const auto slices = static_cast<int>((whole->num_rows() + kSliceRows - 1) / kSliceRows);
           std::vector<std::shared_ptr<arrow::Table>> reduced(static_cast<size_t>(slices));
           std::vector<arrow::Status> statuses(static_cast<size_t>(slices));
@@ -868,6 +895,8 @@ arrow::Status StreamingQuery::RunLoop() {
             }();
           });
           for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
+          whole.reset();
+          release_sources(index);
           ARROW_ASSIGN_OR_RAISE(output, op->ProcessSlices(std::move(reduced), batch));
         } else {
           std::vector<std::shared_ptr<arrow::Table>> inputs;
@@ -875,6 +904,7 @@ arrow::Status StreamingQuery::RunLoop() {
             ARROW_ASSIGN_OR_RAISE(auto input, exec::Execute(Bind(child, data, replace), exec_options));
             inputs.push_back(std::move(input));
           }
+          release_sources(index);
           ARROW_ASSIGN_OR_RAISE(output, op->ProcessChildren(std::move(inputs), batch));
         }
         auto local = std::make_shared<LogicalPlan>();

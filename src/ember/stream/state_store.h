@@ -51,8 +51,8 @@ class StateStore {
   /// The rows of partition p at the current version.
   const std::shared_ptr<arrow::Table>& rows(int p) const { return rows_[p]; }
   /// Sets partition p's next rows, with what changed: the rows put (a subset of `rows`) and the
-  /// keys removed (none of them in `rows`); tables of the store's schema, of which only the key
-  /// columns of `removed` matter.
+  /// keys removed (none of them in `rows`); tables of the store's schema, except that `removed`
+  /// needs only the key columns (the first ones).
   void Stage(int p, std::shared_ptr<arrow::Table> rows, std::shared_ptr<arrow::Table> puts,
              std::shared_ptr<arrow::Table> removed);
   /// Writes `version` (the staged partitions' deltas, and every tenth version a snapshot of each

@@ -361,8 +361,8 @@ class StreamJoinOperator : public StatefulOperator {
 
     // Each side's new rows: late rows dropped, row ids given, and those failing the side's own
     // conditions set apart (they never enter the state; an outer side emits them at once).
-    ARROW_ASSIGN_OR_RAISE(auto left_new, NewRows(left_, inputs[0], batch));
-    ARROW_ASSIGN_OR_RAISE(auto right_new, NewRows(right_, inputs[1], batch));
+    ARROW_ASSIGN_OR_RAISE(auto left_new, NewRows(left_, std::move(inputs[0]), batch));
+    ARROW_ASSIGN_OR_RAISE(auto right_new, NewRows(right_, std::move(inputs[1]), batch));
     if (left_outer) {
       ARROW_ASSIGN_OR_RAISE(auto rows, NullExtended(left_new.failed, true));
       output.push_back(rows);
@@ -679,7 +679,9 @@ class StreamJoinOperator : public StatefulOperator {
     if (puts->num_rows() != rows->num_rows()) {
       ARROW_ASSIGN_OR_RAISE(put_parts, SplitByPartition(puts, {0}, n));
     }
-    ARROW_ASSIGN_OR_RAISE(auto removed_parts, SplitByPartition(removed, {0}, n));
+    // A removal is written as its key, the row id: only that column is split.
+    ARROW_ASSIGN_OR_RAISE(auto removed_ids, removed->SelectColumns({0}));
+    ARROW_ASSIGN_OR_RAISE(auto removed_parts, SplitByPartition(removed_ids, {0}, n));
     for (int p = 0; p < n; ++p) {
       side->store->Stage(p, row_parts[static_cast<size_t>(p)], put_parts[static_cast<size_t>(p)],
                          removed_parts[static_cast<size_t>(p)]);
