@@ -12,6 +12,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <arrow/array/array_primitive.h>
@@ -120,13 +121,13 @@ const LogicalPlan* RowWiseSource(const LogicalPlan& plan,
 }
 
 // Whether `plan` reads `source` other than through a node in `replaced` (a stateful operator
-// that has run, or is running).
+// that has run, or is running). `seen`: nodes already walked, each once (a DataFrame used twice).
 bool ReadsSource(const LogicalPlan& plan, const LogicalPlan* source,
-                 const std::map<const LogicalPlan*, PlanPtr>& replaced) {
+                 const std::map<const LogicalPlan*, PlanPtr>& replaced, std::set<const LogicalPlan*>* seen) {
   if (&plan == source) return true;
-  if (replaced.count(&plan)) return false;
+  if (replaced.count(&plan) || !seen->insert(&plan).second) return false;
   return std::any_of(plan.children.begin(), plan.children.end(),
-                     [&](const PlanPtr& child) { return ReadsSource(*child, source, replaced); });
+                     [&](const PlanPtr& child) { return ReadsSource(*child, source, replaced, seen); });
 }
 
 // The plan with each streaming source replaced by the rows of this batch, and other nodes
@@ -866,9 +867,10 @@ arrow::Status StreamingQuery::RunLoop() {
         auto done = replace;
         done[ex.operators[index]->node()] = nullptr;
         for (auto it = data.begin(); it != data.end();) {
-          bool read = ReadsSource(*df_.plan(), it->first, done);
+          std::set<const LogicalPlan*> seen;
+          bool read = ReadsSource(*df_.plan(), it->first, done, &seen);
           for (size_t j = index + 1; j < ex.operators.size() && !read; ++j) {
-            read = ReadsSource(*ex.operators[j]->node(), it->first, done);
+            read = ReadsSource(*ex.operators[j]->node(), it->first, done, &seen);
           }
           it = read ? std::next(it) : data.erase(it);
         }
