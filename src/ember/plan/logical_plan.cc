@@ -92,9 +92,10 @@ void AddReferences(const ExprPtr& e, std::set<int64_t>* out) {
 }
 
 // The nodes under `p`, each once (a DataFrame used twice is one node), each after its children.
-void TopDown(const LogicalPlan& p, std::set<const LogicalPlan*>* seen, std::vector<const LogicalPlan*>* order) {
+void ChildrenFirst(const LogicalPlan& p, std::set<const LogicalPlan*>* seen,
+                   std::vector<const LogicalPlan*>* order) {
   if (!seen->insert(&p).second) return;
-  for (const auto& child : p.children) TopDown(*child, seen, order);
+  for (const auto& child : p.children) ChildrenFirst(*child, seen, order);
   order->push_back(&p);
 }
 
@@ -141,11 +142,10 @@ std::set<int64_t> NeededBelow(const LogicalPlan& p, const std::set<int64_t>& nee
 std::set<int64_t> ReferencedAttributes(const LogicalPlan& plan) {
   std::set<const LogicalPlan*> seen;
   std::vector<const LogicalPlan*> order;
-  TopDown(plan, &seen, &order);
+  ChildrenFirst(plan, &seen, &order);
   std::map<const LogicalPlan*, std::set<int64_t>> needed;
-  std::set<int64_t> out;
   for (const auto& a : plan.output) needed[&plan].insert(a.id);
-  out = needed[&plan];
+  std::set<int64_t> out = needed[&plan];
   // Parents before children: a node's needs are complete before it passes them down.
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const LogicalPlan& p = **it;
