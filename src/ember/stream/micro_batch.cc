@@ -373,6 +373,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
 
   // Stateful operators, numbered bottom-up. The number of state partitions is the one the
   // checkpoint was started with.
+  const std::set<int64_t> referenced = plan::ReferencedAttributes(plan);
   std::vector<const LogicalPlan*> stateful;
   CollectStateful(plan, &stateful);
   if (!stateful.empty()) {
@@ -380,6 +381,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     state.checkpoint = root;
     state.output_mode = mode;
     state.retain = kMinBatchesToRetain;
+    state.referenced = &referenced;
     std::string partitions = conf("spark.sql.shuffle.partitions", "");
     state.num_partitions = partitions.empty() ? DefaultPartitions() : std::stoi(partitions);
     execution->num_partitions = state.num_partitions;
@@ -446,7 +448,6 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   }
 
   CollectKind(*df.plan(), PlanKind::kStreamSource, &execution->source_nodes);
-  const std::set<int64_t> referenced = plan::ReferencedAttributes(plan);
   for (size_t i = 0; i < execution->source_nodes.size(); ++i) {
     auto log_dir = fs::path(root) / "sources" / std::to_string(i);
     std::error_code ec;

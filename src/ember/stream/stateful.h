@@ -26,6 +26,9 @@ struct StatefulOptions {
   int64_t event_time_id = -1;    // the watermarked attribute, or -1
   int64_t delay_ms = 0;          // its delay
   int64_t retain = 100;          // spark.sql.streaming.minBatchesToRetain
+  /// The attributes some node of the query reads (plan::ReferencedAttributes); a join keeps
+  /// only those of its sides in its state. Null: all of them.
+  const std::set<int64_t>* referenced = nullptr;
 };
 
 /// One batch's run of an operator.

@@ -292,7 +292,11 @@ Result<ArrayPtr> In(const std::shared_ptr<arrow::ChunkedArray>& ids, const std::
 
 // One side of the join: its columns and where they stand in the state.
 struct Side {
-  std::vector<plan::Attribute> output;
+  std::vector<plan::Attribute> child_output;  // all the child's columns
+  // Those the join keeps (what the query reads of them, and event times), by their place in
+  // child_output: a column nothing reads is not held in the state, and the join emits NULLs for it.
+  std::vector<int> kept;
+  std::vector<plan::Attribute> output;   // the kept columns
   std::vector<plan::Attribute> with_id;  // output, then the row id
   std::shared_ptr<arrow::Schema> state_schema;  // row id, output, matched
   std::vector<ExprPtr> keys;
@@ -382,11 +386,13 @@ class StreamJoinOperator : public StatefulOperator {
     if (semi) {
       // A left row is emitted once, at its first match; a matched one needs no state.
       ARROW_ASSIGN_OR_RAISE(auto emitted, Where(left_new.passed, left_matched));
-      output.push_back(LeftColumns(emitted));
+      ARROW_ASSIGN_OR_RAISE(auto rows, LeftColumns(emitted));
+      output.push_back(rows);
       ARROW_ASSIGN_OR_RAISE(auto unmatched, Not(left_matched));
       ARROW_ASSIGN_OR_RAISE(left_added, Where(left_added, unmatched));
     } else {
-      output.push_back(JoinedColumns(first));
+      ARROW_ASSIGN_OR_RAISE(auto rows, JoinedColumns(first));
+      output.push_back(rows);
     }
     int64_t rows_updated = left_added->num_rows();
 
@@ -404,9 +410,11 @@ class StreamJoinOperator : public StatefulOperator {
     if (semi) {
       ARROW_ASSIGN_OR_RAISE(auto newly, In(probed->column(0), right_ids.first));
       ARROW_ASSIGN_OR_RAISE(auto emitted, Where(InputOf(left_, probed), newly));
-      output.push_back(LeftColumns(emitted));
+      ARROW_ASSIGN_OR_RAISE(auto rows, LeftColumns(emitted));
+      output.push_back(rows);
     } else {
-      output.push_back(JoinedColumns(second));
+      ARROW_ASSIGN_OR_RAISE(auto rows, JoinedColumns(second));
+      output.push_back(rows);
     }
     // Left rows matched now are marked; the state rows among them change.
     ARROW_ASSIGN_OR_RAISE(auto hit, In(left_all->column(0), right_ids.first));
@@ -489,6 +497,7 @@ class StreamJoinOperator : public StatefulOperator {
   }
 
   Result<NewInput> NewRows(const Side& side, TablePtr input, const BatchContext& batch) {
+    ARROW_ASSIGN_OR_RAISE(input, input->SelectColumns(side.kept));
     ARROW_ASSIGN_OR_RAISE(input, input->CombineChunks());
     if (side.event_time_column >= 0 && input->num_rows() > 0) {
       ARROW_ASSIGN_OR_RAISE(auto late, AtOrBelow(input->column(side.event_time_column), batch.late_ms * 1000));
@@ -560,16 +569,16 @@ class StreamJoinOperator : public StatefulOperator {
                           pairs->column(IdColumn(left_) + 1 + IdColumn(right_)));
   }
 
-  TablePtr JoinedColumns(const TablePtr& pairs) const {
+  Result<TablePtr> JoinedColumns(const TablePtr& pairs) const {
     std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
-    for (int i = 0; i < IdColumn(left_); ++i) columns.push_back(pairs->column(i));
-    for (int i = 0; i < IdColumn(right_); ++i) columns.push_back(pairs->column(IdColumn(left_) + 1 + i));
+    ARROW_RETURN_NOT_OK(AppendSide(left_, pairs.get(), 0, pairs->num_rows(), &columns));
+    ARROW_RETURN_NOT_OK(AppendSide(right_, pairs.get(), IdColumn(left_) + 1, pairs->num_rows(), &columns));
     return arrow::Table::Make(OutputSchema(), columns, pairs->num_rows());
   }
 
-  TablePtr LeftColumns(const TablePtr& rows) const {
+  Result<TablePtr> LeftColumns(const TablePtr& rows) const {
     std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
-    for (int i = 0; i < IdColumn(left_); ++i) columns.push_back(rows->column(i));
+    ARROW_RETURN_NOT_OK(AppendSide(left_, rows.get(), 0, rows->num_rows(), &columns));
     return arrow::Table::Make(OutputSchema(), columns, rows->num_rows());
   }
 
@@ -577,24 +586,25 @@ class StreamJoinOperator : public StatefulOperator {
   Result<TablePtr> NullExtended(const TablePtr& rows, bool is_left) const {
     std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
     const int64_t n = rows->num_rows();
-    auto nulls = [&](const Side& side) -> arrow::Status {
-      for (const auto& a : side.output) {
-        ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayOfNull(a.type, n));
-        columns.push_back(std::make_shared<arrow::ChunkedArray>(array));
-      }
-      return arrow::Status::OK();
-    };
-    auto values = [&](const Side& side) {
-      for (size_t i = 0; i < side.output.size(); ++i) columns.push_back(rows->column(static_cast<int>(i)));
-    };
-    if (is_left) {
-      values(left_);
-      ARROW_RETURN_NOT_OK(nulls(right_));
-    } else {
-      ARROW_RETURN_NOT_OK(nulls(left_));
-      values(right_);
-    }
+    ARROW_RETURN_NOT_OK(AppendSide(left_, is_left ? rows.get() : nullptr, 0, n, &columns));
+    ARROW_RETURN_NOT_OK(AppendSide(right_, is_left ? nullptr : rows.get(), 0, n, &columns));
     return arrow::Table::Make(OutputSchema(), columns, n);
+  }
+
+  // Appends the child's columns of `side` for n rows: its kept columns from `rows` (from
+  // column `first` on), NULLs for the others, or for all of them when `rows` is null.
+  static arrow::Status AppendSide(const Side& side, const arrow::Table* rows, int first, int64_t n,
+                                  std::vector<std::shared_ptr<arrow::ChunkedArray>>* columns) {
+    size_t k = 0;
+    for (size_t i = 0; i < side.child_output.size(); ++i) {
+      if (rows && k < side.kept.size() && side.kept[k] == static_cast<int>(i)) {
+        columns->push_back(rows->column(first + static_cast<int>(k++)));
+        continue;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(side.child_output[i].type, n));
+      columns->push_back(std::make_shared<arrow::ChunkedArray>(nulls));
+    }
+    return arrow::Status::OK();
   }
 
   std::shared_ptr<arrow::Schema> OutputSchema() const {
@@ -756,7 +766,14 @@ Result<std::unique_ptr<StatefulOperator>> MakeStreamJoinOperator(const LogicalPl
   const char* names[2] = {"left", "right"};
   for (int s = 0; s < 2; ++s) {
     Side& side = sides[s];
-    side.output = node.children[static_cast<size_t>(s)]->output;
+    side.child_output = node.children[static_cast<size_t>(s)]->output;
+    for (size_t i = 0; i < side.child_output.size(); ++i) {
+      const int64_t id = side.child_output[i].id;
+      if (!options.referenced || options.referenced->count(id) || times.count(id)) {
+        side.kept.push_back(static_cast<int>(i));
+        side.output.push_back(side.child_output[i]);
+      }
+    }
     side.with_id = side.output;
     side.with_id.push_back(plan::Attribute{kRowId, plan::NewAttributeId(), arrow::int64(), false, ""});
     side.keys = s == 0 ? condition.left_keys : condition.right_keys;

@@ -67,6 +67,11 @@ def queries(left, right):
         "key_watermark": wl.join(wr, F.expr("k = rk AND t = rt")),
         "left_semi_range": wl.join(
             wr, F.expr("k = rk AND rt >= t AND rt <= t + interval 5 seconds"), "leftSemi"),
+        # Columns no one reads after the join (v, y) between and after those read.
+        "left_outer_narrowed": wl.withColumn("v", F.col("k") * 10).withColumn("w", F.col("k") * 100)
+        .join(wr.withColumn("x", F.col("rk") + 1).withColumn("y", F.col("rk") + 2),
+              F.expr("k = rk AND rt >= t AND rt <= t + interval 5 seconds"), "leftOuter")
+        .select("w", "k", "x"),
     }
 
 
@@ -134,7 +139,7 @@ def main():
     spark = session()
     result = {name: run(spark, name, base) for name in
               ("inner", "left_outer_range", "right_outer_range", "key_watermark",
-               "left_semi_range")}
+               "left_semi_range", "left_outer_narrowed")}
     result["errors"] = errors(spark, base)
     print(json.dumps(result))
 

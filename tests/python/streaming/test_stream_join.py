@@ -29,6 +29,7 @@ def results(tmp_path_factory):
             capture_output=True, timeout=600, env={**os.environ, "TZ": "UTC"})
         assert result.returncode == 0, (result.stdout + result.stderr)[-5000:].decode(errors="replace")
         out[engine] = json.loads(result.stdout.decode().strip().split("\n")[-1])
+        out[engine]["workdir"] = workdir
     return out
 
 
@@ -44,7 +45,7 @@ def test_rows_match_spark(results, name):
     assert all_rows(spark) and all_rows(ember) == all_rows(spark)
 
 
-@pytest.mark.parametrize("name", ["inner", "left_outer_range"])
+@pytest.mark.parametrize("name", ["inner", "left_outer_range", "left_outer_narrowed"])
 def test_rows_of_every_batch_and_state_numbers_match_spark(results, name):
     spark, ember = results["spark"][name], results["ember"][name]
     assert any(rows for _, rows in spark["batches"])
@@ -69,6 +70,23 @@ def test_event_time_key_bounds_the_state(results):
     assert ember["state"][-1] == spark["state"][-1]
     totals = [entry[0][1] for entry in ember["state"]]
     assert max(totals) <= 5 and totals[-1] == 2
+
+
+def test_the_state_holds_only_the_columns_the_query_reads(results):
+    """left_outer_narrowed selects w and x after the join: v and y, computed on its sides, are
+    read by no one and are not stored (Spark's optimizer prunes them below the join too)."""
+    import pyarrow.ipc
+
+    state = os.path.join(results["ember"]["workdir"], "left_outer_narrowed", "checkpoint", "state")
+    columns = {}
+    for root, _, files in os.walk(state):
+        for name in files:
+            if name.endswith(".delta"):
+                side = os.path.basename(root)
+                columns.setdefault(side, set()).update(
+                    pyarrow.ipc.open_file(os.path.join(root, name)).schema.names)
+    assert {"k", "t", "w"} <= columns["left"] and "v" not in columns["left"]
+    assert {"rk", "rt", "x"} <= columns["right"] and "y" not in columns["right"]
 
 
 def test_inner_join_without_watermark_keeps_every_row(results):
