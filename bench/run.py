@@ -241,7 +241,9 @@ def report(results, counts, mode, elapsed, loads):
         f"{counts['nexmark']['auction']:,} / {counts['nexmark']['bid']:,}) with the Nexmark "
         "generator's field names, from our own deterministic generator. Each query reads the "
         "JSON files with `trigger(availableNow=True)` into the memory sink; its time runs from "
-        "building the query to its stopping, in the one process of the suite.",
+        "building the query to its stopping, in the one process of the suite. Once its output "
+        "is checked, its memory-sink table is dropped (`spark.catalog.dropTempView`, on both "
+        "engines), so the process's peak memory is its largest query's.",
         "",
         "| Query | Mode | Time s | Events/s | Ember events per CPU second | Rows | Result |",
         "|---|---|---|---|---:|---:|---|",

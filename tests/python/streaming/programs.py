@@ -319,5 +319,49 @@ def source_log(workdir):
     print(json.dumps(result))
 
 
+def manager(workdir):
+    """spark.streams over queries that stop and fail: what get, active and awaitAnyTermination
+    say after each."""
+    spark = session()
+    source = os.path.join(workdir, "in")
+    os.makedirs(source)
+    write_file(source, "f0.json", event_rows(0, 3), 1_700_000_000)
+    streams = spark.streams
+    steps = {}
+
+    def start(name, writer=lambda w: w.format("memory").queryName("rows")):
+        df = spark.readStream.schema(EVENTS_DDL).json(source)
+        return writer(df.writeStream).option("checkpointLocation", os.path.join(workdir, name)).start()
+
+    def waited(timeout=None):
+        try:
+            return streams.awaitAnyTermination(timeout) if timeout else streams.awaitAnyTermination()
+        except Exception as error:  # noqa: BLE001 - which error is what is compared
+            return type(error).__name__
+
+    first = start("cp1")
+    first.processAllAvailable()
+    steps["running"] = [streams.get(first.id) is not None, [q.name for q in streams.active],
+                        waited(0.5)]
+    first.stop()
+    steps["stopped"] = [streams.get(first.id) is None, streams.active, waited(0.5)]
+    streams.resetTerminated()
+    steps["reset"] = waited(0.5)
+
+    def fail(batch_df, batch_id):
+        raise ValueError(f"boom in batch {batch_id}")
+
+    failing = start("cp2", lambda w: w.foreachBatch(fail))
+    steps["failed"] = [waited(), streams.get(failing.id) is None]
+    clean = start("cp3", lambda w: w.format("noop"))
+    clean.processAllAvailable()
+    clean.stop()
+    # An error sticks over a later clean stop, until resetTerminated.
+    steps["error_sticks"] = waited(0.5)
+    streams.resetTerminated()
+    steps["reset_again"] = waited(0.5)
+    print(json.dumps(steps))
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](sys.argv[2])

@@ -84,6 +84,17 @@ def test_listener_events_match_spark(tmp_path):
     assert ember == spark
 
 
+def test_query_manager_keeps_active_queries_only_as_spark(tmp_path):
+    """A stopped query is gone from spark.streams (get gives None): its sink's rows can go.
+    awaitAnyTermination answers for queries ended since the last resetTerminated, and an error
+    sticks over a later clean stop."""
+    spark = document("manager", "spark", tmp_path)
+    ember = document("manager", "ember", tmp_path)
+    assert spark["running"] == [True, ["rows"], False] and spark["stopped"] == [True, [], True]
+    assert spark["failed"][0] == spark["error_sticks"] == "StreamingQueryException"
+    assert ember == spark
+
+
 def shape(value):
     """A JSON value with the parts that naturally differ between runs replaced by their kind."""
     if isinstance(value, dict):

@@ -389,7 +389,11 @@ class StreamingQueryManager:
     """spark.streams."""
 
     def __init__(self) -> None:
+        # The active queries, as Spark's manager keeps them: a stopped query (and its sink's
+        # rows) is let go once the manager sees it ended.
         self._queries: Dict[str, StreamingQuery] = {}
+        # How the last query to end since resetTerminated() ended: [its error or None], or None.
+        self._ended: Optional[List[Any]] = None
         self._lock = threading.Lock()
         self._listeners: List[StreamingQueryListener] = []
         # The engine's listener bus calls one dispatcher; it holds the manager weakly, so a
@@ -428,13 +432,26 @@ class StreamingQueryManager:
             except Exception:  # noqa: BLE001 - as Spark's bus: report, go on with the others
                 sys.unraisablehook(_Unraisable(sys.exc_info(), listener))
 
+    def _forget_ended(self) -> None:
+        """Drops the queries that ended; an error sticks over a later clean end (Spark's
+        lastTerminatedQueryException). Called under the lock."""
+        for key, q in list(self._queries.items()):
+            if not q.isActive:
+                del self._queries[key]
+                error = q.exception()
+                if self._ended is None or error is not None:
+                    self._ended = [error]
+
     @property
     def active(self) -> List[StreamingQuery]:
         with self._lock:
-            return [q for q in self._queries.values() if q.isActive]
+            self._forget_ended()
+            return list(self._queries.values())
 
     def get(self, id: str) -> Optional[StreamingQuery]:
+        """The active query of this id, or None (Spark returns active queries only)."""
         with self._lock:
+            self._forget_ended()
             return self._queries.get(id)
 
     def _check_name(self, name: Optional[str]) -> None:
@@ -460,10 +477,11 @@ class StreamingQueryManager:
 
     def _register(self, query: StreamingQuery) -> None:
         with self._lock:
-            for existing in self._queries.values():
-                if existing.id == query.id and existing is not query and existing.isActive:
-                    query._q.stop()
-                    raise self._same_id_error(query.id)
+            self._forget_ended()
+            existing = self._queries.get(query.id)
+            if existing is not None and existing is not query:
+                query._q.stop()
+                raise self._same_id_error(query.id)
             self._queries[query.id] = query
 
     def awaitAnyTermination(self, timeout: Optional[int] = None) -> Optional[bool]:
@@ -471,20 +489,21 @@ class StreamingQueryManager:
 
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            queries = list(self._queries.values())
-            for q in queries:
-                if not q.isActive:
-                    error = q.exception()
-                    if error:
-                        raise error
-                    return True
+            with self._lock:
+                self._forget_ended()
+                ended = self._ended
+            if ended is not None:
+                if ended[0]:
+                    raise ended[0]
+                return True
             if deadline is not None and time.monotonic() > deadline:
                 return False
             time.sleep(0.01)
 
     def resetTerminated(self) -> None:
         with self._lock:
-            self._queries = {k: q for k, q in self._queries.items() if q.isActive}
+            self._forget_ended()
+            self._ended = None
 
 
 def _checkpoint_query_id(checkpoint: str) -> Optional[str]:
