@@ -392,8 +392,9 @@ class StreamingQueryManager:
         # The active queries, as Spark's manager keeps them: a stopped query (and its sink's
         # rows) is let go once the manager sees it ended.
         self._queries: Dict[str, StreamingQuery] = {}
-        # How the last query to end since resetTerminated() ended: [its error or None], or None.
-        self._ended: Optional[List[Any]] = None
+        # Whether a query ended since resetTerminated(), and the error it sticks with, if any.
+        self._ended = False
+        self._ended_error: Optional[Exception] = None
         self._lock = threading.Lock()
         self._listeners: List[StreamingQueryListener] = []
         # The engine's listener bus calls one dispatcher; it holds the manager weakly, so a
@@ -439,8 +440,8 @@ class StreamingQueryManager:
             if not q.isActive:
                 del self._queries[key]
                 error = q.exception()
-                if self._ended is None or error is not None:
-                    self._ended = [error]
+                if not self._ended or error is not None:
+                    self._ended, self._ended_error = True, error
 
     @property
     def active(self) -> List[StreamingQuery]:
@@ -491,10 +492,10 @@ class StreamingQueryManager:
         while True:
             with self._lock:
                 self._forget_ended()
-                ended = self._ended
-            if ended is not None:
-                if ended[0]:
-                    raise ended[0]
+                ended, error = self._ended, self._ended_error
+            if ended:
+                if error is not None:
+                    raise error
                 return True
             if deadline is not None and time.monotonic() > deadline:
                 return False
@@ -503,7 +504,7 @@ class StreamingQueryManager:
     def resetTerminated(self) -> None:
         with self._lock:
             self._forget_ended()
-            self._ended = None
+            self._ended, self._ended_error = False, None
 
 
 def _checkpoint_query_id(checkpoint: str) -> Optional[str]:
