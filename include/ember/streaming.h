@@ -2,6 +2,7 @@
 // checkpoint layout and exactly-once protocol (see ../shared/STREAMING.md sections 1 and 2).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -111,10 +112,14 @@ class StreamingQuery : public std::enable_shared_from_this<StreamingQuery> {
   const std::string& run_id() const { return run_id_; }
   const std::string& name() const { return options_.name; }
   bool IsActive() const;
+  /// Called about every 100 ms while a caller waits on the query; true ends the wait with
+  /// Status::Cancelled (the Python binding checks for Ctrl-C there).
+  using WaitInterrupt = std::function<bool()>;
   /// Blocks until every input available now is processed (or the query failed or stopped).
-  arrow::Status ProcessAllAvailable();
+  arrow::Status ProcessAllAvailable(const WaitInterrupt& interrupted = nullptr);
   /// Waits for the query to end; false on timeout. The query's failure is the status.
-  arrow::Result<bool> AwaitTermination(std::optional<double> timeout_seconds);
+  arrow::Result<bool> AwaitTermination(std::optional<double> timeout_seconds,
+                                       const WaitInterrupt& interrupted = nullptr);
   void Stop();
   /// The failure that ended the query, if any.
   arrow::Status exception() const;
@@ -129,6 +134,11 @@ class StreamingQuery : public std::enable_shared_from_this<StreamingQuery> {
   void Run();
   arrow::Status RunLoop();
   void Post(StreamingQueryEvent event) const;
+  enum class WaitEnd { kDone, kTimedOut, kInterrupted };
+  /// Waits under `lock` until `done`, the deadline or `interrupted` (called unlocked).
+  WaitEnd WaitFor(std::unique_lock<std::mutex>& lock, const std::function<bool()>& done,
+               std::optional<std::chrono::steady_clock::time_point> deadline,
+               const WaitInterrupt& interrupted);
   /// Adds a progress entry (the last 100 are kept) and, for an executed batch, posts it.
   void ReportProgress(std::string progress, bool executed);
   /// A trigger that ran no batch: Spark's idle progress entry and QueryIdleEvent, when due.

@@ -56,6 +56,71 @@ void Check(const arrow::Status& status) {
   if (!status.ok()) throw StatusError{status};
 }
 
+// Engine text on its way to Python (messages, events, progress): an invalid UTF-8 sequence in
+// it (a file's bytes quoted in an error) becomes U+FFFD, as Spark's decoding does, instead of a
+// UnicodeDecodeError where the caller expects the engine's answer.
+nb::str Text(std::string_view text) {
+  PyObject* decoded =
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+  if (decoded == nullptr) throw nb::python_error();
+  return nb::steal<nb::str>(decoded);
+}
+
+nb::object OptionalText(const std::optional<std::string>& text) {
+  return text ? nb::object(Text(*text)) : nb::object(nb::none());
+}
+
+// Ends a wait on a query when Python has a signal to handle: Ctrl-C raises KeyboardInterrupt
+// in the waiting caller, as it does in PySpark, instead of being held until the query ends.
+bool PythonSignalled() {
+  nb::gil_scoped_acquire gil;
+  return PyErr_CheckSignals() != 0;
+}
+
+// A failed wait: the pending Python exception if a signal ended it, else the query's error.
+void CheckWait(const arrow::Status& status) {
+  if (status.IsCancelled() && PyErr_Occurred()) throw nb::python_error();
+  Check(status);
+}
+
+// Whether native code may still call into the interpreter: not once it is finalizing (a thread
+// that takes the GIL then is ended by Python, and a C++ thread ended so aborts the process).
+bool InterpreterUsable() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsInitialized() && !Py_IsFinalizing();
+#else
+  return Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+}
+
+// A query as Python holds it: dropping the last reference stops the query, which joins its
+// thread; that thread may be waiting for the GIL (foreachBatch, a listener), so the GIL is let
+// go around it.
+std::shared_ptr<ember::StreamingQuery> HeldByPython(std::shared_ptr<ember::StreamingQuery> query) {
+  ember::StreamingQuery* raw = query.get();
+  return std::shared_ptr<ember::StreamingQuery>(raw, [query = std::move(query)](auto*) mutable {
+    if (InterpreterUsable() && PyGILState_Check()) {
+      nb::gil_scoped_release release;
+      query.reset();
+    } else {
+      query.reset();
+    }
+  });
+}
+
+// A Python object kept by engine objects that may die on any thread, with or without the GIL.
+std::shared_ptr<nb::object> KeptPythonObject(nb::object object) {
+  return std::shared_ptr<nb::object>(new nb::object(std::move(object)), [](nb::object* o) {
+    if (InterpreterUsable()) {
+      nb::gil_scoped_acquire gil;
+      delete o;
+    } else {
+      (void)o->release();  // the interpreter is gone, and its objects with it
+      delete o;
+    }
+  });
+}
+
 // Hands a streaming query's events to a Python function (StreamingQueryManager's dispatcher)
 // as (kind, fields). It runs on the bus's thread (kStarted: on the thread in start()) and takes
 // the GIL for the call; an exception the function lets through is reported as unraisable.
@@ -63,7 +128,7 @@ class PythonListener : public ember::StreamingQueryListener {
  public:
   explicit PythonListener(nb::callable function) : function_(std::move(function)) {}
   ~PythonListener() override {
-    if (!Py_IsInitialized()) {
+    if (!InterpreterUsable()) {
       (void)function_.release();  // the interpreter is gone, and its objects with it
       return;
     }
@@ -77,18 +142,17 @@ class PythonListener : public ember::StreamingQueryListener {
 
  private:
   void Call(const char* kind, const ember::StreamingQueryEvent& e) {
-    if (!Py_IsInitialized()) return;
+    if (!InterpreterUsable()) return;
     nb::gil_scoped_acquire gil;
     try {
       nb::dict fields;
-      fields["id"] = e.id;
-      fields["runId"] = e.run_id;
-      fields["name"] = e.name.empty() ? nb::object(nb::none()) : nb::cast(e.name);
-      fields["timestamp"] = e.timestamp;
-      fields["progress"] = e.progress;
-      fields["exception"] = e.exception ? nb::cast(*e.exception) : nb::object(nb::none());
-      fields["errorClassOnException"] =
-          e.error_class ? nb::cast(*e.error_class) : nb::object(nb::none());
+      fields["id"] = Text(e.id);
+      fields["runId"] = Text(e.run_id);
+      fields["name"] = e.name.empty() ? nb::object(nb::none()) : nb::object(Text(e.name));
+      fields["timestamp"] = Text(e.timestamp);
+      fields["progress"] = Text(e.progress);
+      fields["exception"] = OptionalText(e.exception);
+      fields["errorClassOnException"] = OptionalText(e.error_class);
       function_(kind, fields);
     } catch (nb::python_error& error) {
       error.discard_as_unraisable("a streaming query listener");
@@ -377,7 +441,8 @@ NB_MODULE(_core, m) {
                                    : "[INTERNAL_ERROR] " + e.status.ToString() + " SQLSTATE: XX000";
       nb::gil_scoped_acquire gil;
       nb::object errors = nb::module_::import_("ember.errors");
-      nb::object exc = errors.attr("from_core")(kind, condition, message, sql_state);
+      nb::object exc =
+          errors.attr("from_core")(Text(kind), Text(condition), Text(message), Text(sql_state));
       PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
     }
   });
@@ -554,8 +619,11 @@ NB_MODULE(_core, m) {
   });
   // foreachBatch: the Python function runs on the query's thread, holding the GIL.
   m.def("foreach_batch_sink", [](nb::callable function) {
-    auto holder = std::make_shared<nb::object>(std::move(function));
+    auto holder = KeptPythonObject(std::move(function));
     return ember::MakeForeachBatchSink([holder](const DataFrame& batch, int64_t batch_id) {
+      if (!InterpreterUsable()) {
+        return arrow::Status::Cancelled("the Python interpreter is shutting down");
+      }
       nb::gil_scoped_acquire gil;
       try {
         (*holder)(batch, batch_id);
@@ -601,7 +669,8 @@ NB_MODULE(_core, m) {
                                    : trigger == "processingTime"
                                        ? ember::TriggerKind::kProcessingTime
                                        : ember::TriggerKind::kDefault;
-            return Unwrap(ember::StreamingQuery::Start(df, std::move(options), std::move(sink)));
+            return HeldByPython(
+                Unwrap(ember::StreamingQuery::Start(df, std::move(options), std::move(sink))));
           })
       .def_prop_ro("id", &ember::StreamingQuery::id)
       .def_prop_ro("run_id", &ember::StreamingQuery::run_id)
@@ -612,31 +681,38 @@ NB_MODULE(_core, m) {
              arrow::Status status;
              {
                nb::gil_scoped_release release;
-               status = q.ProcessAllAvailable();
+               status = q.ProcessAllAvailable(PythonSignalled);
              }
-             Check(status);
+             CheckWait(status);
            })
       .def("await_termination",
            [](ember::StreamingQuery& q, double timeout_seconds) {  // negative: no timeout
              arrow::Result<bool> result;
              {
                nb::gil_scoped_release release;
-               result = q.AwaitTermination(timeout_seconds < 0 ? std::nullopt
-                                                               : std::optional<double>(timeout_seconds));
+               result = q.AwaitTermination(
+                   timeout_seconds < 0 ? std::nullopt : std::optional<double>(timeout_seconds),
+                   PythonSignalled);
              }
-             return Unwrap(std::move(result));
+             CheckWait(result.status());
+             return *result;
            })
       .def("stop", &ember::StreamingQuery::Stop, nb::call_guard<nb::gil_scoped_release>())
       .def("exception",
-           [](const ember::StreamingQuery& q) -> std::optional<std::string> {
+           [](const ember::StreamingQuery& q) -> nb::object {
              auto status = q.exception();
-             if (status.ok()) return std::nullopt;
-             return status.message();
+             if (status.ok()) return nb::none();
+             return Text(status.message());
            })
       .def("raise_exception", [](const ember::StreamingQuery& q) { Check(q.exception()); })
-      .def("last_progress", &ember::StreamingQuery::LastProgress)
-      .def("recent_progress", &ember::StreamingQuery::RecentProgress)
-      .def("status", &ember::StreamingQuery::Status);
+      .def("last_progress", [](const ember::StreamingQuery& q) { return Text(q.LastProgress()); })
+      .def("recent_progress",
+           [](const ember::StreamingQuery& q) {
+             nb::list out;
+             for (const auto& p : q.RecentProgress()) out.append(Text(p));
+             return out;
+           })
+      .def("status", [](const ember::StreamingQuery& q) { return Text(q.Status()); });
   m.def("interval_ms", [](const std::string& text) {
     return Unwrap(ember::ParseIntervalMicros(text)) / 1000;
   });

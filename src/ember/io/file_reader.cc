@@ -23,6 +23,7 @@
 #include <arrow/table.h>
 #include <arrow/util/parallel.h>
 #include <arrow/util/thread_pool.h>
+#include <arrow/util/utf8.h>
 #include <parquet/arrow/reader.h>
 
 #include "ember/error.h"
@@ -51,6 +52,25 @@ bool BoolOption(const plan::FileSource& source, const std::string& key, bool fal
 }
 
 bool Hidden(const std::string& name) { return !name.empty() && (name[0] == '_' || name[0] == '.'); }
+
+// Spark's paths are text: a file whose name is not UTF-8 cannot be recorded in a source log or
+// opened again by that name, so it is refused by name rather than skipped (which would lose it).
+arrow::Status CheckFileName(const std::string& path) {
+  static const bool initialized = (arrow::util::InitializeUTF8(), true);
+  (void)initialized;
+  if (arrow::util::ValidateUTF8(path)) return arrow::Status::OK();
+  std::string shown;  // the name's bytes, those past ASCII as \xNN
+  for (unsigned char c : path) {
+    char escaped[5];
+    std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+    shown += c < 0x80 ? std::string(1, static_cast<char>(c)) : std::string(escaped);
+  }
+  return UserError(ErrorKind::kRuntime, "FAILED_READ_FILE.NO_HINT",
+                   "Encountered error while reading file " + shown +
+                       ". The file's name is not valid UTF-8, which a path in Spark cannot hold; "
+                       "rename the file.",
+                   "KD001");
+}
 
 Result<FileEntry> Stat(const std::string& path) {
   struct stat st;
@@ -443,6 +463,7 @@ Result<std::vector<FileEntry>> ListDataFiles(const std::string& path_in, bool re
       for (const auto& item : fs::directory_iterator(dir, ec)) {
         std::string name = item.path().filename().string();
         if (Hidden(name)) continue;
+        ARROW_RETURN_NOT_OK(CheckFileName(item.path().string()));
         if (item.is_directory()) {
           if (recursive || name.find('=') != std::string::npos) pending.push_back(item.path().string());
         } else {

@@ -546,7 +546,14 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
 }
 
 void StreamingQuery::Run() {
-  arrow::Status status = RunLoop();
+  arrow::Status status;
+  // An exception out of a library (a bug of Ember's) ends the query with an error, not the
+  // process: nothing is committed for the batch it interrupted, so a restart runs it again.
+  try {
+    status = RunLoop();
+  } catch (const std::exception& e) {
+    status = arrow::Status::UnknownError("the query's thread stopped on an exception: ", e.what());
+  }
   // A query that ended keeps its progress, not its state and logs: the session's manager keeps
   // the query (Python) object until resetTerminated().
   execution_.reset();
@@ -996,23 +1003,51 @@ bool StreamingQuery::IsActive() const {
   return active_;
 }
 
-arrow::Status StreamingQuery::ProcessAllAvailable() {
+StreamingQuery::WaitEnd StreamingQuery::WaitFor(
+    std::unique_lock<std::mutex>& lock, const std::function<bool()>& done,
+    std::optional<std::chrono::steady_clock::time_point> deadline,
+    const WaitInterrupt& interrupted) {
+  constexpr auto kSlice = std::chrono::milliseconds(100);
+  while (!done()) {
+    auto until = std::chrono::steady_clock::now() + kSlice;
+    if (deadline && *deadline < until) until = *deadline;
+    if (changed_.wait_until(lock, until, done)) break;
+    if (deadline && std::chrono::steady_clock::now() >= *deadline) return WaitEnd::kTimedOut;
+    if (interrupted) {
+      lock.unlock();
+      bool stop = interrupted();
+      lock.lock();
+      if (stop) return WaitEnd::kInterrupted;
+    }
+  }
+  return WaitEnd::kDone;
+}
+
+arrow::Status StreamingQuery::ProcessAllAvailable(const WaitInterrupt& interrupted) {
   std::unique_lock<std::mutex> lock(mutex_);
   int64_t start = batches_done_;
   // Done once an attempt that began after this call found nothing new: the attempt running at
   // the call may have listed files before they arrived, so wait for the one after it.
-  changed_.wait(lock, [&] { return !active_ || (idle_ && batches_done_ >= start + 2); });
+  auto done = [&] { return !active_ || (idle_ && batches_done_ >= start + 2); };
+  if (WaitFor(lock, done, std::nullopt, interrupted) == WaitEnd::kInterrupted) {
+    return arrow::Status::Cancelled("processAllAvailable was interrupted");
+  }
   return failure_;
 }
 
-Result<bool> StreamingQuery::AwaitTermination(std::optional<double> timeout_seconds) {
+Result<bool> StreamingQuery::AwaitTermination(std::optional<double> timeout_seconds,
+                                              const WaitInterrupt& interrupted) {
   std::unique_lock<std::mutex> lock(mutex_);
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   if (timeout_seconds) {
-    bool ended = changed_.wait_for(lock, std::chrono::duration<double>(*timeout_seconds),
-                                   [&] { return !active_; });
-    if (!ended) return false;
-  } else {
-    changed_.wait(lock, [&] { return !active_; });
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(*timeout_seconds));
+  }
+  switch (WaitFor(lock, [&] { return !active_; }, deadline, interrupted)) {
+    case WaitEnd::kTimedOut: return false;
+    case WaitEnd::kInterrupted: return arrow::Status::Cancelled("awaitTermination was interrupted");
+    case WaitEnd::kDone: break;
   }
   ARROW_RETURN_NOT_OK(failure_);
   return true;

@@ -408,8 +408,7 @@ class StreamingQueryManager:
                 owner._dispatch(kind, fields)
 
         self._bus.set_dispatcher(dispatch)
-        # Deliver what is queued and stop the listener thread before the interpreter goes.
-        atexit.register(self._bus.close)
+        atexit.register(_shutdown, manager, self._bus)
 
     def addListener(self, listener: StreamingQueryListener) -> None:
         """Registers a StreamingQueryListener for the events of this session's queries."""
@@ -505,6 +504,17 @@ class StreamingQueryManager:
         with self._lock:
             self._forget_ended()
             self._ended, self._ended_error = False, None
+
+
+def _shutdown(manager: "weakref.ref[StreamingQueryManager]", bus: Any) -> None:
+    """At interpreter exit, while threads may still take the GIL: stops the session's active
+    queries (Spark's JVM stops its queries as it exits), then delivers the queued listener events
+    and ends the listener thread, so no engine thread calls into a finalizing interpreter."""
+    owner = manager()
+    if owner is not None:
+        for query in owner.active:
+            query.stop()
+    bus.close()
 
 
 def _checkpoint_query_id(checkpoint: str) -> Optional[str]:
