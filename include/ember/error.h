@@ -54,6 +54,15 @@ arrow::Status UserError(ErrorKind kind, const std::string& condition, const std:
 /// Spark's TABLE_OR_VIEW_NOT_FOUND for a name given in parts ({"local", "db", "t"}).
 arrow::Status TableOrViewNotFound(const std::vector<std::string>& name_parts);
 
+/// A data file that could not be written (a full disk, a missing permission): Spark's
+/// TASK_WRITE_FAILED naming the file, with the system's reason from `cause`.
+arrow::Status DataFileWriteFailed(const std::string& path, const arrow::Status& cause);
+/// Any other file that could not be written (checkpoint logs, state, table metadata): the file
+/// and the system's reason, e.g. "Cannot write /cp/offsets/3: No space left on device (errno 28)".
+arrow::Status FileWriteFailed(const std::string& path, const arrow::Status& cause);
+/// The same for a failed system call whose errno is `errnum`.
+arrow::Status FileWriteFailed(const std::string& path, int errnum);
+
 /// The ErrorDetail of a status, or null for an internal error.
 const ErrorDetail* GetErrorDetail(const arrow::Status& status);
 

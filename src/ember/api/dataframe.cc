@@ -204,7 +204,10 @@ arrow::Status DataFrame::WriteFiles(const std::string& format, const std::string
   ARROW_RETURN_NOT_OK(io::WritePartFiles(lower, rows, path, partition_by, iceberg::NewUuid(),
                                          session_->eval_context())
                           .status());
-  std::ofstream((fs::path(path) / "_SUCCESS").string());
+  std::string marker = (fs::path(path) / "_SUCCESS").string();
+  std::ofstream out(marker);
+  out.close();
+  if (!out) return FileWriteFailed(marker, errno);
   return arrow::Status::OK();
 }
 

@@ -1,5 +1,9 @@
 #include "ember/error.h"
 
+#include <cstring>
+
+#include <arrow/util/io_util.h>
+
 namespace ember {
 
 const char* ErrorKindName(ErrorKind kind) {
@@ -41,6 +45,33 @@ arrow::Status TableOrViewNotFound(const std::vector<std::string>& name_parts) {
                        "catalog.\nTo tolerate the error on drop use DROP VIEW IF EXISTS or DROP "
                        "TABLE IF EXISTS.",
                    "42P01");
+}
+
+namespace {
+
+// "No space left on device (errno 28)" when the status carries an errno, else its message.
+std::string WriteReason(const arrow::Status& cause) {
+  int errnum = arrow::internal::ErrnoFromStatus(cause);
+  if (errnum > 0) return std::string(std::strerror(errnum)) + " (errno " + std::to_string(errnum) + ")";
+  return cause.message();
+}
+
+}  // namespace
+
+arrow::Status DataFileWriteFailed(const std::string& path, const arrow::Status& cause) {
+  if (cause.ok() || GetErrorDetail(cause)) return cause;
+  return UserError(ErrorKind::kRuntime, "TASK_WRITE_FAILED",
+                   "Task failed while writing rows to " + path + ". " + WriteReason(cause) + ".",
+                   "58030");
+}
+
+arrow::Status FileWriteFailed(const std::string& path, const arrow::Status& cause) {
+  if (cause.ok() || GetErrorDetail(cause)) return cause;
+  return UserError(ErrorKind::kRuntime, "", "Cannot write " + path + ": " + WriteReason(cause));
+}
+
+arrow::Status FileWriteFailed(const std::string& path, int errnum) {
+  return FileWriteFailed(path, arrow::internal::IOErrorFromErrno(errnum, "write failed"));
 }
 
 const ErrorDetail* GetErrorDetail(const arrow::Status& status) {

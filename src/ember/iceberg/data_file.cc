@@ -77,8 +77,9 @@ Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Open(
   std::string path = LocalPath(location);
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  ARROW_ASSIGN_OR_RAISE(auto out, arrow::io::FileOutputStream::Open(path));
-  return std::unique_ptr<DataFileWriter>(new DataFileWriter(location, schema, std::move(out)));
+  auto out = arrow::io::FileOutputStream::Open(path);
+  if (!out.ok()) return DataFileWriteFailed(path, out.status());
+  return std::unique_ptr<DataFileWriter>(new DataFileWriter(location, schema, *std::move(out)));
 }
 
 DataFileWriter::DataFileWriter(std::string location, std::shared_ptr<arrow::Schema> schema,
@@ -114,6 +115,10 @@ arrow::Status DataFileWriter::StartWriter(const arrow::Table* first_rows) {
 }
 
 arrow::Status DataFileWriter::Write(const arrow::Table& rows) {
+  return DataFileWriteFailed(LocalPath(location_), WriteRows(rows));
+}
+
+arrow::Status DataFileWriter::WriteRows(const arrow::Table& rows) {
   if (!writer_) ARROW_RETURN_NOT_OK(StartWriter(&rows));
   // Record batches fill the open row group up to kRowGroupRows, whatever their sizes.
   arrow::TableBatchReader batches(rows);
@@ -126,10 +131,10 @@ arrow::Status DataFileWriter::Write(const arrow::Table& rows) {
 }
 
 Result<DataFile> DataFileWriter::Finish() {
-  if (!writer_) ARROW_RETURN_NOT_OK(StartWriter(nullptr));
-  ARROW_RETURN_NOT_OK(writer_->Close());
-  ARROW_RETURN_NOT_OK(out_->Close());
   std::string path = LocalPath(location_);
+  if (!writer_) ARROW_RETURN_NOT_OK(DataFileWriteFailed(path, StartWriter(nullptr)));
+  ARROW_RETURN_NOT_OK(DataFileWriteFailed(path, writer_->Close()));
+  ARROW_RETURN_NOT_OK(DataFileWriteFailed(path, out_->Close()));
   DataFile file;
   file.path = location_;
   struct stat st;

@@ -59,6 +59,7 @@ class DataFileWriter {
   DataFileWriter(std::string location, std::shared_ptr<arrow::Schema> schema,
                  std::shared_ptr<arrow::io::OutputStream> out);
   arrow::Status StartWriter(const arrow::Table* first_rows);
+  arrow::Status WriteRows(const arrow::Table& rows);
   std::string location_;
   std::shared_ptr<arrow::Schema> schema_;
   std::shared_ptr<arrow::io::OutputStream> out_;

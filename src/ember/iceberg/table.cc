@@ -120,7 +120,7 @@ Status WriteBytes(const std::string& location, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
-  if (!out) return Status::IOError("cannot write ", path);
+  if (!out) return FileWriteFailed(path, errno);
   return Status::OK();
 }
 

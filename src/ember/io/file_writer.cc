@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <fstream>
@@ -109,14 +110,12 @@ Status WriteJsonLines(const std::shared_ptr<arrow::Table>& table, const std::str
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   out.close();
-  if (!out) return Status::IOError("cannot write ", path);
+  if (!out) return Status::IOError(std::strerror(errno));
   return Status::OK();
 }
 
-}  // namespace
-
-Status WriteFile(const std::string& format, const std::shared_ptr<arrow::Table>& table,
-                 const std::string& path, const plan::EvalContext&) {
+Status WriteFormat(const std::string& format, const std::shared_ptr<arrow::Table>& table,
+                   const std::string& path) {
   if (format == "json") return WriteJsonLines(table, path);
   ARROW_ASSIGN_OR_RAISE(auto out, arrow::io::FileOutputStream::Open(path));
   if (format == "parquet") {
@@ -133,6 +132,13 @@ Status WriteFile(const std::string& format, const std::shared_ptr<arrow::Table>&
                      "0A000");
   }
   return out->Close();
+}
+
+}  // namespace
+
+Status WriteFile(const std::string& format, const std::shared_ptr<arrow::Table>& table,
+                 const std::string& path, const plan::EvalContext&) {
+  return DataFileWriteFailed(path, WriteFormat(format, table, path));
 }
 
 namespace {

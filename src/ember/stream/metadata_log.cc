@@ -33,14 +33,15 @@ Result<bool> WriteFileAtomically(const std::string& path, const std::string& con
     fs::create_directories(directory, ec);
     fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   }
-  if (fd < 0) return Status::IOError("cannot create ", temp, ": ", std::strerror(errno));
+  if (fd < 0) return FileWriteFailed(path, errno);
   size_t written = 0;
   while (written < content.size()) {
     ssize_t n = ::write(fd, content.data() + written, content.size() - written);
     if (n < 0) {
+      int error = errno;
       ::close(fd);
       ::unlink(temp.c_str());
-      return Status::IOError("cannot write ", temp, ": ", std::strerror(errno));
+      return FileWriteFailed(path, error);
     }
     written += static_cast<size_t>(n);
   }
@@ -60,7 +61,7 @@ Result<bool> WriteFileAtomically(const std::string& path, const std::string& con
   }
   if (rc != 0) {
     if (error == EEXIST) return false;
-    return Status::IOError("cannot move ", temp, " to ", path, ": ", std::strerror(error));
+    return FileWriteFailed(path, error);
   }
   return true;
 }

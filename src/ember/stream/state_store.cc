@@ -50,8 +50,7 @@ Result<std::shared_ptr<arrow::Table>> AddFlag(const std::shared_ptr<arrow::Table
 // encoded, then renames it over `path`: a reader sees the old file or the new one. A re-run
 // batch rewrites its version this way. No fsync, like the metadata logs: safe against a crash of
 // the process, not of the machine.
-Status WriteTable(const std::string& path, const std::shared_ptr<arrow::Table>& table) {
-  std::string temp = path + ".tmp";
+Status WriteTableTo(const std::string& temp, const std::shared_ptr<arrow::Table>& table) {
   ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(temp));
   // The writer's many small pieces (metadata, each buffer) leave in writes of up to 256 KiB.
   ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferedOutputStream::Create(
@@ -61,10 +60,17 @@ Status WriteTable(const std::string& path, const std::shared_ptr<arrow::Table>& 
   ARROW_ASSIGN_OR_RAISE(auto writer, arrow::ipc::MakeFileWriter(sink, table->schema(), options));
   ARROW_RETURN_NOT_OK(writer->WriteTable(*table));
   ARROW_RETURN_NOT_OK(writer->Close());
-  ARROW_RETURN_NOT_OK(sink->Close());
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    return Status::IOError("cannot rename ", temp, ": ", std::strerror(errno));
+  return sink->Close();
+}
+
+Status WriteTable(const std::string& path, const std::shared_ptr<arrow::Table>& table) {
+  std::string temp = path + ".tmp";
+  Status written = WriteTableTo(temp, table);
+  if (!written.ok()) {
+    ::unlink(temp.c_str());  // a full disk keeps no half-written file
+    return FileWriteFailed(path, written);
   }
+  if (::rename(temp.c_str(), path.c_str()) != 0) return FileWriteFailed(path, errno);
   return Status::OK();
 }
 
