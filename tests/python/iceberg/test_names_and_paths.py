@@ -235,3 +235,41 @@ def test_a_query_name_cannot_take_its_checkpoint_out_of_the_root(tmp_path, name)
         assert os.listdir(root) == ["plain"]
     finally:
         spark.conf.unset("spark.sql.streaming.checkpointLocation")
+
+
+SPARK_PARTITION_WRITER = textwrap.dedent("""
+    import json, os, sys
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+             .getOrCreate())
+    columns, out = json.loads(sys.argv[1]), sys.argv[2]
+    for i, column in enumerate(columns):
+        df = spark.createDataFrame([(1, "v/1"), (2, "..")], ["id", column])
+        df.write.partitionBy(column).parquet(os.path.join(out, str(i)))
+""")
+
+
+def partition_directories(root):
+    """The directories under `root`, relative: where the partition values went."""
+    return sorted(os.path.relpath(os.path.join(d, n), root)
+                  for d, dirs, _ in os.walk(root) for n in dirs)
+
+
+def test_partition_directories_escape_column_names_as_spark(tmp_path):
+    """A partition column's name is escaped in its directory as Spark's escapePathName escapes it
+    (Ember escaped only the values: a column named `../up` wrote above the output path)."""
+    from iceberg.test_iceberg_tables import spark_available
+    if not spark_available():
+        pytest.skip("the real Spark is the oracle")
+    columns = ["a/b", "../up", "x=y", "tab\tcol"]
+    spark_out, ember_out = tmp_path / "spark", tmp_path / "ember" / "out"
+    done = subprocess.run([sys.executable, "-c", SPARK_PARTITION_WRITER, json.dumps(columns),
+                           str(spark_out)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    spark = SparkSession.builder.getOrCreate()
+    for i, column in enumerate(columns):
+        df = spark.createDataFrame([(1, "v/1"), (2, "..")], ["id", column])
+        df.write.partitionBy(column).parquet(str(ember_out / str(i)))
+    assert os.listdir(tmp_path / "ember") == ["out"]
+    for i in range(len(columns)):
+        assert partition_directories(ember_out / str(i)) == partition_directories(spark_out / str(i))
