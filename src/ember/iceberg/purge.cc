@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "ember/iceberg/avro.h"
 #include "ember/iceberg/catalog.h"
 #include "ember/iceberg/data_file.h"
@@ -34,6 +36,20 @@ Result<std::vector<std::string>> ManifestFilePaths(const std::string& manifest) 
     if (!data_file) continue;
     const avro::Datum* path = avro::FieldById(data_schema, *data_file, 100);
     if (path && path->is<std::string>()) paths.push_back(path->as<std::string>());
+  }
+  return paths;
+}
+
+// The statistics-path of each entry of a statistics or partition-statistics array.
+std::vector<std::string> StatisticsPaths(const std::string& json) {
+  std::vector<std::string> paths;
+  auto entries = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (!entries.is_array()) return paths;
+  for (const auto& entry : entries) {
+    if (entry.is_object() && entry.contains("statistics-path") &&
+        entry["statistics-path"].is_string()) {
+      paths.push_back(entry["statistics-path"].get<std::string>());
+    }
   }
   return paths;
 }
@@ -83,6 +99,8 @@ Status PurgeTableFiles(const LoadedTable& table, const std::vector<std::string>&
   }
   for (const auto& manifest : manifests) add(manifest);
   for (const auto& list : manifest_lists) add(list);
+  for (const auto& file : StatisticsPaths(metadata.statistics_json)) add(file);
+  for (const auto& file : StatisticsPaths(metadata.partition_statistics_json)) add(file);
   for (const auto& [timestamp, file] : metadata.metadata_log) add(file);
   add(table.metadata_path);
   for (const auto& file : catalog_files) add(file);

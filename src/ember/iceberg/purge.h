@@ -13,7 +13,8 @@ struct LoadedTable;
 
 /// Deletes the files `table`'s metadata lists: the data and delete files in every snapshot's
 /// manifests (unless the table property gc.enabled is false, as Java), the manifests, the
-/// manifest lists, the metadata files of the metadata log and the current one; then
+/// manifest lists, the statistics and partition statistics files, the metadata files of the
+/// metadata log and the current one; then
 /// `catalog_files` (files the catalog keeps beside them, such as a Hadoop table's version hint).
 /// Then each directory under the table's location that held one of them is removed once empty,
 /// up to the location itself. A file the metadata does not list survives, and so does its

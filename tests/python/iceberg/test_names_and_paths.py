@@ -273,3 +273,30 @@ def test_partition_directories_escape_column_names_as_spark(tmp_path):
     assert os.listdir(tmp_path / "ember") == ["out"]
     for i in range(len(columns)):
         assert partition_directories(ember_out / str(i)) == partition_directories(spark_out / str(i))
+
+
+def test_purge_deletes_the_statistics_files_the_table_lists(tmp_path):
+    """A statistics file another writer recorded (PyIceberg here) is carried over by Ember's
+    commits, as Java carries it, and deleted by PURGE with the rest (Iceberg 1.10's rule)."""
+    from pyiceberg.table.statistics import StatisticsFile
+    spark, warehouse = session("jdbc", tmp_path)
+    spark.sql("CREATE NAMESPACE c.db")
+    spark.sql("CREATE TABLE c.db.t (id INT)")
+    spark.sql("INSERT INTO c.db.t VALUES (1)")
+    catalog = SqlCatalog("c", uri=f"sqlite:///{tmp_path / 'catalog.db'}",
+                         warehouse=f"file://{warehouse}")
+    table = catalog.load_table("db.t")
+    stats = warehouse / "db" / "t" / "metadata" / "stats-1.puffin"
+    stats.write_bytes(b"PFA1" + b"\0" * 16)
+    snapshot_id = table.metadata.current_snapshot_id
+    with table.update_statistics() as update:
+        update.set_statistics(StatisticsFile(
+            snapshot_id=snapshot_id, statistics_path=str(stats), file_size_in_bytes=20,
+            file_footer_size_in_bytes=12, blob_metadata=[]))
+    spark.sql("INSERT INTO c.db.t VALUES (2)")
+    carried = catalog.load_table("db.t").metadata.statistics
+    assert [(s.snapshot_id, s.statistics_path) for s in carried] == [(snapshot_id, str(stats))]
+
+    spark.sql("DROP TABLE c.db.t PURGE")
+    assert not stats.exists()
+    assert not (warehouse / "db" / "t").exists()
