@@ -32,6 +32,7 @@
 #include "ember/session.h"
 #include "ember/streaming.h"
 #include "ember/common/interval.h"
+#include "ember/common/path_segment.h"
 #include "ember/sql/parser.h"
 
 namespace nb = nanobind;
@@ -713,6 +714,9 @@ NB_MODULE(_core, m) {
              return out;
            })
       .def("status", [](const ember::StreamingQuery& q) { return Text(q.Status()); });
+  m.def("query_checkpoint_location", [](const std::string& root, const std::string& query_name) {
+    return Unwrap(ember::QueryCheckpointLocation(root, query_name));
+  });
   m.def("interval_ms", [](const std::string& text) {
     return Unwrap(ember::ParseIntervalMicros(text)) / 1000;
   });

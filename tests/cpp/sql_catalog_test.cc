@@ -90,7 +90,7 @@ TEST_F(SqlCatalogTest, CreatingATableTwiceLosesAndCatalogsAreSeparate) {
   auto other_catalog = Open("other");
   ASSERT_TRUE(catalog->CreateNamespace({"db"}, false).ok());
   auto schema = arrow::schema({arrow::field("id", arrow::int64())});
-  auto metadata = NewTableMetadata(*schema, catalog->TableLocation({"db", "t"}), {}).ValueOrDie();
+  auto metadata = NewTableMetadata(*schema, catalog->TableLocation({"db", "t"}).ValueOrDie(), {}).ValueOrDie();
   LoadedTable none;
   none.ident = {"db", "t"};
   EXPECT_EQ(catalog->Commit(none, metadata).ValueOr(false), true);
@@ -99,7 +99,7 @@ TEST_F(SqlCatalogTest, CreatingATableTwiceLosesAndCatalogsAreSeparate) {
   // Rows are keyed by the catalog's name.
   EXPECT_EQ(other_catalog->TableExists({"db", "t"}).ValueOr(true), false);
   EXPECT_EQ(other_catalog->NamespaceExists({"db"}).ValueOr(true), false);
-  EXPECT_EQ(catalog->TableLocation({"a", "b", "t"}), (dir_ / "wh" / "a" / "b" / "t").string());
+  EXPECT_EQ(catalog->TableLocation({"a", "b", "t"}).ValueOrDie(), (dir_ / "wh" / "a" / "b" / "t").string());
   // A nested namespace makes its parents exist.
   ASSERT_TRUE(catalog->CreateNamespace({"x", "y"}, false).ok());
   EXPECT_EQ(catalog->NamespaceExists({"x"}).ValueOr(false), true);

@@ -4,8 +4,10 @@
 #include <cctype>
 #include <filesystem>
 
+#include "ember/common/path_segment.h"
 #include "ember/error.h"
 #include "ember/iceberg/data_file.h"
+#include "ember/iceberg/purge.h"
 #include "ember/iceberg/sql_catalog.h"
 #include "ember/stream/metadata_log.h"
 
@@ -26,6 +28,21 @@ std::string Backquoted(const std::vector<std::string>& parts) {
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
+}
+
+// A Hadoop table's directory holds metadata/<...>.metadata.json.
+bool IsTableDirectory(const fs::path& directory) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(directory / "metadata", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.size() > 14 && name.compare(name.size() - 14, 14, ".metadata.json") == 0) return true;
+  }
+  return false;
+}
+
+bool IsNamespaceDirectory(const fs::path& directory) {
+  std::error_code ec;
+  return fs::is_directory(directory, ec) && !IsTableDirectory(directory);
 }
 
 }  // namespace
@@ -72,6 +89,7 @@ std::string Catalog::QualifiedName(const std::vector<std::string>& ident) const 
 Status Catalog::CreateTable(const std::vector<std::string>& ident, const arrow::Schema& schema,
                             std::map<std::string, std::string> properties, bool if_not_exists,
                             const std::vector<PartitionTerm>& partitioning) {
+  ARROW_ASSIGN_OR_RAISE(std::string location, TableLocation(ident));
   ARROW_ASSIGN_OR_RAISE(bool exists, TableExists(ident));
   if (exists) {
     if (if_not_exists) return Status::OK();
@@ -82,7 +100,7 @@ Status Catalog::CreateTable(const std::vector<std::string>& ident, const arrow::
     ARROW_ASSIGN_OR_RAISE(bool ns_exists, NamespaceExists(ns));
     if (!ns_exists) return SchemaNotFound(ns);
   }
-  ARROW_ASSIGN_OR_RAISE(auto metadata, NewTableMetadata(schema, TableLocation(ident),
+  ARROW_ASSIGN_OR_RAISE(auto metadata, NewTableMetadata(schema, std::move(location),
                                                         std::move(properties), partitioning));
   LoadedTable none;  // no metadata file yet: the commit creates the table
   none.ident = ident;
@@ -164,95 +182,89 @@ HadoopCatalog::HadoopCatalog(std::string name, std::string warehouse)
   while (warehouse_.size() > 1 && warehouse_.back() == '/') warehouse_.pop_back();
 }
 
-std::string HadoopCatalog::TableLocation(const std::vector<std::string>& ident) const {
-  fs::path path = warehouse_;
-  for (const auto& part : ident) path /= part;
-  return path.string();
-}
-
-bool HadoopCatalog::IsNamespace(const std::vector<std::string>& ns) const {
-  std::error_code ec;
-  return fs::is_directory(TableLocation(ns), ec) && !IsTable(ns);
-}
-
-bool HadoopCatalog::IsTable(const std::vector<std::string>& ident) const {
-  std::error_code ec;
-  fs::path metadata = fs::path(TableLocation(ident)) / "metadata";
-  for (const auto& entry : fs::directory_iterator(metadata, ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.size() > 14 && name.compare(name.size() - 14, 14, ".metadata.json") == 0) return true;
-  }
-  return false;
+Result<std::string> HadoopCatalog::TableLocation(const std::vector<std::string>& ident) const {
+  return PathUnder(warehouse_, ident);
 }
 
 Result<bool> HadoopCatalog::NamespaceExists(const std::vector<std::string>& ns) const {
-  return IsNamespace(ns);
+  ARROW_ASSIGN_OR_RAISE(std::string directory, TableLocation(ns));
+  return IsNamespaceDirectory(directory);
 }
 
 Result<bool> HadoopCatalog::TableExists(const std::vector<std::string>& ident) const {
-  return IsTable(ident);
+  ARROW_ASSIGN_OR_RAISE(std::string directory, TableLocation(ident));
+  return IsTableDirectory(directory);
 }
 
 Status HadoopCatalog::CreateNamespace(const std::vector<std::string>& ns, bool if_not_exists) {
-  if (IsNamespace(ns)) {
+  ARROW_ASSIGN_OR_RAISE(std::string directory, TableLocation(ns));
+  if (IsNamespaceDirectory(directory)) {
     if (if_not_exists) return Status::OK();
     return SchemaAlreadyExists(ns);
   }
   std::error_code ec;
-  fs::create_directories(TableLocation(ns), ec);
-  if (ec) return Status::IOError("cannot create ", TableLocation(ns), ": ", ec.message());
+  fs::create_directories(directory, ec);
+  if (ec) return Status::IOError("cannot create ", directory, ": ", ec.message());
   return Status::OK();
 }
 
 Status HadoopCatalog::DropNamespace(const std::vector<std::string>& ns, bool if_exists) {
-  if (!IsNamespace(ns)) {
+  ARROW_ASSIGN_OR_RAISE(std::string directory, TableLocation(ns));
+  if (!IsNamespaceDirectory(directory)) {
     if (if_exists) return Status::OK();
     return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
                      "The schema " + Backquoted(ns) + " cannot be found.", "42704");
   }
   std::error_code ec;
-  if (!fs::is_empty(TableLocation(ns), ec)) return SchemaNotEmpty(ns);
-  fs::remove(TableLocation(ns), ec);
+  if (!fs::is_empty(directory, ec)) return SchemaNotEmpty(ns);
+  fs::remove(directory, ec);
   return Status::OK();
 }
 
 Result<std::vector<std::string>> HadoopCatalog::ListNamespaces(
     const std::vector<std::string>& parent) const {
+  ARROW_ASSIGN_OR_RAISE(std::string directory, TableLocation(parent));
   std::vector<std::string> out;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(TableLocation(parent), ec)) {
-    std::vector<std::string> child = parent;
-    child.push_back(entry.path().filename().string());
-    if (entry.is_directory() && !IsTable(child)) out.push_back(child.back());
+  for (const auto& entry : fs::directory_iterator(directory, ec)) {
+    if (entry.is_directory() && !IsTableDirectory(entry.path())) {
+      out.push_back(entry.path().filename().string());
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
 Result<std::vector<std::string>> HadoopCatalog::ListTables(const std::vector<std::string>& ns) const {
+  ARROW_ASSIGN_OR_RAISE(std::string directory, TableLocation(ns));
   std::vector<std::string> out;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(TableLocation(ns), ec)) {
-    std::vector<std::string> child = ns;
-    child.push_back(entry.path().filename().string());
-    if (IsTable(child)) out.push_back(child.back());
+  for (const auto& entry : fs::directory_iterator(directory, ec)) {
+    if (IsTableDirectory(entry.path())) out.push_back(entry.path().filename().string());
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
 Result<bool> HadoopCatalog::DropTable(const std::vector<std::string>& ident, bool purge) {
-  if (!IsTable(ident)) return false;
-  std::error_code ec;
-  // The Hadoop catalog owns the table directory: dropping it removes the files (as Java does).
+  ARROW_ASSIGN_OR_RAISE(bool exists, TableExists(ident));
+  if (!exists) return false;
+  // The Hadoop catalog owns the table directory: dropping the table deletes its files, as Java
+  // does, but only those its metadata lists and the catalog's own: v1..vN and the version hint.
   (void)purge;
-  fs::remove_all(TableLocation(ident), ec);
-  if (ec) return Status::IOError("cannot drop ", TableLocation(ident), ": ", ec.message());
+  ARROW_ASSIGN_OR_RAISE(auto table, LoadTable(ident));
+  fs::path metadata_dir = fs::path(table.metadata_path).parent_path();
+  std::vector<std::string> catalog_files{(metadata_dir / "version-hint.text").string()};
+  for (int v = 1; v <= table.version; ++v) {
+    catalog_files.push_back((metadata_dir / ("v" + std::to_string(v) + ".metadata.json")).string());
+  }
+  ARROW_RETURN_NOT_OK(PurgeTableFiles(table, catalog_files));
   return true;
 }
 
 Result<LoadedTable> HadoopCatalog::LoadTable(const std::vector<std::string>& ident) const {
-  fs::path metadata_dir = fs::path(TableLocation(ident)) / "metadata";
+  ARROW_ASSIGN_OR_RAISE(std::string directory, TableLocation(ident));
+  fs::path metadata_dir = fs::path(directory) / "metadata";
   int version = 0;
   ARROW_ASSIGN_OR_RAISE(auto hint, stream::ReadFileIfExists((metadata_dir / "version-hint.text").string()));
   if (hint) {

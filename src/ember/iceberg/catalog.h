@@ -61,12 +61,13 @@ class Catalog {
       const std::vector<std::string>& ns) const = 0;
 
   /// A new, empty table at TableLocation(ident), partitioned by `partitioning`. The namespace
-  /// must exist.
+  /// must exist; a name TableLocation refuses is refused first.
   arrow::Status CreateTable(const std::vector<std::string>& ident, const arrow::Schema& schema,
                             std::map<std::string, std::string> properties, bool if_not_exists,
                             const std::vector<PartitionTerm>& partitioning = {});
-  /// Removes the table from the catalog; false when there was none. `purge` also deletes its
-  /// files (the Hadoop catalog always does: the directory is the table).
+  /// Removes the table from the catalog; false when there was none. `purge` also deletes the
+  /// files its metadata lists (PurgeTableFiles, purge.h; the Hadoop catalog always does: the
+  /// directory is the table).
   virtual arrow::Result<bool> DropTable(const std::vector<std::string>& ident, bool purge) = 0;
   virtual arrow::Result<bool> TableExists(const std::vector<std::string>& ident) const = 0;
   /// The table's current metadata; TABLE_OR_VIEW_NOT_FOUND when there is none.
@@ -75,8 +76,10 @@ class Catalog {
   /// only if `base` is still current. False when another writer committed first (refresh and
   /// retry). A base without metadata_path creates the table; false then means it exists.
   virtual arrow::Result<bool> Commit(const LoadedTable& base, TableMetadata updated) = 0;
-  /// Where a new table's files go.
-  virtual std::string TableLocation(const std::vector<std::string>& ident) const = 0;
+  /// Where a new table's files go: each level of `ident` one directory under the warehouse
+  /// (PathUnder, ember/common/path_segment.h), so a level that cannot be a directory name is
+  /// INVALID_SCHEMA_OR_RELATION_NAME.
+  virtual arrow::Result<std::string> TableLocation(const std::vector<std::string>& ident) const = 0;
   /// "catalog.ns.table" for messages.
   std::string QualifiedName(const std::vector<std::string>& ident) const;
 
@@ -90,7 +93,8 @@ class Catalog {
 arrow::Result<std::shared_ptr<Catalog>> MakeCatalog(
     const std::string& name, const std::map<std::string, std::string>& options);
 
-/// A catalog on a directory tree; see the top of this file.
+/// A catalog on a directory tree; see the top of this file. Every operation maps the names it is
+/// given to directories with TableLocation, so each refuses a name that cannot be one.
 class HadoopCatalog : public Catalog {
  public:
   HadoopCatalog(std::string name, std::string warehouse);
@@ -107,12 +111,9 @@ class HadoopCatalog : public Catalog {
   arrow::Result<LoadedTable> LoadTable(const std::vector<std::string>& ident) const override;
   /// Writes `updated` as version base.version + 1.
   arrow::Result<bool> Commit(const LoadedTable& base, TableMetadata updated) override;
-  std::string TableLocation(const std::vector<std::string>& ident) const override;
+  arrow::Result<std::string> TableLocation(const std::vector<std::string>& ident) const override;
 
  private:
-  bool IsTable(const std::vector<std::string>& ident) const;
-  bool IsNamespace(const std::vector<std::string>& ns) const;
-
   std::string warehouse_;
 };
 

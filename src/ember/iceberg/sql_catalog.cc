@@ -8,8 +8,10 @@
 #include <functional>
 #include <mutex>
 
+#include "ember/common/path_segment.h"
 #include "ember/error.h"
 #include "ember/iceberg/data_file.h"
+#include "ember/iceberg/purge.h"
 #include "ember/io/file_reader.h"
 #include "ember/stream/metadata_log.h"
 
@@ -252,8 +254,8 @@ std::string TablesOnly(bool v1) {
 
 }  // namespace
 
-std::string SqlCatalog::TableLocation(const std::vector<std::string>& ident) const {
-  return warehouse_ + "/" + Joined(ident, "/");
+Result<std::string> SqlCatalog::TableLocation(const std::vector<std::string>& ident) const {
+  return PathUnder(warehouse_, ident);
 }
 
 Result<std::set<std::string>> SqlCatalog::NamespaceNames() const {
@@ -305,6 +307,8 @@ Result<std::vector<std::string>> SqlCatalog::ListTables(const std::vector<std::s
 }
 
 Status SqlCatalog::CreateNamespace(const std::vector<std::string>& ns, bool if_not_exists) {
+  // Its levels become directories of its tables' locations: refuse one that cannot be.
+  ARROW_RETURN_NOT_OK(TableLocation(ns).status());
   ARROW_ASSIGN_OR_RAISE(bool exists, NamespaceExists(ns));
   if (!exists) {
     ARROW_ASSIGN_OR_RAISE(
@@ -366,10 +370,10 @@ Result<LoadedTable> SqlCatalog::LoadTable(const std::vector<std::string>& ident)
 
 Result<bool> SqlCatalog::DropTable(const std::vector<std::string>& ident, bool purge) {
   if (ident.empty()) return false;
-  std::optional<std::string> files;
+  std::optional<LoadedTable> files;
   if (purge) {
     auto table = LoadTable(ident);
-    if (table.ok()) files = table->metadata.location;
+    if (table.ok()) files = std::move(*table);
   }
   std::vector<std::string> ns(ident.begin(), ident.end() - 1);
   ARROW_ASSIGN_OR_RAISE(
@@ -379,11 +383,7 @@ Result<bool> SqlCatalog::DropTable(const std::vector<std::string>& ident, bool p
                    TablesOnly(db_->v1),
                {name(), Joined(ns, "."), ident.back()}));
   if (outcome.changed == 0) return false;
-  if (files) {
-    std::error_code ec;
-    fs::remove_all(LocalPath(*files), ec);
-    if (ec) return Status::IOError("cannot purge ", *files, ": ", ec.message());
-  }
+  if (files) ARROW_RETURN_NOT_OK(PurgeTableFiles(*files));
   return true;
 }
 

@@ -67,7 +67,7 @@ class SqlCatalog : public Catalog {
   arrow::Result<bool> TableExists(const std::vector<std::string>& ident) const override;
   arrow::Result<LoadedTable> LoadTable(const std::vector<std::string>& ident) const override;
   arrow::Result<bool> Commit(const LoadedTable& base, TableMetadata updated) override;
-  std::string TableLocation(const std::vector<std::string>& ident) const override;
+  arrow::Result<std::string> TableLocation(const std::vector<std::string>& ident) const override;
 
   class Database;  // the SQLite connection (sql_catalog.cc)
 

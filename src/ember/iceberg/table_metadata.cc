@@ -120,8 +120,8 @@ std::string TableMetadata::ToJson() const {
     snaps.push_back(sj);
   }
   j["snapshots"] = snaps;
-  j["statistics"] = ordered_json::array();
-  j["partition-statistics"] = ordered_json::array();
+  j["statistics"] = ordered_json::parse(statistics_json);
+  j["partition-statistics"] = ordered_json::parse(partition_statistics_json);
   ordered_json slog = ordered_json::array();
   for (const auto& [ts, id] : snapshot_log) slog.push_back({{"timestamp-ms", ts}, {"snapshot-id", id}});
   j["snapshot-log"] = slog;
@@ -169,6 +169,12 @@ Result<TableMetadata> TableMetadata::FromJson(const std::string& text) {
     m.default_spec_id = j.value("default-spec-id", 0);
     m.last_partition_id = j.value("last-partition-id", 999);
     if (j.contains("sort-orders")) m.sort_orders_json = j["sort-orders"].dump();
+    if (j.contains("statistics") && j["statistics"].is_array()) {
+      m.statistics_json = j["statistics"].dump();
+    }
+    if (j.contains("partition-statistics") && j["partition-statistics"].is_array()) {
+      m.partition_statistics_json = j["partition-statistics"].dump();
+    }
     m.default_sort_order_id = j.value("default-sort-order-id", 0);
     if (j.contains("properties") && j["properties"].is_object()) {
       for (auto& [k, v] : j["properties"].items()) m.properties[k] = v.get<std::string>();

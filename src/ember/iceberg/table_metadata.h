@@ -41,6 +41,10 @@ struct TableMetadata {
   std::string sort_orders_json = R"([{"order-id":0,"fields":[]}])";  // kept as read
   int default_sort_order_id = 0;
   std::map<std::string, std::string> properties;
+  /// The statistics files (Puffin) and partition statistics files another writer recorded, kept
+  /// as read (JSON arrays) so that a commit carries them over and a purge deletes them.
+  std::string statistics_json = "[]";
+  std::string partition_statistics_json = "[]";
   std::optional<int64_t> current_snapshot_id;
   std::vector<Snapshot> snapshots;
   std::vector<std::pair<int64_t, int64_t>> snapshot_log;           // (timestamp-ms, snapshot-id)

@@ -221,7 +221,7 @@ arrow::Result<std::vector<std::string>> WritePartFiles(
     if (!keys.empty()) {
       for (int k : keys) {
         ARROW_ASSIGN_OR_RAISE(auto value, PartitionValue(*table->column(k), groups[g][0]));
-        dir /= table->schema()->field(k)->name() + "=" + value;
+        dir /= EscapePathName(table->schema()->field(k)->name()) + "=" + value;
       }
       arrow::Int64Builder builder;
       ARROW_RETURN_NOT_OK(builder.AppendValues(groups[g]));

@@ -224,7 +224,7 @@ class DataStreamWriter:
             return location, False
         root = session.conf.get("spark.sql.streaming.checkpointLocation", None)
         if root:
-            return os.path.join(root, self._name or str(uuid.uuid4())), False
+            return _core.query_checkpoint_location(root, self._name or str(uuid.uuid4())), False
         if (self._format or "").lower() in _ONE_TIME_SINKS:
             return os.path.join(tempfile.gettempdir(), f"temporary-{uuid.uuid4()}"), True
         raise AnalysisException(
