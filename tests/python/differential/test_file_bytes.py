@@ -257,3 +257,40 @@ def test_a_damaged_compressed_file_is_an_error_naming_it_and_its_codec(engine, t
         engine.spark.read.schema("id INT").json(str(path)).collect()
     message = str(error.value)
     assert "FAILED_READ_FILE" in message and str(path) in message and "gzip" in message, message
+
+
+# Bytes around every edge of UTF-8's rules: lead bytes of each length, continuation bytes, the
+# surrogate range, overlong forms and bytes no UTF-8 has.
+EDGE_BYTES = [b"a", b"z", b" ", b"\x80", b"\x8f", b"\x90", b"\x9f", b"\xa0", b"\xbd", b"\xbf",
+              b"\xc0", b"\xc1", b"\xc2", b"\xc3", b"\xdf", b"\xe0", b"\xe6", b"\xed", b"\xef",
+              b"\xf0", b"\xf4", b"\xf5", b"\xf7", b"\xf8", b"\xfe", b"\xff", "é".encode(),
+              "漢".encode(), "😀".encode()]
+
+
+def random_bytes_lines(seed, count):
+    import random
+
+    rng = random.Random(seed)
+    return [b"".join(rng.choice(EDGE_BYTES) for _ in range(rng.randrange(1, 9))) for _ in range(count)]
+
+
+def test_random_bytes_in_text_and_csv_read_as_spark_reads_them(engine, tmp_path, spark_answers):
+    lines = random_bytes_lines(7, 400)
+    (tmp_path / "data.txt").write_bytes(b"".join(line + b"\n" for line in lines))
+    text = [r[0] for r in engine.spark.read.text(str(tmp_path / "data.txt")).collect()]
+    (tmp_path / "data.csv").write_bytes(b"".join(b"%d,%s\n" % (i, line) for i, line in enumerate(lines)))
+    csv = sorted(tuple(r) for r in engine.spark.read.schema("id INT, s STRING")
+                 .csv(str(tmp_path / "data.csv")).collect())
+    spark_answers.check(engine, "random-bytes-text-csv", (text, csv))
+
+
+def test_random_bytes_in_json_strings_read_as_spark_reads_them(engine, tmp_path, spark_answers):
+    """DROPMALFORMED, so that only whether a record is malformed and what its string holds
+    matter (not which fields a PERMISSIVE row keeps)."""
+    lines = random_bytes_lines(11, 400)
+    (tmp_path / "data.json").write_bytes(
+        b"".join(b'{"id":%d,"s":"%s"}\n' % (i, line) for i, line in enumerate(lines)))
+    rows = sorted(tuple(r) for r in engine.spark.read.schema("id INT, s STRING")
+                  .option("mode", "DROPMALFORMED").json(str(tmp_path / "data.json")).collect())
+    assert 0 < len(rows) < len(lines)
+    spark_answers.check(engine, "random-bytes-json", rows)
