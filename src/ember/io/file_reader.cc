@@ -27,7 +27,10 @@
 #include <parquet/arrow/reader.h>
 
 #include "ember/error.h"
+#include "ember/io/csv_lines.h"
+#include "ember/io/file_bytes.h"
 #include "ember/io/json_lines.h"
+#include "ember/io/utf8.h"
 #include "ember/plan/type_names.h"
 
 namespace ember::io {
@@ -86,12 +89,10 @@ Result<FileEntry> Stat(const std::string& path) {
   return entry;
 }
 
+// A data file's text: decompressed, without its byte order mark.
 Result<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot open ", path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  ARROW_ASSIGN_OR_RAISE(auto contents, ReadFileContents(path));
+  return contents->ToString();
 }
 
 // Timestamp and date columns are read as text and converted with Spark's parser afterwards.
@@ -207,9 +208,12 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
     ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(data_schema));
     return with_corrupt(empty, nullptr);
   }
-  // Nested fields: Arrow's reader, a line at a time when some line is malformed.
-  auto whole = ParseJson(text, data_schema);
-  if (whole.ok()) return with_corrupt(*whole, nullptr);
+  // Nested fields: Arrow's reader, a line at a time when some line is malformed or some byte
+  // is not UTF-8.
+  if (IsValidUtf8(text)) {
+    auto whole = ParseJson(text, data_schema);
+    if (whole.ok()) return with_corrupt(*whole, nullptr);
+  }
 
   // Some record is malformed: parse line by line to apply the mode to each record.
   std::vector<std::shared_ptr<arrow::Table>> rows;
@@ -221,7 +225,14 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
   while (std::getline(lines, line)) {
     ++line_number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto parsed = ParseJson(line + "\n", data_schema);
+    if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // Jackson skips a line's BOM
+    std::optional<std::string> decoded = line;
+    if (!IsValidUtf8(line)) {
+      decoded = JacksonUtf8(line);  // as Jackson decodes it, or malformed
+      line = ReplaceMalformedUtf8(line);  // the record's text, as Spark gives it
+    }
+    auto parsed = decoded ? ParseJson(*decoded + "\n", data_schema)
+                          : Result<std::shared_ptr<arrow::Table>>(Status::Invalid("not UTF-8"));
     if (parsed.ok() && (*parsed)->num_rows() == 1) {
       rows.push_back(*parsed);
       ARROW_RETURN_NOT_OK(corrupt.AppendNull());
@@ -256,47 +267,37 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
 
 Result<std::shared_ptr<arrow::Table>> ReadCsvFile(const plan::FileSource& source,
                                                   const std::string& path) {
-  ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(path));
-  auto read = arrow::csv::ReadOptions::Defaults();
-  read.use_threads = false;
-  auto schema = ReadSchema(*source.schema);
-  read.column_names = schema->field_names();
-  if (BoolOption(source, "header", false)) read.skip_rows = 1;
-  auto parse = arrow::csv::ParseOptions::Defaults();
+  CsvOptions options;
+  options.header = BoolOption(source, "header", false);
   std::string sep = Option(source, "sep", Option(source, "delimiter", ","));
   if (sep == "\\t") sep = "\t";
-  parse.delimiter = sep.empty() ? ',' : sep[0];
+  options.delimiter = sep.empty() ? ',' : sep[0];
   std::string quote = Option(source, "quote", "\"");
-  parse.quoting = !quote.empty();
-  if (!quote.empty()) parse.quote_char = quote[0];
+  options.quote = quote.empty() ? '\0' : quote[0];
   std::string escape = Option(source, "escape", "\\");
-  parse.escaping = true;
-  parse.escape_char = escape.empty() ? '\\' : escape[0];
+  options.escape = escape.empty() ? '\\' : escape[0];
+  options.null_value = Option(source, "nullvalue", "");
   std::string mode = Option(source, "mode", "PERMISSIVE");
   std::transform(mode.begin(), mode.end(), mode.begin(), ::toupper);
-  if (mode == "DROPMALFORMED") {
-    parse.invalid_row_handler = [](const arrow::csv::InvalidRow&) {
-      return arrow::csv::InvalidRowResult::Skip;
-    };
+  options.mode = mode == "FAILFAST"        ? CsvOptions::Mode::kFailFast
+                 : mode == "DROPMALFORMED" ? CsvOptions::Mode::kDropMalformed
+                                           : CsvOptions::Mode::kPermissive;
+  // The corrupt-record column is no column of the file.
+  std::string corrupt_column = Option(source, "columnnameofcorruptrecord", "_corrupt_record");
+  int corrupt_index = source.schema->GetFieldIndex(corrupt_column);
+  options.corrupt_column = corrupt_index >= 0;
+  arrow::FieldVector data_fields;
+  auto read_schema = ReadSchema(*source.schema);
+  for (const auto& f : read_schema->fields()) {
+    if (f->name() != corrupt_column) data_fields.push_back(f);
   }
-  auto convert = arrow::csv::ConvertOptions::Defaults();
-  for (const auto& f : schema->fields()) convert.column_types[f->name()] = f->type();
-  convert.null_values = {Option(source, "nullvalue", "")};
-  convert.strings_can_be_null = true;
-  convert.quoted_strings_can_be_null = false;
-  convert.true_values = {"true", "True", "TRUE"};
-  convert.false_values = {"false", "False", "FALSE"};
-  ARROW_ASSIGN_OR_RAISE(auto reader,
-                        arrow::csv::TableReader::Make(arrow::io::default_io_context(), input, read,
-                                                      parse, convert));
-  auto table = reader->Read();
-  if (!table.ok()) {
-    return UserError(ErrorKind::kRuntime, "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
-                     "Malformed records are detected in record parsing of file " + path + ": " +
-                         table.status().message(),
-                     "22023");
-  }
-  return table;
+  // Java's reader decodes the bytes: a malformed sequence is U+FFFD.
+  ARROW_ASSIGN_OR_RAISE(std::string text, ReadWholeFile(path));
+  if (!IsValidUtf8(text)) text = ReplaceMalformedUtf8(text);
+  ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeCsvLines(path, text, arrow::schema(data_fields), options));
+  if (corrupt_index < 0) return decoded.rows;
+  return decoded.rows->AddColumn(corrupt_index, arrow::field(corrupt_column, arrow::utf8()),
+                                 std::make_shared<arrow::ChunkedArray>(decoded.corrupt));
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadParquetFile(const std::shared_ptr<arrow::Schema>& schema,
@@ -338,7 +339,8 @@ Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path) {
   std::string line;
   while (std::getline(lines, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    ARROW_RETURN_NOT_OK(builder.Append(line));
+    // Spark's strings reach users decoded by Java: a malformed sequence is U+FFFD.
+    ARROW_RETURN_NOT_OK(builder.Append(IsValidUtf8(line) ? line : ReplaceMalformedUtf8(line)));
   }
   std::shared_ptr<arrow::Array> values;
   ARROW_RETURN_NOT_OK(builder.Finish(&values));
@@ -527,7 +529,8 @@ Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& sourc
     return arrow::schema(out);
   }
   if (source.format == "csv") {
-    ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(files[0]));
+    ARROW_ASSIGN_OR_RAISE(auto contents, ReadFileContents(files[0]));
+    auto input = std::make_shared<arrow::io::BufferReader>(contents);
     auto read = arrow::csv::ReadOptions::Defaults();
     bool header = BoolOption(source, "header", false);
     read.autogenerate_column_names = !header;

@@ -1,9 +1,5 @@
 #include "ember/io/json_lines.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -28,6 +24,8 @@
 #include <simdjson.h>
 
 #include "ember/error.h"
+#include "ember/io/file_bytes.h"
+#include "ember/io/utf8.h"
 
 namespace ember::io {
 
@@ -262,7 +260,7 @@ class RangeDecoder {
       if (SkipSpace(text, 0) == text.size()) continue;
       ARROW_ASSIGN_OR_RAISE(bool go_on, DecodeLine(text));
       if (!go_on) {
-        failure_ = {lines_, std::string(text)};
+        failure_ = {lines_, ValidText(text)};
         break;
       }
       if (++records_ == kSampleLines) ReserveText();
@@ -313,10 +311,13 @@ class RangeDecoder {
 
   // False when FAILFAST must stop at this line.
   Result<bool> DecodeLine(std::string_view line) {
+    // Jackson skips a byte order mark at the start of its input, each line's.
+    if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
     simdjson::dom::element document;
     std::string_view record = line;
     // The line is followed by more text or the file's padding: simdjson reads it in place.
     if (parser_.parse(line.data(), line.size(), /*realloc_if_needed=*/false).get(document)) {
+      if (!IsValidUtf8(line)) return DecodeJacksonText(line);
       // Spark reads a line's first JSON value and ignores what follows it.
       size_t start = SkipSpace(line, 0);
       size_t end = line[start] == '{' || line[start] == '[' ? ValueEnd(line, start) : 0;
@@ -341,12 +342,36 @@ class RangeDecoder {
     return true;
   }
 
+  // A line that is not valid UTF-8, decoded as Jackson decodes it (an overlong form is its
+  // character, a CESU-8 pair one character) or, with a byte Jackson rejects, malformed.
+  Result<bool> DecodeJacksonText(std::string_view line) {
+    std::optional<std::string> text = JacksonUtf8(line);
+    if (!text) return Malformed(line);
+    original_ = line;
+    jackson_text_.assign(text->data(), text->size());
+    jackson_text_.append(simdjson::SIMDJSON_PADDING, '\0');
+    auto go_on = DecodeLine(std::string_view(jackson_text_.data(), text->size()));
+    original_ = {};
+    return go_on;
+  }
+
+  // The text of a malformed record as Spark gives it: its bytes decoded as Java decodes them.
+  std::string ValidText(std::string_view line) const {
+    if (!original_.empty()) line = original_;
+    return IsValidUtf8(line) ? std::string(line) : ReplaceMalformedUtf8(line);
+  }
+
+  Status AppendCorrupt(std::string_view line) {
+    if (original_.empty() && IsValidUtf8(line)) return corrupt_.Append(line);
+    return corrupt_.Append(ValidText(line));
+  }
+
   // A record that could not be parsed: a row of NULLs, none, or the end.
   Result<bool> Malformed(std::string_view line) {
     if (options_.mode == Mode::kFailFast) return false;
     if (options_.mode == Mode::kDropMalformed) return true;
     for (auto& column : columns_) column.Append(Value());
-    if (options_.corrupt_column) ARROW_RETURN_NOT_OK(corrupt_.Append(line));
+    if (options_.corrupt_column) ARROW_RETURN_NOT_OK(AppendCorrupt(line));
     return true;
   }
 
@@ -371,7 +396,7 @@ class RangeDecoder {
     if (malformed && options_.mode != Mode::kPermissive) return Malformed(line);
     for (size_t c = 0; c < columns_.size(); ++c) columns_[c].Append(values_[c]);
     if (options_.corrupt_column) {
-      ARROW_RETURN_NOT_OK(malformed ? corrupt_.Append(line) : corrupt_.AppendNull());
+      ARROW_RETURN_NOT_OK(malformed ? AppendCorrupt(line) : corrupt_.AppendNull());
     }
     return true;
   }
@@ -465,86 +490,44 @@ class RangeDecoder {
   int64_t lines_ = 0;  // lines decoded, blank ones too
   int64_t records_ = 0;
   std::optional<std::pair<int64_t, std::string>> failure_;
+  std::string_view original_;  // the line's own bytes while its Jackson text is decoded
+  std::string jackson_text_;   // with simdjson's padding
 };
 
 // Below this many bytes per thread, a second thread costs more than it saves.
 constexpr int64_t kBytesPerThread = 4 << 20;
 
-// A file read at given offsets, by several threads at once.
-class File {
- public:
-  explicit File(std::string path) : path_(std::move(path)) {}
-  File(const File&) = delete;
-  File& operator=(const File&) = delete;
-  ~File() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-
-  Result<int64_t> Open() {
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
-      return Status::IOError("cannot open ", path_, ": ", std::strerror(errno));
+// The offset just past the first line end at or after `from`, or `size` when there is none.
+Result<int64_t> NextLineStart(const FileBytes& file, int64_t from, int64_t size) {
+  std::vector<char> window(64 << 10);
+  for (int64_t at = from; at < size;) {
+    int64_t length = std::min<int64_t>(static_cast<int64_t>(window.size()), size - at);
+    ARROW_RETURN_NOT_OK(file.ReadFully(at, length, window.data()));
+    if (const void* newline = std::memchr(window.data(), '\n', static_cast<size_t>(length))) {
+      return at + (static_cast<const char*>(newline) - window.data()) + 1;
     }
-    return static_cast<int64_t>(st.st_size);
+    at += length;
   }
+  return size;
+}
 
-  // Reads `length` bytes at `offset`; fewer only where the file ends.
-  Result<int64_t> ReadAt(int64_t offset, int64_t length, char* out) const {
-    int64_t done = 0;
-    while (done < length) {
-      ssize_t got = ::pread(fd_, out + done, static_cast<size_t>(length - done), offset + done);
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) return Status::IOError("cannot read ", path_, ": ", std::strerror(errno));
-      if (got == 0) break;
-      done += got;
-    }
-    return done;
+// How many lines end before `offset`.
+Result<int64_t> LinesBefore(const FileBytes& file, int64_t offset) {
+  std::vector<char> window(1 << 20);
+  int64_t lines = 0;
+  for (int64_t at = 0; at < offset;) {
+    int64_t length = std::min<int64_t>(static_cast<int64_t>(window.size()), offset - at);
+    ARROW_RETURN_NOT_OK(file.ReadFully(at, length, window.data()));
+    lines += std::count(window.data(), window.data() + length, '\n');
+    at += length;
   }
-
-  // Reads exactly `length` bytes at `offset`: the file must not get shorter while it is read.
-  Status ReadFully(int64_t offset, int64_t length, char* out) const {
-    ARROW_ASSIGN_OR_RAISE(int64_t got, ReadAt(offset, length, out));
-    if (got < length) return Status::IOError("cannot read ", path_, ": it got shorter");
-    return Status::OK();
-  }
-
-  // The offset just past the first line end at or after `from`, or `size` when there is none.
-  Result<int64_t> NextLineStart(int64_t from, int64_t size) const {
-    std::vector<char> window(64 << 10);
-    for (int64_t at = from; at < size;) {
-      int64_t length = std::min<int64_t>(static_cast<int64_t>(window.size()), size - at);
-      ARROW_RETURN_NOT_OK(ReadFully(at, length, window.data()));
-      if (const void* newline = std::memchr(window.data(), '\n', static_cast<size_t>(length))) {
-        return at + (static_cast<const char*>(newline) - window.data()) + 1;
-      }
-      at += length;
-    }
-    return size;
-  }
-
-  // How many lines end before `offset`.
-  Result<int64_t> LinesBefore(int64_t offset) const {
-    std::vector<char> window(1 << 20);
-    int64_t lines = 0;
-    for (int64_t at = 0; at < offset;) {
-      int64_t length = std::min<int64_t>(static_cast<int64_t>(window.size()), offset - at);
-      ARROW_RETURN_NOT_OK(ReadFully(at, length, window.data()));
-      lines += std::count(window.data(), window.data() + length, '\n');
-      at += length;
-    }
-    return lines;
-  }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-};
+  return lines;
+}
 
 // Decodes the lines of bytes [begin, end) of `file`, read a chunk at a time into one buffer, so
 // that a large file is neither held whole nor read into fresh memory: a line cut by a chunk's
 // end moves to the buffer's front and the next chunk follows it.
-Status DecodeRun(const File& file, int64_t begin, int64_t end, int64_t chunk_bytes,
+Status DecodeRun(const FileBytes& file, int64_t begin, int64_t end, int64_t chunk_bytes,
                  RangeDecoder& decoder) {
   constexpr int64_t kPadding = simdjson::SIMDJSON_PADDING;  // read by simdjson past a line's end
   // From Arrow's pool, like the decoded columns: a large buffer from malloc would raise its
@@ -592,13 +575,14 @@ bool JsonLinesSupports(const arrow::Schema& schema) {
 Result<JsonLinesResult> DecodeJsonLines(const std::string& path,
                                         const std::shared_ptr<arrow::Schema>& schema,
                                         const JsonLinesOptions& options, int threads) {
-  File file(path);
-  ARROW_ASSIGN_OR_RAISE(int64_t size, file.Open());
+  ARROW_ASSIGN_OR_RAISE(auto opened, FileBytes::Open(path));
+  const FileBytes& file = *opened;
+  const int64_t size = file.size();
   int64_t parts = std::max<int64_t>(1, std::min<int64_t>(threads, size / kBytesPerThread));
   // Cut the file at line ends into `parts` runs of about equal size.
   std::vector<int64_t> cuts{0};
   for (int64_t i = 1; i < parts; ++i) {
-    ARROW_ASSIGN_OR_RAISE(int64_t cut, file.NextLineStart(std::max(cuts.back(), size * i / parts), size));
+    ARROW_ASSIGN_OR_RAISE(int64_t cut, NextLineStart(file, std::max(cuts.back(), size * i / parts), size));
     cuts.push_back(cut);
   }
   cuts.push_back(size);
@@ -620,7 +604,7 @@ Result<JsonLinesResult> DecodeJsonLines(const std::string& path,
   arrow::ArrayVector corrupt;
   for (size_t i = 0; i < decoders.size(); ++i) {
     if (const auto& failure = decoders[i]->failure()) {
-      ARROW_ASSIGN_OR_RAISE(int64_t lines_before, file.LinesBefore(cuts[i]));
+      ARROW_ASSIGN_OR_RAISE(int64_t lines_before, LinesBefore(file, cuts[i]));
       int64_t line = lines_before + failure->first + 1;
       return UserError(ErrorKind::kRuntime, "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
                        "Malformed records are detected in record parsing: " + failure->second +
