@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets in build/fuzz and runs each for SECONDS (default 20) from its seed
 # corpus, printing one line per target: "fuzz TARGET: ok ..." or "fuzz TARGET: FAILED ...".
 # New inputs go to build/fuzz/corpus/TARGET (kept between runs), never into the repository;
-# a crashing input is saved as build/fuzz/crash-TARGET-*. Usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
+# a crashing input is saved as build/fuzz/TARGET-crash-*. Usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -26,14 +26,14 @@ for t in "${targets[@]}"; do
   [ -f "tests/fuzz/$t.dict" ] && dict=("-dict=tests/fuzz/$t.dict")
   start=$(date +%s)
   if build/fuzz/tests/fuzz/"fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix="build/fuzz/crash-$t-" "${dict[@]}" \
+      -print_final_stats=1 -artifact_prefix="build/fuzz/$t-" "${dict[@]}" \
       "build/fuzz/corpus/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
     echo "fuzz $t: ok, $runs runs in $(( $(date +%s) - start )) s, $cov, 0 crashes"
   else
     tail -n 60 "$log"
-    echo "fuzz $t: FAILED (log $log, input build/fuzz/crash-$t-*)"
+    echo "fuzz $t: FAILED (log $log, input build/fuzz/$t-crash-*)"
     status=1
   fi
 done
