@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the whole test suite: the C++ unit tests under AddressSanitizer and
-# UndefinedBehaviorSanitizer, then the Python suite (which compares Ember with DuckDB and Spark),
-# then the differential suite again with tiny Arrow batches.
+# UndefinedBehaviorSanitizer, a short run of each fuzzer (tests/fuzz), then the Python suite
+# (which compares Ember with DuckDB and Spark), then the differential suite again with tiny Arrow
+# batches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -15,6 +16,9 @@ cmake --build build/asan
 # pyarrow's libraries are not instrumented: container annotations would report false overflows.
 ASAN_OPTIONS=detect_container_overflow=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/asan --output-on-failure
+
+echo "== Fuzzers (libFuzzer, ASan + UBSan, 20 s each)"
+bash tests/fuzz/run.sh 20
 
 echo "== Python tests"
 export TZ=UTC

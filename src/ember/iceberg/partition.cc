@@ -12,6 +12,7 @@
 
 #include "ember/error.h"
 #include "ember/exec/row_keys.h"
+#include "ember/iceberg/json_integer.h"
 #include "ember/iceberg/schema.h"
 
 namespace ember::iceberg {
@@ -419,18 +420,18 @@ nlohmann::json PartitionFieldsToJson(const PartitionSpec& spec) {
 
 Result<PartitionSpec> PartitionSpecFromJson(const nlohmann::json& json) {
   PartitionSpec spec;
-  spec.spec_id = json.value("spec-id", 0);
+  spec.spec_id = JsonInteger(json, "spec-id", 0);
   for (const auto& f : json.at("fields")) {
     PartitionField field;
     field.name = f.at("name").get<std::string>();
     field.transform = f.at("transform").get<std::string>();
     // v3 multi-argument transforms list source-ids; single-source ones are all Ember reads.
     if (f.contains("source-id")) {
-      field.source_id = f["source-id"].get<int>();
+      field.source_id = JsonInteger<int>(f["source-id"], "source-id");
     } else if (f.contains("source-ids") && f["source-ids"].size() == 1) {
-      field.source_id = f["source-ids"][0].get<int>();
+      field.source_id = JsonInteger<int>(f["source-ids"][0], "source-ids");
     }
-    field.field_id = f.value("field-id", 1000 + static_cast<int>(spec.fields.size()));
+    field.field_id = JsonInteger(f, "field-id", 1000 + static_cast<int>(spec.fields.size()));
     spec.fields.push_back(std::move(field));
   }
   return spec;

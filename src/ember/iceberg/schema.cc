@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ember/error.h"
+#include "ember/iceberg/json_integer.h"
 
 namespace ember::iceberg {
 
@@ -95,9 +96,14 @@ Result<json> TypeToJson(const std::shared_ptr<arrow::DataType>& type) {
 
 Result<std::shared_ptr<arrow::DataType>> TypeFromJson(const json& j);
 
+// The field id `j[key]` as Arrow field metadata.
+std::shared_ptr<const arrow::KeyValueMetadata> FieldIdMetadata(const json& j, const char* key) {
+  return arrow::key_value_metadata({kFieldIdKey}, {std::to_string(JsonInteger<int>(j.at(key), key))});
+}
+
 Result<std::shared_ptr<arrow::Field>> FieldFromJson(const json& j) {
   ARROW_ASSIGN_OR_RAISE(auto type, TypeFromJson(j.at("type")));
-  auto metadata = arrow::key_value_metadata({kFieldIdKey}, {std::to_string(j.at("id").get<int>())});
+  auto metadata = FieldIdMetadata(j, "id");
   return arrow::field(j.at("name").get<std::string>(), type, !j.value("required", false), metadata);
 }
 
@@ -135,16 +141,15 @@ Result<std::shared_ptr<arrow::DataType>> TypeFromJson(const json& j) {
   }
   if (kind == "list") {
     ARROW_ASSIGN_OR_RAISE(auto element, TypeFromJson(j.at("element")));
-    auto metadata = arrow::key_value_metadata({kFieldIdKey}, {std::to_string(j.at("element-id").get<int>())});
+    auto metadata = FieldIdMetadata(j, "element-id");
     return arrow::list(arrow::field("element", element, !j.value("element-required", false), metadata));
   }
   if (kind == "map") {
     ARROW_ASSIGN_OR_RAISE(auto key, TypeFromJson(j.at("key")));
     ARROW_ASSIGN_OR_RAISE(auto value, TypeFromJson(j.at("value")));
-    auto key_field = arrow::field("key", key, false,
-                                  arrow::key_value_metadata({kFieldIdKey}, {std::to_string(j.at("key-id").get<int>())}));
+    auto key_field = arrow::field("key", key, false, FieldIdMetadata(j, "key-id"));
     auto value_field = arrow::field("value", value, !j.value("value-required", false),
-                                    arrow::key_value_metadata({kFieldIdKey}, {std::to_string(j.at("value-id").get<int>())}));
+                                    FieldIdMetadata(j, "value-id"));
     return std::make_shared<arrow::MapType>(key_field, value_field);
   }
   return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_DATATYPE",

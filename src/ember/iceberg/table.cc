@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include <arrow/array/util.h>
@@ -260,15 +261,33 @@ Result<std::vector<Datum>> ReadManifestList(const Snapshot& snapshot) {
   ARROW_ASSIGN_OR_RAISE(auto container, avro::ReadContainer(bytes));
   // Re-encode in Ember's schema by field id: the parent list may come from another writer whose
   // field names differ (Java's added_data_files_count).
+  // A field of another type than ManifestFileSchema's (or a missing path or snapshot id) is an
+  // error naming the file: readers of these records take each field as that type.
   std::vector<Datum> out;
-  static const int kIds[] = {500, 501, 502, 517, 515, 516, 503, 504, 505, 506, 512, 513, 514, 507, 519};
+  struct Field {
+    int id;
+    std::string_view type;
+    bool required;
+  };
+  static const Field kFields[] = {
+      {500, "string", true}, {501, "long", false}, {502, "int", false},  {517, "int", false},
+      {515, "long", false},  {516, "long", false}, {503, "long", true},  {504, "int", false},
+      {505, "int", false},   {506, "int", false},  {512, "long", false}, {513, "long", false},
+      {514, "long", false},  {507, "array", false}, {519, "bytes", false}};
   for (const auto& record : container.records) {
     Record copy;
-    for (int id : kIds) {
-      const Datum* value = avro::FieldById(*container.schema, record, id);
-      if (id == 517 || id == 502) {
+    for (const Field& field : kFields) {
+      const Datum* value = avro::FieldById(*container.schema, record, field.id);
+      if (value && !value->is_null() && value->type_name() != field.type) {
+        return Status::Invalid("manifest list ", snapshot.manifest_list, ": field id ", field.id,
+                               " is ", value->type_name(), ", not ", field.type);
+      }
+      if (field.required && (!value || value->is_null())) {
+        return Status::Invalid("manifest list ", snapshot.manifest_list, ": no field id ", field.id);
+      }
+      if (field.id == 517 || field.id == 502) {
         copy.fields.push_back(value && !value->is_null() ? *value : Datum(int32_t{0}));
-      } else if (id == 515 || id == 516) {
+      } else if (field.id == 515 || field.id == 516) {
         copy.fields.push_back(value && !value->is_null() ? *value : Datum(int64_t{0}));
       } else {
         copy.fields.push_back(value ? *value : Datum(nullptr));
@@ -350,6 +369,10 @@ Result<std::vector<ManifestEntry>> ReadManifestEntries(const TableMetadata& meta
           "Reading Iceberg delete files (merge-on-read) is not supported by Ember yet.", "0A000");
     }
     const Datum* path = avro::FieldById(data_schema, *data_file, 100);
+    if (!path || !path->is<std::string>()) {
+      return Status::Invalid("manifest ", m[0].as<std::string>(),
+                             ": a data_file without a file_path string (field id 100)");
+    }
     e.path = path->as<std::string>();
     e.record_count = long_or(avro::FieldById(data_schema, *data_file, 103)).value_or(0);
     e.size = long_or(avro::FieldById(data_schema, *data_file, 104)).value_or(0);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ember/error.h"
+#include "ember/iceberg/json_integer.h"
 #include "ember/iceberg/schema.h"
 
 namespace ember::iceberg {
@@ -138,17 +139,17 @@ Result<TableMetadata> TableMetadata::FromJson(const std::string& text) {
   }
   try {
     TableMetadata m;
-    m.format_version = j.value("format-version", 1);
+    m.format_version = JsonInteger(j, "format-version", 1);
     m.table_uuid = j.value("table-uuid", "");
     m.location = j.at("location").get<std::string>();
-    m.last_sequence_number = j.value("last-sequence-number", int64_t{0});
-    m.last_updated_ms = j.value("last-updated-ms", int64_t{0});
-    m.last_column_id = j.value("last-column-id", 0);
-    m.current_schema_id = j.value("current-schema-id", 0);
+    m.last_sequence_number = JsonInteger(j, "last-sequence-number", int64_t{0});
+    m.last_updated_ms = JsonInteger(j, "last-updated-ms", int64_t{0});
+    m.last_column_id = JsonInteger(j, "last-column-id", 0);
+    m.current_schema_id = JsonInteger(j, "current-schema-id", 0);
     const nlohmann::json* schema_json = nullptr;
     if (j.contains("schemas")) {
       for (const auto& s : j["schemas"]) {
-        if (s.value("schema-id", 0) == m.current_schema_id) schema_json = &s;
+        if (JsonInteger(s, "schema-id", 0) == m.current_schema_id) schema_json = &s;
       }
     } else if (j.contains("schema")) {
       schema_json = &j["schema"];
@@ -166,8 +167,8 @@ Result<TableMetadata> TableMetadata::FromJson(const std::string& text) {
       ARROW_ASSIGN_OR_RAISE(m.partition_specs[0],
                             PartitionSpecFromJson({{"spec-id", 0}, {"fields", j["partition-spec"]}}));
     }
-    m.default_spec_id = j.value("default-spec-id", 0);
-    m.last_partition_id = j.value("last-partition-id", 999);
+    m.default_spec_id = JsonInteger(j, "default-spec-id", 0);
+    m.last_partition_id = JsonInteger(j, "last-partition-id", 999);
     if (j.contains("sort-orders")) m.sort_orders_json = j["sort-orders"].dump();
     if (j.contains("statistics") && j["statistics"].is_array()) {
       m.statistics_json = j["statistics"].dump();
@@ -175,34 +176,36 @@ Result<TableMetadata> TableMetadata::FromJson(const std::string& text) {
     if (j.contains("partition-statistics") && j["partition-statistics"].is_array()) {
       m.partition_statistics_json = j["partition-statistics"].dump();
     }
-    m.default_sort_order_id = j.value("default-sort-order-id", 0);
+    m.default_sort_order_id = JsonInteger(j, "default-sort-order-id", 0);
     if (j.contains("properties") && j["properties"].is_object()) {
       for (auto& [k, v] : j["properties"].items()) m.properties[k] = v.get<std::string>();
     }
-    if (j.contains("current-snapshot-id") && j["current-snapshot-id"].is_number_integer() &&
-        j["current-snapshot-id"].get<int64_t>() != -1) {
-      m.current_snapshot_id = j["current-snapshot-id"].get<int64_t>();
+    if (j.contains("current-snapshot-id") && !j["current-snapshot-id"].is_null() &&
+        JsonInteger<int64_t>(j["current-snapshot-id"], "current-snapshot-id") != -1) {
+      m.current_snapshot_id = JsonInteger<int64_t>(j["current-snapshot-id"], "current-snapshot-id");
     }
     for (const auto& s : j.value("snapshots", nlohmann::json::array())) {
       Snapshot snap;
-      snap.snapshot_id = s.at("snapshot-id").get<int64_t>();
-      if (s.contains("parent-snapshot-id") && s["parent-snapshot-id"].is_number_integer()) {
-        snap.parent_snapshot_id = s["parent-snapshot-id"].get<int64_t>();
+      snap.snapshot_id = JsonInteger<int64_t>(s.at("snapshot-id"), "snapshot-id");
+      if (s.contains("parent-snapshot-id") && !s["parent-snapshot-id"].is_null()) {
+        snap.parent_snapshot_id = JsonInteger<int64_t>(s["parent-snapshot-id"], "parent-snapshot-id");
       }
-      snap.sequence_number = s.value("sequence-number", int64_t{0});
-      snap.timestamp_ms = s.value("timestamp-ms", int64_t{0});
+      snap.sequence_number = JsonInteger(s, "sequence-number", int64_t{0});
+      snap.timestamp_ms = JsonInteger(s, "timestamp-ms", int64_t{0});
       snap.manifest_list = s.value("manifest-list", "");
-      snap.schema_id = s.value("schema-id", 0);
+      snap.schema_id = JsonInteger(s, "schema-id", 0);
       if (s.contains("summary")) {
         for (auto& [k, v] : s["summary"].items()) snap.summary[k] = v.is_string() ? v.get<std::string>() : v.dump();
       }
       m.snapshots.push_back(snap);
     }
     for (const auto& e : j.value("snapshot-log", nlohmann::json::array())) {
-      m.snapshot_log.emplace_back(e.at("timestamp-ms").get<int64_t>(), e.at("snapshot-id").get<int64_t>());
+      m.snapshot_log.emplace_back(JsonInteger<int64_t>(e.at("timestamp-ms"), "timestamp-ms"),
+                                  JsonInteger<int64_t>(e.at("snapshot-id"), "snapshot-id"));
     }
     for (const auto& e : j.value("metadata-log", nlohmann::json::array())) {
-      m.metadata_log.emplace_back(e.at("timestamp-ms").get<int64_t>(), e.at("metadata-file").get<std::string>());
+      m.metadata_log.emplace_back(JsonInteger<int64_t>(e.at("timestamp-ms"), "timestamp-ms"),
+                                  e.at("metadata-file").get<std::string>());
     }
     return m;
   } catch (const std::exception& e) {
