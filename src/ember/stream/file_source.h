@@ -29,6 +29,10 @@ class FileStreamSource {
   /// The columns the query references (in schema order); the others may be left unread.
   void SetReferencedColumns(std::vector<bool> columns) { columns_ = std::move(columns); }
 
+  /// Fails, naming the missing file, when the source log has no entry `offset` (which the
+  /// offsets log names): the files of a batch must not be chosen anew.
+  arrow::Status CheckLogged(int64_t offset) const;
+
   /// Trigger.AvailableNow: later triggers choose only among the files present now.
   arrow::Status PrepareForAvailableNow();
   /// Trigger.Once: one batch of every new file, whatever maxFilesPerTrigger/maxBytesPerTrigger say.
@@ -68,6 +72,8 @@ class FileStreamSource {
   FileStreamSource() = default;
   // Every entry of log file `batch_id`, plain or .compact (nullopt when neither exists).
   arrow::Result<std::optional<std::vector<Entry>>> ReadLogFile(int64_t batch_id) const;
+  /// The file of log entry `batch_id` (every tenth a compaction, "<id>.compact").
+  std::string LogPath(int64_t batch_id) const;
   // The entries of source batch `batch_id` only.
   arrow::Result<std::vector<Entry>> ReadEntries(int64_t batch_id) const;
   // Every entry of batches 0 .. last, read from the newest compaction file on.

@@ -191,11 +191,13 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
   std::string metadata_path = (fs::path(directory) / "_metadata" / "metadata").string();
   ARROW_ASSIGN_OR_RAISE(auto metadata, ReadFileIfExists(metadata_path));
   if (metadata) {
-    auto body = nlohmann::json::parse(metadata->substr(std::min(metadata->size(), metadata->find('\n') + 1)),
-                                      nullptr, false);
-    std::string stored = body.is_object() && body.contains("operatorInfo")
-                             ? body["operatorInfo"].value("operatorName", "")
-                             : "";
+    ARROW_ASSIGN_OR_RAISE(auto text, LogBody(*metadata, metadata_path));
+    auto body = nlohmann::json::parse(text, nullptr, false);
+    if (!body.is_object() || !body.value("operatorInfo", nlohmann::json()).is_object() ||
+        !body["operatorInfo"].value("operatorName", nlohmann::json()).is_string()) {
+      return DamagedCheckpointFile(metadata_path, "it does not name the stateful operator (JSON)");
+    }
+    std::string stored = body["operatorInfo"]["operatorName"].get<std::string>();
     if (stored != operator_name) {
       return UserError(ErrorKind::kRuntime, "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA",
                        "Streaming stateful operator name does not match with the operator in state "

@@ -1,11 +1,12 @@
-"""One streaming query run three times on one checkpoint, on Ember or on the real Spark, with the
-checkpoint damaged before the third run: `python damage_programs.py QUERY DAMAGE WORKDIR ENGINE`.
+"""Streaming queries run three times each on a checkpoint of their own, on Ember or on the real
+Spark, with the checkpoint damaged before the third run:
+`python damage_programs.py WORKDIR ENGINE CASE...`, each CASE `QUERY:DAMAGE`.
 
 QUERY: `count` (groupBy("k").count() in complete mode), `dedup` (dropDuplicates(["k"]) in
 append mode) or `join` (an inner stream-stream join on k), each through foreachBatch, which
 recovers from a checkpoint in every output mode. DAMAGE: a relative path under the checkpoint
 and what to do to it (see `damage`), or `stateless` (the first two runs are a stateless query).
-Prints one JSON document: per run, the rows each batch emitted or the error the run raised."""
+Prints one JSON document: per case, per run, the rows each batch emitted or the error raised."""
 
 import json
 import os
@@ -13,7 +14,7 @@ import re
 import shutil
 import sys
 
-QUERY, DAMAGE, WORKDIR, ENGINE = sys.argv[1:5]
+WORKDIR, ENGINE = sys.argv[1:3]
 if ENGINE == "ember":
     import ember
 
@@ -70,17 +71,16 @@ def damage(checkpoint, what):
             f.truncate(0 if action == "empty" else size // 2)
 
 
-def main():
-    spark = session()
-    source_a, source_b = os.path.join(WORKDIR, "a"), os.path.join(WORKDIR, "b")
-    checkpoint = os.path.join(WORKDIR, "checkpoint")
+def run_case(spark, workdir, query_kind, what):
+    source_a, source_b = os.path.join(workdir, "a"), os.path.join(workdir, "b")
+    checkpoint = os.path.join(workdir, "checkpoint")
     runs = []
     for run in range(3):
         write_input(source_a, run)
         write_input(source_b, run)
-        if run == 2 and DAMAGE != "stateless":
-            damage(checkpoint, DAMAGE)
-        kind = "stateless" if DAMAGE == "stateless" and run < 2 else QUERY
+        if run == 2 and what != "stateless":
+            damage(checkpoint, what)
+        kind = "stateless" if what == "stateless" and run < 2 else query_kind
         df, mode = query(spark, source_a, source_b, kind)
         batches = {}
 
@@ -93,13 +93,63 @@ def main():
                  .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
             q.awaitTermination()
         except Exception as e:  # noqa: BLE001 - what the run raised is the result
-            cause = e
-            result["error"] = str(cause)[:3000]
+            result["error"] = str(e)[:3000]
             # Spark's conditions in the message, outermost first (foreachBatch wraps the cause).
-            result["conditions"] = re.findall(r"\[([A-Z_]+(?:\.[A-Z_]+)*)\]", str(cause))
+            result["conditions"] = re.findall(r"\[([A-Z_]+(?:\.[A-Z_]+)*)\]", str(e))
         result["batches"] = batches
         runs.append(result)
-    print(json.dumps(runs))
+    return runs
+
+
+def restart_case(spark, workdir, stop_active):
+    """A second start on the checkpoint of an active query in the same session, with
+    spark.sql.streaming.stopActiveRunOnRestart as given: what each start did."""
+    source = os.path.join(workdir, "a")
+    write_input(source, 0)
+    spark.conf.set("spark.sql.streaming.stopActiveRunOnRestart", stop_active)
+    checkpoint = os.path.join(workdir, "checkpoint")
+    df = spark.readStream.schema("k INT, v INT").json(source).groupBy("k").count()
+
+    def start():
+        return (df.writeStream.foreachBatch(lambda batch, batch_id: None).outputMode("complete")
+                .option("checkpointLocation", checkpoint).trigger(processingTime="50 milliseconds")
+                .start())
+
+    first = start()
+    first.processAllAvailable()
+    result = {}
+    try:
+        second = start()
+        second.processAllAvailable()
+        result["second_active"] = second.isActive
+        result["same_id"] = second.id == first.id
+        result["active"] = len(spark.streams.active)
+        second.stop()
+    except Exception as e:  # noqa: BLE001 - what the second start raised is the result
+        result["error_type"] = type(e).__name__
+        # The JVM's message, where PySpark wraps it (Py4JJavaError).
+        lines = str(e).split("\n")
+        result["error"] = next((line.split("Exception: ", 1)[-1] for line in lines
+                                if "Cannot start query" in line), lines[0])[:1000]
+    result["first_active"] = first.isActive
+    result["first_exception"] = first.exception() is not None
+    first.stop()
+    spark.conf.unset("spark.sql.streaming.stopActiveRunOnRestart")
+    return result
+
+
+def main():
+    spark = session()
+    results = {}
+    for case in sys.argv[3:]:
+        query_kind, what = case.split(":", 1)
+        workdir = os.path.join(WORKDIR, case.replace("/", "_").replace(":", "_"))
+        os.makedirs(workdir)
+        if query_kind == "restart":
+            results[case] = restart_case(spark, workdir, what)
+        else:
+            results[case] = run_case(spark, workdir, query_kind, what)
+    print(json.dumps(results))
 
 
 main()
