@@ -129,10 +129,14 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
   }
   self->source_ = std::move(source);
   self->log_directory_ = std::move(log_directory);
+  return self;
+}
+
+Status FileStreamSource::Restore() {
   // The seen files are every entry of the log.
   std::error_code ec;
   int64_t latest = -1;
-  for (const auto& item : fs::directory_iterator(self->log_directory_, ec)) {
+  for (const auto& item : fs::directory_iterator(log_directory_, ec)) {
     std::string name = item.path().filename().string();
     std::string number = name.substr(0, name.find('.'));
     if (!number.empty() && number.find_first_not_of("0123456789") == std::string::npos &&
@@ -140,13 +144,13 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
       latest = std::max<int64_t>(latest, std::stoll(number));
     }
   }
-  self->latest_batch_ = latest;
-  ARROW_ASSIGN_OR_RAISE(auto entries, self->EntriesThrough(latest));
+  latest_batch_ = latest;
+  ARROW_ASSIGN_OR_RAISE(auto entries, EntriesThrough(latest));
   for (const auto& e : entries) {
-    self->seen_.insert(self->SeenKey(io::PathFromUri(e.path)));
-    self->latest_seen_ms_ = std::max(self->latest_seen_ms_, e.timestamp);
+    seen_.insert(SeenKey(io::PathFromUri(e.path)));
+    latest_seen_ms_ = std::max(latest_seen_ms_, e.timestamp);
   }
-  return self;
+  return Status::OK();
 }
 
 std::string FileStreamSource::SeenKey(const std::string& path) const {

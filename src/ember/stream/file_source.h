@@ -21,10 +21,11 @@ namespace ember::stream {
 class FileStreamSource {
  public:
   /// Validates Spark's options (maxFilesPerTrigger, maxBytesPerTrigger, latestFirst, maxFileAge,
-  /// fileNameOnly, cleanSource, sourceArchiveDir) and restores the files seen from the source
-  /// log in `log_directory`.
+  /// fileNameOnly, cleanSource, sourceArchiveDir); the source log is in `log_directory`.
   static arrow::Result<std::unique_ptr<FileStreamSource>> Open(
       std::shared_ptr<const plan::FileSource> source, std::string log_directory);
+  /// Restores the files seen from the source log; fails naming a damaged entry.
+  arrow::Status Restore();
 
   /// The columns the query references (in schema order); the others may be left unread.
   void SetReferencedColumns(std::vector<bool> columns) { columns_ = std::move(columns); }

@@ -450,16 +450,18 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   }
 
   CollectKind(*df.plan(), PlanKind::kStreamSource, &execution->source_nodes);
+  for (size_t i = 0; i < execution->source_nodes.size(); ++i) {
+    auto log_dir = fs::path(root) / "sources" / std::to_string(i);
+    std::error_code ec;
+    fs::create_directories(log_dir, ec);
+    ARROW_ASSIGN_OR_RAISE(auto source, stream::FileStreamSource::Open(
+                                           execution->source_nodes[i]->file, log_dir.string()));
+    source->SetReferencedColumns(plan::ReferencedColumns(*execution->source_nodes[i], referenced));
+    execution->sources.push_back(std::move(source));
+  }
+  // The logs are read as the run starts: what is wrong with them fails the run.
   query->recovery_failure_ = [&]() -> arrow::Status {
-    for (size_t i = 0; i < execution->source_nodes.size(); ++i) {
-      auto log_dir = fs::path(root) / "sources" / std::to_string(i);
-      std::error_code ec;
-      fs::create_directories(log_dir, ec);
-      ARROW_ASSIGN_OR_RAISE(auto source, stream::FileStreamSource::Open(
-                                             execution->source_nodes[i]->file, log_dir.string()));
-      source->SetReferencedColumns(plan::ReferencedColumns(*execution->source_nodes[i], referenced));
-      execution->sources.push_back(std::move(source));
-    }
+    for (auto& source : execution->sources) ARROW_RETURN_NOT_OK(source->Restore());
     execution->committed.assign(execution->sources.size(), -1);
 
     // Recovery (Spark's populateStartOffsets).
