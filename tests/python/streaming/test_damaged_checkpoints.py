@@ -182,3 +182,25 @@ def test_second_start_refused_without_stop_active_run(ember, spark):
         query_id = theirs["error"].split()[5]
         assert result["error"].replace(result["error"].split()[5], query_id) == theirs["error"]
         assert result["first_active"] == theirs["first_active"]
+
+
+def test_two_processes_on_one_checkpoint_commit_each_row_once(tmp_path):
+    """Processes are not sessions: two started at once on one checkpoint are kept apart by the
+    logs' no-overwrite entries (the loser fails with CONCURRENT_STREAM_LOG_UPDATE or finds the
+    batch committed); after a last run to completion the sink holds every input row once."""
+    from streaming.test_kills import PARQUET_JOB, Source, committed_files
+
+    source = Source(tmp_path / "in")
+    source.add(30)
+    job = tmp_path / "job.py"
+    job.write_text(PARQUET_JOB)
+    args = [sys.executable, str(job), str(source.directory), str(tmp_path / "cp"), str(tmp_path / "out")]
+    runs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    for run, (_, err) in zip(runs, outputs):
+        assert run.returncode == 0 or b"CONCURRENT_STREAM_LOG_UPDATE" in err, err[-3000:]
+    subprocess.run(args, check=True, timeout=300, capture_output=True)
+    files = committed_files(tmp_path / "out")
+    got = duckdb.sql(f"SELECT event_id, company_id, amount, event_ts FROM read_parquet({files!r}) "
+                     "ORDER BY event_id").fetchall()
+    assert got == source.expected()
