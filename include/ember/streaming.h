@@ -159,6 +159,9 @@ class StreamingQuery : public std::enable_shared_from_this<StreamingQuery> {
   bool idle_ = false;          // the last attempt found no new data
   int64_t batches_done_ = 0;   // counts attempts, so waiters see progress
   arrow::Status failure_;
+  // What reading the checkpoint's logs at start found wrong: as in Spark, the query starts and
+  // its run fails with it (STREAM_FAILED), the listener hearing of both.
+  arrow::Status recovery_failure_;
   std::vector<std::string> progress_;
   // When a trigger last reported progress or idleness (Spark's lastNoExecutionProgressEventTime);
   // none before the first report.

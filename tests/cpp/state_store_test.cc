@@ -138,6 +138,39 @@ TEST_F(StateStoreTest, AnotherOperatorInTheCheckpointIsAnError) {
       << other.status().ToString();
 }
 
+// Spark's HDFS provider writes a delta for every version, so a missing one is lost state: an
+// unchanged batch leaves an empty delta, and a version whose delta is gone fails to load.
+TEST_F(StateStoreTest, EveryVersionHasADeltaAndAMissingOneFailsToLoad) {
+  auto store = Open();
+  RunBatch(store.get(), 0, {{"a", 1}}, {});
+  RunBatch(store.get(), 1, {}, {});
+  RunBatch(store.get(), 2, {{"b", 2}}, {});
+  fs::path partition = dir_ / "state" / "0" / "0";
+  ASSERT_TRUE(fs::exists(partition / "2.delta"));
+  fs::remove(partition / "2.delta");
+  auto fresh = Open();
+  ASSERT_TRUE(fresh->Load(1).ok());
+  auto status = fresh->Load(3);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS"),
+            std::string::npos)
+      << status.ToString();
+  EXPECT_NE(status.message().find((partition / "2.delta").string() + " does not exist"), std::string::npos)
+      << status.ToString();
+}
+
+TEST_F(StateStoreTest, ACutDeltaFailsToLoadNamingIt) {
+  auto store = Open();
+  RunBatch(store.get(), 0, {{"a", 1}}, {});
+  fs::path delta = dir_ / "state" / "0" / "0" / "1.delta";
+  fs::resize_file(delta, fs::file_size(delta) / 2);
+  auto status = Open()->Load(1);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("CANNOT_LOAD_STATE_STORE.UNCATEGORIZED"), std::string::npos)
+      << status.ToString();
+  EXPECT_NE(status.message().find(delta.string()), std::string::npos) << status.ToString();
+}
+
 TEST(RowKeys, EqualValuesEncodeEquallyAndNullDiffersFromEmpty) {
   arrow::StringBuilder strings;
   ASSERT_TRUE(strings.Append("").ok());

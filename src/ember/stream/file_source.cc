@@ -129,10 +129,14 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
   }
   self->source_ = std::move(source);
   self->log_directory_ = std::move(log_directory);
+  return self;
+}
+
+Status FileStreamSource::Restore() {
   // The seen files are every entry of the log.
   std::error_code ec;
   int64_t latest = -1;
-  for (const auto& item : fs::directory_iterator(self->log_directory_, ec)) {
+  for (const auto& item : fs::directory_iterator(log_directory_, ec)) {
     std::string name = item.path().filename().string();
     std::string number = name.substr(0, name.find('.'));
     if (!number.empty() && number.find_first_not_of("0123456789") == std::string::npos &&
@@ -140,17 +144,23 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
       latest = std::max<int64_t>(latest, std::stoll(number));
     }
   }
-  self->latest_batch_ = latest;
-  ARROW_ASSIGN_OR_RAISE(auto entries, self->EntriesThrough(latest));
+  latest_batch_ = latest;
+  ARROW_ASSIGN_OR_RAISE(auto entries, EntriesThrough(latest));
   for (const auto& e : entries) {
-    self->seen_.insert(self->SeenKey(io::PathFromUri(e.path)));
-    self->latest_seen_ms_ = std::max(self->latest_seen_ms_, e.timestamp);
+    seen_.insert(SeenKey(io::PathFromUri(e.path)));
+    latest_seen_ms_ = std::max(latest_seen_ms_, e.timestamp);
   }
-  return self;
+  return Status::OK();
 }
 
 std::string FileStreamSource::SeenKey(const std::string& path) const {
   return file_name_only_ ? fs::path(path).filename().string() : path;
+}
+
+std::string FileStreamSource::LogPath(int64_t batch_id) const {
+  std::string name = std::to_string(batch_id);
+  if ((batch_id + 1) % kCompactInterval == 0) name += ".compact";
+  return (fs::path(log_directory_) / name).string();
 }
 
 Result<std::optional<std::vector<FileStreamSource::Entry>>> FileStreamSource::ReadLogFile(
@@ -162,20 +172,22 @@ Result<std::optional<std::vector<FileStreamSource::Entry>>> FileStreamSource::Re
     ARROW_ASSIGN_OR_RAISE(text, ReadFileIfExists(path));
     if (!text) return std::optional<std::vector<Entry>>();
   }
+  ARROW_ASSIGN_OR_RAISE(auto body, LogBody(*text, path));
   std::vector<Entry> entries;
-  std::istringstream lines(*text);
+  std::istringstream lines(body);
   std::string line;
-  std::getline(lines, line);  // version
   while (std::getline(lines, line)) {
     if (line.empty()) continue;
     auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.contains("path")) {
-      return UserError(ErrorKind::kIllegalState, "",
-                       "Malformed file source log entry in " + path + ": " + line, "");
+    if (!j.is_object() || !j.contains("path") || !j["path"].is_string() ||
+        !j.value("timestamp", json()).is_number_integer() || !j.value("batchId", json()).is_number_integer()) {
+      return DamagedCheckpointFile(path, "its line " + line + " is not a file entry");
     }
-    entries.push_back(Entry{j["path"].get<std::string>(), j.value("timestamp", int64_t{0}),
-                            j.value("batchId", int64_t{0})});
+    entries.push_back(Entry{j["path"].get<std::string>(), j["timestamp"].get<int64_t>(),
+                            j["batchId"].get<int64_t>()});
   }
+  // An entry is written only for a batch that selected files.
+  if (entries.empty()) return DamagedCheckpointFile(path, "it lists no file");
   return entries;
 }
 
@@ -184,11 +196,16 @@ Result<std::vector<FileStreamSource::Entry>> FileStreamSource::ReadEntries(int64
   ARROW_ASSIGN_OR_RAISE(auto entries, ReadLogFile(batch_id));
   if (!entries) {
     return UserError(ErrorKind::kIllegalState, "",
-                     "batch " + std::to_string(batch_id) + " doesn't exist in " + log_directory_,
+                     "batch " + std::to_string(batch_id) + " doesn't exist in " + log_directory_ +
+                         ": the file source log lost its entry " + LogPath(batch_id),
                      "");
   }
-  // A compaction file holds earlier entries too: keep this batch's own.
+  // A compaction file holds earlier entries too: keep this batch's own, which come last, so a
+  // compaction cut short has lost them.
   std::erase_if(*entries, [&](const Entry& e) { return e.batch_id != batch_id; });
+  if (entries->empty()) {
+    return DamagedCheckpointFile(LogPath(batch_id), "it lists no file of batch " + std::to_string(batch_id));
+  }
   return std::move(*entries);
 }
 
@@ -202,6 +219,12 @@ Result<std::vector<FileStreamSource::Entry>> FileStreamSource::EntriesThrough(in
   if (compaction >= 0 &&
       fs::exists(fs::path(log_directory_) / (std::to_string(compaction) + ".compact"), ec)) {
     ARROW_ASSIGN_OR_RAISE(auto entries, ReadLogFile(compaction));
+    // Its own batch's entries come last: without them, it was cut short.
+    if (entries && std::none_of(entries->begin(), entries->end(),
+                                [&](const Entry& e) { return e.batch_id == compaction; })) {
+      return DamagedCheckpointFile(LogPath(compaction),
+                                   "it lists no file of batch " + std::to_string(compaction));
+    }
     if (entries) all = std::move(*entries);
     first = compaction + 1;
   }
@@ -252,6 +275,15 @@ Result<std::vector<io::FileEntry>> FileStreamSource::ListAll() const {
                          : a.modification_time_ms < b.modification_time_ms;
   });
   return all;
+}
+
+Status FileStreamSource::CheckLogged(int64_t offset) const {
+  if (offset <= latest_batch_) return Status::OK();
+  return UserError(ErrorKind::kIllegalState, "",
+                   "batch " + std::to_string(offset) + " doesn't exist in " + log_directory_ +
+                       ": the offsets log names it, but the file source log lost its entry " +
+                       LogPath(offset),
+                   "");
 }
 
 Status FileStreamSource::PrepareForAvailableNow() {

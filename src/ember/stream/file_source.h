@@ -21,13 +21,18 @@ namespace ember::stream {
 class FileStreamSource {
  public:
   /// Validates Spark's options (maxFilesPerTrigger, maxBytesPerTrigger, latestFirst, maxFileAge,
-  /// fileNameOnly, cleanSource, sourceArchiveDir) and restores the files seen from the source
-  /// log in `log_directory`.
+  /// fileNameOnly, cleanSource, sourceArchiveDir); the source log is in `log_directory`.
   static arrow::Result<std::unique_ptr<FileStreamSource>> Open(
       std::shared_ptr<const plan::FileSource> source, std::string log_directory);
+  /// Restores the files seen from the source log; fails naming a damaged entry.
+  arrow::Status Restore();
 
   /// The columns the query references (in schema order); the others may be left unread.
   void SetReferencedColumns(std::vector<bool> columns) { columns_ = std::move(columns); }
+
+  /// Fails, naming the missing file, when the source log has no entry `offset` (which the
+  /// offsets log names): the files of a batch must not be chosen anew.
+  arrow::Status CheckLogged(int64_t offset) const;
 
   /// Trigger.AvailableNow: later triggers choose only among the files present now.
   arrow::Status PrepareForAvailableNow();
@@ -68,6 +73,8 @@ class FileStreamSource {
   FileStreamSource() = default;
   // Every entry of log file `batch_id`, plain or .compact (nullopt when neither exists).
   arrow::Result<std::optional<std::vector<Entry>>> ReadLogFile(int64_t batch_id) const;
+  /// The file of log entry `batch_id` (every tenth a compaction, "<id>.compact").
+  std::string LogPath(int64_t batch_id) const;
   // The entries of source batch `batch_id` only.
   arrow::Result<std::vector<Entry>> ReadEntries(int64_t batch_id) const;
   // Every entry of batches 0 .. last, read from the newest compaction file on.

@@ -82,25 +82,41 @@ Result<bool> MetadataLog::Add(int64_t batch_id, const std::string& body) {
   return WriteFileAtomically(Path(batch_id), "v1\n" + body);
 }
 
-Result<std::optional<std::string>> MetadataLog::Get(int64_t batch_id) const {
-  ARROW_ASSIGN_OR_RAISE(auto text, ReadFileIfExists(Path(batch_id)));
-  if (!text) return text;
-  size_t newline = text->find('\n');
-  std::string version = text->substr(0, newline);
-  if (version.size() < 2 || version[0] != 'v' ||
+Result<std::string> LogBody(const std::string& text, const std::string& path) {
+  if (text.empty()) {
+    // Spark's words for an empty log file (HDFSMetadataLog.get).
+    return UserError(ErrorKind::kIllegalState, "",
+                     "Failed to read log file " + path + ". Incomplete log file: the file is empty.", "");
+  }
+  size_t newline = text.find('\n');
+  std::string version = text.substr(0, newline);
+  if (version.size() < 2 || version.size() > 18 || version[0] != 'v' ||
       version.find_first_not_of("0123456789", 1) != std::string::npos || version == "v0") {
     return UserError(ErrorKind::kIllegalState, "INVALID_LOG_VERSION.EXACT_MATCH_VERSION",
-                     "Log file was malformed: failed to read correct log version from " +
-                         Path(batch_id) + ".",
+                     "Log file was malformed: failed to read correct log version from " + path + ".",
                      "KD002");
   }
   if (std::stoll(version.substr(1)) > 1) {
     return UserError(ErrorKind::kIllegalState, "INVALID_LOG_VERSION.MAX_SUPPORTED_VERSION",
-                     "The log file " + Path(batch_id) + " was produced by a newer version (" +
-                         version + ") than this one supports (v1).",
+                     "The log file " + path + " was produced by a newer version (" + version +
+                         ") than this one supports (v1).",
                      "KD002");
   }
-  return std::optional<std::string>(newline == std::string::npos ? "" : text->substr(newline + 1));
+  return newline == std::string::npos ? "" : text.substr(newline + 1);
+}
+
+Status DamagedCheckpointFile(const std::string& path, const std::string& what) {
+  return UserError(ErrorKind::kIllegalState, "",
+                   "The checkpoint file " + path + " is damaged: " + what +
+                       ". Restore it, or start the query on a new checkpoint location.",
+                   "");
+}
+
+Result<std::optional<std::string>> MetadataLog::Get(int64_t batch_id) const {
+  ARROW_ASSIGN_OR_RAISE(auto text, ReadFileIfExists(Path(batch_id)));
+  if (!text) return text;
+  ARROW_ASSIGN_OR_RAISE(auto body, LogBody(*text, Path(batch_id)));
+  return std::optional<std::string>(std::move(body));
 }
 
 std::vector<int64_t> MetadataLog::BatchIds() const {

@@ -17,6 +17,12 @@ namespace ember::stream {
 /// Writes `content` to `path` atomically; false if `path` already exists.
 arrow::Result<bool> WriteFileAtomically(const std::string& path, const std::string& content);
 arrow::Result<std::optional<std::string>> ReadFileIfExists(const std::string& path);
+/// The lines after the version line "v1" of a log file's `text`; Spark's INVALID_LOG_VERSION
+/// naming `path` when the first line is not a supported version (an empty or truncated file).
+arrow::Result<std::string> LogBody(const std::string& text, const std::string& path);
+/// Spark's error for a checkpoint file that exists but cannot be what it should be: names the
+/// file and what is wrong with it.
+arrow::Status DamagedCheckpointFile(const std::string& path, const std::string& what);
 
 class MetadataLog {
  public:
@@ -27,13 +33,14 @@ class MetadataLog {
   /// The lines after the version line of an entry, or nothing.
   arrow::Result<std::optional<std::string>> Get(int64_t batch_id) const;
   arrow::Result<std::optional<int64_t>> Latest() const;
+  /// The file of entry `batch_id`, for errors.
+  std::string Path(int64_t batch_id) const;
   /// Deletes entries below `threshold`.
   arrow::Status Purge(int64_t threshold);
   std::vector<int64_t> BatchIds() const;
   const std::string& directory() const { return directory_; }
 
  private:
-  std::string Path(int64_t batch_id) const;
   std::string directory_;
   std::optional<int64_t> purged_below_;  // no entry below this id is left
 };

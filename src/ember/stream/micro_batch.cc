@@ -352,8 +352,10 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   // Semantic confs a checkpoint keeps: the logged value wins over the session's.
   json logged_conf = json::object();
   if (latest_offsets) {
-    ARROW_ASSIGN_OR_RAISE(auto logged, execution->offsets.Get(*latest_offsets));
-    auto meta = json::parse(logged ? logged->substr(0, logged->find('\n')) : "", nullptr, false);
+    // A damaged entry fails the run below, naming the file.
+    auto logged = execution->offsets.Get(*latest_offsets);
+    auto meta = json::parse(logged.ok() && *logged ? (*logged)->substr(0, (*logged)->find('\n')) : "",
+                            nullptr, false);
     if (meta.is_object() && meta.contains("conf") && meta["conf"].is_object()) logged_conf = meta["conf"];
   }
   auto conf = [&](const std::string& key, const std::string& fallback) {
@@ -429,8 +431,8 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   ARROW_ASSIGN_OR_RAISE(auto metadata, stream::ReadFileIfExists(metadata_path));
   if (metadata) {
     auto j = json::parse(*metadata, nullptr, false);
-    if (j.is_discarded() || !j.contains("id")) {
-      return UserError(ErrorKind::kIllegalState, "", "Malformed checkpoint metadata " + metadata_path, "");
+    if (!j.is_object() || !j.value("id", json()).is_string()) {
+      return stream::DamagedCheckpointFile(metadata_path, "it does not hold the query's id (JSON)");
     }
     query->id_ = j["id"].get<std::string>();
   } else {
@@ -457,77 +459,110 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     source->SetReferencedColumns(plan::ReferencedColumns(*execution->source_nodes[i], referenced));
     execution->sources.push_back(std::move(source));
   }
-  execution->committed.assign(execution->sources.size(), -1);
+  // The logs are read as the run starts: what is wrong with them fails the run.
+  query->recovery_failure_ = [&]() -> arrow::Status {
+    for (auto& source : execution->sources) ARROW_RETURN_NOT_OK(source->Restore());
+    execution->committed.assign(execution->sources.size(), -1);
 
-  // Recovery (Spark's populateStartOffsets).
-  if (latest_offsets) {
-    int64_t n = *latest_offsets;
-    struct Logged {
-      std::vector<int64_t> ends;
-      int64_t timestamp_ms = 0;
-      int64_t watermark_ms = 0;
-    };
-    auto read_offsets = [&](int64_t batch) -> Result<Logged> {
-      ARROW_ASSIGN_OR_RAISE(auto body, execution->offsets.Get(batch));
-      if (!body) {
-        return UserError(ErrorKind::kIllegalState, "", "batch " + std::to_string(batch) +
-                                                           " doesn't exist", "");
-      }
-      std::istringstream lines(*body);
-      std::string line;
-      std::getline(lines, line);
-      auto meta = json::parse(line, nullptr, false);
-      Logged logged;
-      if (meta.is_object()) {
-        logged.timestamp_ms = meta.value("batchTimestampMs", int64_t{0});
-        logged.watermark_ms = meta.value("batchWatermarkMs", int64_t{0});
-      }
-      while (std::getline(lines, line)) {
-        if (line == "-") {
-          logged.ends.push_back(-1);
-        } else {
-          ARROW_ASSIGN_OR_RAISE(auto offset, stream::FileStreamSource::ParseOffsetJson(line));
-          logged.ends.push_back(offset);
+    // Recovery (Spark's populateStartOffsets).
+    if (latest_offsets) {
+      int64_t n = *latest_offsets;
+      struct Logged {
+        std::vector<int64_t> ends;
+        int64_t timestamp_ms = 0;
+        int64_t watermark_ms = 0;
+      };
+      // An entry that exists but is not whole (emptied, truncated) is an error naming the file,
+      // never a batch read with fewer sources or offsets.
+      auto read_offsets = [&](int64_t batch) -> Result<Logged> {
+        const std::string path = execution->offsets.Path(batch);
+        ARROW_ASSIGN_OR_RAISE(auto body, execution->offsets.Get(batch));
+        if (!body) {
+          return UserError(ErrorKind::kIllegalState, "", "batch " + std::to_string(batch) +
+                                                             " doesn't exist: " + path + " is missing", "");
         }
-      }
-      if (logged.ends.size() != execution->sources.size()) {
+        std::istringstream lines(*body);
+        std::string line;
+        std::getline(lines, line);
+        auto meta = json::parse(line, nullptr, false);
+        if (!meta.is_object() || !meta.value("batchTimestampMs", json()).is_number_integer() ||
+            !meta.value("batchWatermarkMs", json()).is_number_integer()) {
+          return stream::DamagedCheckpointFile(path, "its second line is not the batch's metadata "
+                                                     "(batchWatermarkMs, batchTimestampMs)");
+        }
+        Logged logged;
+        logged.timestamp_ms = meta["batchTimestampMs"].get<int64_t>();
+        logged.watermark_ms = meta["batchWatermarkMs"].get<int64_t>();
+        while (std::getline(lines, line)) {
+          if (line == "-") {
+            logged.ends.push_back(-1);
+          } else {
+            auto offset = stream::FileStreamSource::ParseOffsetJson(line);
+            if (!offset.ok()) {
+              return stream::DamagedCheckpointFile(path, "its line " + line + " is not a source's offset");
+            }
+            logged.ends.push_back(*offset);
+          }
+        }
+        if (logged.ends.size() != execution->sources.size()) {
+          return UserError(ErrorKind::kIllegalState, "",
+                           "There are [" + std::to_string(logged.ends.size()) +
+                               "] sources in the checkpoint offsets and now there are [" +
+                               std::to_string(execution->sources.size()) +
+                               "] sources requested by the query. Cannot continue. (The offsets are "
+                               "those of " + path + ": if the query's sources did not change, the "
+                               "file is damaged.)",
+                           "");
+        }
+        return logged;
+      };
+      ARROW_ASSIGN_OR_RAISE(auto latest, read_offsets(n));
+      ARROW_ASSIGN_OR_RAISE(auto committed_latest, execution->commits.Latest());
+      // A commit is written after its batch's offsets: one past the last offsets means the
+      // offsets of a committed batch are gone, and its input cannot be known again.
+      if (committed_latest && *committed_latest > n) {
         return UserError(ErrorKind::kIllegalState, "",
-                         "There are [" + std::to_string(logged.ends.size()) +
-                             "] sources in the checkpoint offsets and now there are [" +
-                             std::to_string(execution->sources.size()) +
-                             "] sources requested by the query. Cannot continue.",
+                         "batch " + std::to_string(*committed_latest) + " doesn't exist: " +
+                             execution->offsets.Path(*committed_latest) + " is missing, but " +
+                             execution->commits.Path(*committed_latest) + " says the batch committed",
                          "");
       }
-      return logged;
-    };
-    ARROW_ASSIGN_OR_RAISE(auto latest, read_offsets(n));
-    ARROW_ASSIGN_OR_RAISE(auto committed_latest, execution->commits.Latest());
-    bool finished = committed_latest && *committed_latest >= n;
-    if (finished) {
-      execution->committed = latest.ends;
-      execution->next_batch = n + 1;
-      execution->watermark_ms = latest.watermark_ms;
-      execution->last_batch_watermark_ms = latest.watermark_ms;
-      ARROW_ASSIGN_OR_RAISE(auto commit, execution->commits.Get(n));
-      if (commit) {
-        auto j = json::parse(*commit, nullptr, false);
-        if (j.is_object()) {
-          execution->watermark_ms = std::max(execution->watermark_ms, j.value("nextBatchWatermarkMs", int64_t{0}));
+      // The source logs must hold the entries the offsets name.
+      for (size_t i = 0; i < execution->sources.size(); ++i) {
+        if (latest.ends[i] >= 0) ARROW_RETURN_NOT_OK(execution->sources[i]->CheckLogged(latest.ends[i]));
+      }
+      bool finished = committed_latest && *committed_latest == n;
+      if (finished) {
+        execution->committed = latest.ends;
+        execution->next_batch = n + 1;
+        execution->watermark_ms = latest.watermark_ms;
+        execution->last_batch_watermark_ms = latest.watermark_ms;
+        // A commit that exists reads as committed only when it is whole.
+        ARROW_ASSIGN_OR_RAISE(auto commit, execution->commits.Get(n));
+        auto j = json::parse(commit.value_or(""), nullptr, false);
+        if (!j.is_object() || !j.value("nextBatchWatermarkMs", json()).is_number_integer()) {
+          return stream::DamagedCheckpointFile(execution->commits.Path(n),
+                                               "its second line is not the commit's metadata "
+                                               "(nextBatchWatermarkMs)");
         }
+        execution->watermark_ms = std::max(execution->watermark_ms, j["nextBatchWatermarkMs"].get<int64_t>());
+      } else {
+        if (n > 0) {
+          ARROW_ASSIGN_OR_RAISE(auto previous, read_offsets(n - 1));
+          execution->committed = previous.ends;
+          execution->last_batch_watermark_ms = previous.watermark_ms;
+        }
+        execution->next_batch = n;
+        execution->rerun_end = latest.ends;
+        execution->rerun_timestamp_ms = latest.timestamp_ms;
+        execution->watermark_ms = latest.watermark_ms;
       }
-    } else {
-      if (n > 0) {
-        ARROW_ASSIGN_OR_RAISE(auto previous, read_offsets(n - 1));
-        execution->committed = previous.ends;
-        execution->last_batch_watermark_ms = previous.watermark_ms;
-      }
-      execution->next_batch = n;
-      execution->rerun_end = latest.ends;
-      execution->rerun_timestamp_ms = latest.timestamp_ms;
-      execution->watermark_ms = latest.watermark_ms;
     }
-  }
-  if (query->options_.trigger.kind == TriggerKind::kAvailableNow) {
+    return arrow::Status::OK();
+  }();
+  if (!query->recovery_failure_.ok()) {
+    // Nothing of the run is left to prepare; the thread ends with the failure.
+  } else if (query->options_.trigger.kind == TriggerKind::kAvailableNow) {
     for (auto& source : execution->sources) ARROW_RETURN_NOT_OK(source->PrepareForAvailableNow());
   }
   if (query->options_.trigger.kind == TriggerKind::kOnce) {
@@ -728,6 +763,7 @@ void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
 }
 
 arrow::Status StreamingQuery::RunLoop() {
+  ARROW_RETURN_NOT_OK(recovery_failure_);
   Execution& ex = *execution_;
   auto session = df_.session();
   bool ran_once = false;

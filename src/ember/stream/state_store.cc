@@ -74,10 +74,25 @@ Status WriteTable(const std::string& path, const std::shared_ptr<arrow::Table>& 
   return Status::OK();
 }
 
-Result<std::shared_ptr<arrow::Table>> ReadTable(const std::string& path,
+// Spark's CANNOT_LOAD_STATE_STORE with a sub-condition; `store` says which store.
+Status CannotLoad(const std::string& sub_condition, const std::string& detail) {
+  return UserError(ErrorKind::kRuntime, "CANNOT_LOAD_STATE_STORE." + sub_condition,
+                   "An error occurred during loading state. " + detail, "58030");
+}
+
+// A state file that exists but cannot be read whole (truncated, emptied, overwritten).
+Status Unreadable(const std::string& path, const std::string& store, const Status& cause) {
+  return CannotLoad("UNCATEGORIZED", "Error reading state file " + path + " of " + store +
+                                         ": the file is damaged (" + cause.message() + ").");
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadTable(const std::string& path, const std::string& store,
                                                 const std::shared_ptr<arrow::Schema>& expected) {
-  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path));
-  ARROW_ASSIGN_OR_RAISE(auto reader, arrow::ipc::RecordBatchFileReader::Open(file));
+  auto opened = arrow::io::ReadableFile::Open(path);
+  if (!opened.ok()) return Unreadable(path, store, opened.status());
+  auto read = arrow::ipc::RecordBatchFileReader::Open(*opened);
+  if (!read.ok()) return Unreadable(path, store, read.status());
+  auto reader = *read;
   if (!reader->schema()->Equals(*expected, /*check_metadata=*/false)) {
     return UserError(ErrorKind::kRuntime, "STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE",
                      "Provided key schema does not match existing state key schema. Existing "
@@ -88,8 +103,10 @@ Result<std::shared_ptr<arrow::Table>> ReadTable(const std::string& path,
   }
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
   for (int i = 0; i < reader->num_record_batches(); ++i) {
-    ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadRecordBatch(i));
-    batches.push_back(std::move(batch));
+    auto batch = reader->ReadRecordBatch(i);
+    if (!batch.ok()) return Unreadable(path, store, batch.status());
+    if (auto valid = (*batch)->ValidateFull(); !valid.ok()) return Unreadable(path, store, valid);
+    batches.push_back(*std::move(batch));
   }
   return arrow::Table::FromRecordBatches(reader->schema(), batches);
 }
@@ -180,11 +197,13 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
   std::string metadata_path = (fs::path(directory) / "_metadata" / "metadata").string();
   ARROW_ASSIGN_OR_RAISE(auto metadata, ReadFileIfExists(metadata_path));
   if (metadata) {
-    auto body = nlohmann::json::parse(metadata->substr(std::min(metadata->size(), metadata->find('\n') + 1)),
-                                      nullptr, false);
-    std::string stored = body.is_object() && body.contains("operatorInfo")
-                             ? body["operatorInfo"].value("operatorName", "")
-                             : "";
+    ARROW_ASSIGN_OR_RAISE(auto text, LogBody(*metadata, metadata_path));
+    auto body = nlohmann::json::parse(text, nullptr, false);
+    if (!body.is_object() || !body.value("operatorInfo", nlohmann::json()).is_object() ||
+        !body["operatorInfo"].value("operatorName", nlohmann::json()).is_string()) {
+      return DamagedCheckpointFile(metadata_path, "it does not name the stateful operator (JSON)");
+    }
+    std::string stored = body["operatorInfo"]["operatorName"].get<std::string>();
     if (stored != operator_name) {
       return UserError(ErrorKind::kRuntime, "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA",
                        "Streaming stateful operator name does not match with the operator in state "
@@ -215,26 +234,41 @@ std::string StateStore::PartitionDirectory(int p) const {
   return (store_name_.empty() ? partition : partition / store_name_).string();
 }
 
+std::string StateStore::Describe(int p) const {
+  return "the state store (operator " + fs::path(directory_).filename().string() + ", partition " +
+         std::to_string(p) + (store_name_.empty() ? "" : ", store " + store_name_) + ") in " +
+         PartitionDirectory(p);
+}
+
 Result<std::shared_ptr<arrow::Table>> StateStore::LoadPartition(int p, int64_t version) const {
   std::string directory = PartitionDirectory(p);
   auto versions = ListVersions(directory);
-  // The newest snapshot at or below `version`, then the deltas after it.
+  // The newest snapshot at or below `version`, then the delta of every version after it: each
+  // commit writes one per partition, so a missing one is state lost, never an empty change.
   int64_t base = 0;
   for (const auto& [v, kinds] : versions) {
     if (v <= version && kinds.second) base = v;
   }
+  for (int64_t v = base + 1; v <= version; ++v) {
+    auto found = versions.find(v);
+    if (found == versions.end() || !found->second.first) {
+      std::string path = VersionFile(directory, v, "delta");
+      return CannotLoad("CANNOT_READ_DELTA_FILE_NOT_EXISTS", "Error reading delta file " + path +
+                                                                 " of " + Describe(p) + ": " + path +
+                                                                 " does not exist.");
+    }
+  }
   std::shared_ptr<arrow::Table> rows;
   if (base > 0) {
-    ARROW_ASSIGN_OR_RAISE(rows, ReadTable(VersionFile(directory, base, "snapshot"), schema_));
+    ARROW_ASSIGN_OR_RAISE(rows, ReadTable(VersionFile(directory, base, "snapshot"), Describe(p), schema_));
   } else {
     ARROW_ASSIGN_OR_RAISE(rows, arrow::Table::MakeEmpty(schema_));
   }
   std::vector<std::shared_ptr<arrow::Table>> layers;
   auto flagged = WithRemovedFlag(schema_);
-  for (const auto& [v, kinds] : versions) {
-    if (v <= base || v > version || !kinds.first) continue;
-    ARROW_ASSIGN_OR_RAISE(auto delta, ReadTable(VersionFile(directory, v, "delta"), flagged));
-    layers.push_back(std::move(delta));
+  for (int64_t v = base + 1; v <= version; ++v) {
+    ARROW_ASSIGN_OR_RAISE(auto delta, ReadTable(VersionFile(directory, v, "delta"), Describe(p), flagged));
+    if (delta->num_rows() > 0) layers.push_back(std::move(delta));
   }
   if (layers.empty()) return rows;
   ARROW_ASSIGN_OR_RAISE(auto base_layer, AddFlag(rows, false));
@@ -295,8 +329,13 @@ Status StateStore::Commit(int64_t version) {
     auto write_delta = [&]() -> Status {
       bool has_puts = change.puts && change.puts->num_rows() > 0;
       bool has_removals = change.removed && change.removed->num_rows() > 0;
-      if (!has_puts && !has_removals) return Status::OK();
+      // An unchanged partition gets an empty delta, as in Spark: every version's file exists,
+      // so a restart can tell a lost file from a batch that changed nothing.
       std::vector<std::shared_ptr<arrow::Table>> parts;
+      if (!has_puts && !has_removals) {
+        ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(WithRemovedFlag(schema_)));
+        parts.push_back(empty);
+      }
       if (has_puts) {
         ARROW_ASSIGN_OR_RAISE(auto puts, change.puts->SelectColumns([&] {
           std::vector<int> all(static_cast<size_t>(schema_->num_fields()));

@@ -5,7 +5,10 @@
 // A partition's map is an Arrow table (key columns first, then value columns) kept in memory.
 // On disk, in <checkpoint>/state/<operator>/<partition>/, version v is "<v>.delta" (the rows put
 // and the keys removed by the batch, in Arrow's IPC file format) or "<v>.snapshot" (the whole
-// table). A partition that a batch left unchanged gets no delta file.
+// table). Every commit writes a delta in every partition (an empty one where the batch changed
+// nothing), as Spark's HDFS provider does: loading version v needs the newest snapshot at or
+// below v and every delta after it, and a missing or damaged file is Spark's
+// CANNOT_LOAD_STATE_STORE, never state silently lost.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +74,8 @@ class StateStore {
              int num_keys, int num_partitions, int64_t retain);
   arrow::Result<std::shared_ptr<arrow::Table>> LoadPartition(int p, int64_t version) const;
   std::string PartitionDirectory(int p) const;
+  /// Names partition p's store in errors.
+  std::string Describe(int p) const;
 
   std::string directory_;  // <checkpoint>/state/<operator>
   std::string store_name_;  // empty for the only store of an operator

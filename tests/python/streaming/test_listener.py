@@ -219,15 +219,21 @@ def test_pyspark_names():
 
 
 def test_a_second_query_of_one_id_is_refused_before_it_starts(spark, source, tmp_path, recorder):
-    """StreamingQueryManager.startQuery: a query whose checkpoint's id is active is refused
-    before it starts, so it neither writes to the checkpoint nor reaches the listeners."""
-    from ember.errors import IllegalArgumentException
+    """StreamingQueryManager.startQuery with spark.sql.streaming.stopActiveRunOnRestart off: a
+    query whose checkpoint's id is active is refused before it starts, so it neither writes to
+    the checkpoint nor reaches the listeners (on, the default, the active run is stopped:
+    test_damaged_checkpoints.py)."""
+    from ember.errors import SparkRuntimeException
 
     first = start(spark, source, tmp_path / "cp")
     first.processAllAvailable()
-    with pytest.raises(IllegalArgumentException, match=f"Cannot start query with id {first.id} "):
-        (spark.readStream.schema(SCHEMA).json(str(source)).writeStream.format("noop")
-         .option("checkpointLocation", str(tmp_path / "cp")).start())
+    spark.conf.set("spark.sql.streaming.stopActiveRunOnRestart", "false")
+    try:
+        with pytest.raises(SparkRuntimeException, match=f"Cannot start query with id {first.id} "):
+            (spark.readStream.schema(SCHEMA).json(str(source)).writeStream.format("noop")
+             .option("checkpointLocation", str(tmp_path / "cp")).start())
+    finally:
+        spark.conf.unset("spark.sql.streaming.stopActiveRunOnRestart")
     first.stop()
     recorder.wait_for(QueryTerminatedEvent)
     assert [type(e).__name__ for e in recorder.events if not isinstance(e, QueryProgressEvent)] == \

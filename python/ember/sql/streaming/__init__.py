@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 from ember import _core
 from ember.errors import (
     AnalysisException, IllegalArgumentException, PySparkAttributeError, PySparkTypeError,
+    SparkRuntimeException,
     PySparkValueError,
 )
 from ember.sql.dataframe import DataFrame
@@ -294,7 +295,7 @@ class DataStreamWriter:
         manager = session.streams
         manager._check_name(self._name)
         checkpoint, temporary = self._checkpoint(session)
-        manager._check_id(_checkpoint_query_id(checkpoint))
+        manager._stop_active_run(_checkpoint_query_id(checkpoint), session)
         if sink is None:
             sink = self._sink(session)
         kind, interval = self._trigger
@@ -469,11 +470,26 @@ class StreamingQueryManager:
             "checkpoint that is already active."
         )
 
-    def _check_id(self, query_id: Optional[str]) -> None:
-        """Spark refuses a second active query of one id before it starts (and before any
-        listener hears of it)."""
-        if query_id and any(q.id == query_id for q in self.active):
-            raise self._same_id_error(query_id)
+    def _stop_active_run(self, query_id: Optional[str], session: Any) -> None:
+        """A start on the checkpoint of an active query of this session: Spark stops the active
+        run first (spark.sql.streaming.stopActiveRunOnRestart, true by default), or refuses
+        before the new one starts (and before any listener hears of it)."""
+        active = [q for q in self.active if query_id and q.id == query_id]
+        if not active:
+            return
+        stop = session.conf.get("spark.sql.streaming.stopActiveRunOnRestart", "true")
+        if str(stop).strip().lower() != "false":
+            for query in active:
+                query.stop()
+            return
+        # Spark's IllegalStateException (PySpark passes it on as a Py4JJavaError), as the core's
+        # illegal states are raised.
+        raise SparkRuntimeException(
+            f"Cannot start query with id {query_id} as another query with same id is already "
+            "active. Perhaps you are attempting to restart a query from checkpoint that is "
+            "already active. You may stop the old query by setting the SQL configuration: "
+            'spark.conf.set("spark.sql.streaming.stopActiveRunOnRestart", true) and retry.'
+        )
 
     def _register(self, query: StreamingQuery) -> None:
         with self._lock:
