@@ -30,7 +30,6 @@ using arrow::Status;
 
 namespace {
 
-constexpr int64_t kSnapshotInterval = 10;  // spark.sql.streaming.stateStore.minDeltasForSnapshot
 constexpr const char* kRemoved = "__removed";
 
 std::shared_ptr<arrow::Schema> WithRemovedFlag(const std::shared_ptr<arrow::Schema>& schema) {
@@ -154,12 +153,13 @@ void ParallelFor(int n, const std::function<void(int)>& fn) {
 
 StateStore::StateStore(std::string directory, std::string store_name,
                        std::shared_ptr<arrow::Schema> schema, int num_keys, int num_partitions,
-                       int64_t retain)
+                       const StateStoreConf& conf)
     : directory_(std::move(directory)),
       store_name_(std::move(store_name)),
       schema_(std::move(schema)),
       num_keys_(num_keys),
-      retain_(retain),
+      conf_(conf),
+      deltas_since_snapshot_(static_cast<size_t>(num_partitions), -1),
       rows_(static_cast<size_t>(num_partitions)),
       staged_rows_(static_cast<size_t>(num_partitions)),
       staged_(static_cast<size_t>(num_partitions)) {}
@@ -168,7 +168,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
                                                      const std::string& operator_name,
                                                      int num_partitions,
                                                      std::shared_ptr<arrow::Schema> schema,
-                                                     int num_keys, int64_t retain,
+                                                     int num_keys, const StateStoreConf& conf,
                                                      const std::string& store_name) {
   std::string directory = (fs::path(checkpoint) / "state" / std::to_string(operator_id)).string();
   std::string metadata_path = (fs::path(directory) / "_metadata" / "metadata").string();
@@ -200,7 +200,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
   }
   auto store = std::unique_ptr<StateStore>(
       new StateStore(std::move(directory), store_name, std::move(schema), num_keys, num_partitions,
-                     retain));
+                     conf));
   return store;
 }
 
@@ -268,6 +268,7 @@ Status StateStore::Load(int64_t version) {
   rows_ = std::move(loaded);
   version_ = version;
   for (auto& staged : staged_rows_) staged.reset();
+  deltas_since_snapshot_.assign(rows_.size(), -1);
   return Status::OK();
 }
 
@@ -278,7 +279,6 @@ void StateStore::Stage(int p, std::shared_ptr<arrow::Table> rows, std::shared_pt
 }
 
 Status StateStore::Commit(int64_t version) {
-  const bool snapshot = version % kSnapshotInterval == 0;
   std::vector<Status> statuses(rows_.size());
   ParallelFor(num_partitions(), [&](int p) {
     auto& status = statuses[static_cast<size_t>(p)];
@@ -286,10 +286,12 @@ Status StateStore::Commit(int64_t version) {
     std::string directory = PartitionDirectory(p);
     std::error_code ec;
     fs::create_directories(directory, ec);
+    bool wrote_delta = false;
     auto write_delta = [&]() -> Status {
       bool has_puts = change.puts && change.puts->num_rows() > 0;
       bool has_removals = change.removed && change.removed->num_rows() > 0;
       if (!has_puts && !has_removals) return Status::OK();
+      wrote_delta = true;
       std::vector<std::shared_ptr<arrow::Table>> parts;
       if (has_puts) {
         ARROW_ASSIGN_OR_RAISE(auto puts, change.puts->SelectColumns([&] {
@@ -319,25 +321,7 @@ Status StateStore::Commit(int64_t version) {
       return WriteTable(VersionFile(directory, version, "delta"), delta);
     };
     status = write_delta();
-    if (status.ok() && snapshot) {
-      const auto& rows = staged_rows_[static_cast<size_t>(p)] ? staged_rows_[static_cast<size_t>(p)]
-                                                             : rows_[static_cast<size_t>(p)];
-      std::shared_ptr<arrow::Table> snapshot = rows;
-      if (!snapshot) snapshot = *arrow::Table::MakeEmpty(schema_);
-      status = WriteTable(VersionFile(directory, version, "snapshot"), snapshot);
-      // Files older than the newest snapshot every retained version can start from.
-      int64_t oldest_kept = version - retain_ + 1;
-      int64_t base = -1;
-      auto versions = ListVersions(directory);
-      for (const auto& [v, kinds] : versions) {
-        if (kinds.second && v <= oldest_kept) base = v;
-      }
-      for (const auto& [v, kinds] : versions) {
-        if (v >= base) break;
-        fs::remove(VersionFile(directory, v, "delta"), ec);
-        fs::remove(VersionFile(directory, v, "snapshot"), ec);
-      }
-    }
+    if (status.ok()) status = MaybeSnapshot(p, version, wrote_delta);
   });
   for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
   for (size_t p = 0; p < rows_.size(); ++p) {
@@ -350,6 +334,50 @@ Status StateStore::Commit(int64_t version) {
   }
   version_ = version;
   return Status::OK();
+}
+
+Status StateStore::MaybeSnapshot(int p, int64_t version, bool wrote_delta) {
+  auto& deltas = deltas_since_snapshot_[static_cast<size_t>(p)];
+  if (deltas < 0) {
+    // Counted once after a load: the deltas after the newest snapshot, up to this version.
+    auto versions = ListVersions(PartitionDirectory(p));
+    int64_t base = 0;
+    for (const auto& [v, kinds] : versions) {
+      if (v <= version && kinds.second) base = v;
+    }
+    deltas = 0;
+    for (const auto& [v, kinds] : versions) deltas += v > base && v <= version && kinds.first;
+  } else if (wrote_delta) {
+    ++deltas;
+  }
+  if (deltas <= conf_.min_deltas_for_snapshot) return Status::OK();
+  const auto& staged = staged_rows_[static_cast<size_t>(p)];
+  std::shared_ptr<arrow::Table> rows = staged ? staged : rows_[static_cast<size_t>(p)];
+  if (!rows) {
+    ARROW_ASSIGN_OR_RAISE(rows, arrow::Table::MakeEmpty(schema_));
+  }
+  ARROW_RETURN_NOT_OK(WriteTable(VersionFile(PartitionDirectory(p), version, "snapshot"), rows));
+  deltas = 0;
+  CleanUp(p, version);
+  return Status::OK();
+}
+
+void StateStore::CleanUp(int p, int64_t version) const {
+  // Spark's cleanup keeps version - minVersionsToRetain; one more here, so that the oldest batch
+  // the offsets log keeps (its state is one version behind its commit) can run again.
+  const int64_t oldest_kept = version - conf_.min_versions_to_retain - 1;
+  std::string directory = PartitionDirectory(p);
+  auto versions = ListVersions(directory);
+  int64_t base = -1;  // the newest snapshot the oldest retained version loads from
+  for (const auto& [v, kinds] : versions) {
+    if (kinds.second && v <= oldest_kept) base = v;
+  }
+  std::error_code ec;
+  for (const auto& [v, kinds] : versions) {
+    if (v >= base) break;
+    fs::remove(VersionFile(directory, v, "delta"), ec);
+    fs::remove(VersionFile(directory, v, "snapshot"), ec);
+  }
 }
 
 int64_t StateStore::num_rows() const {

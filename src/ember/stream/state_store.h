@@ -20,6 +20,12 @@
 
 namespace ember::stream {
 
+/// How a store keeps its files (the file half of Spark's StateStoreConf).
+struct StateStoreConf {
+  int64_t min_versions_to_retain = 100;  // spark.sql.streaming.minBatchesToRetain
+  int64_t min_deltas_for_snapshot = 10;  // spark.sql.streaming.stateStore.minDeltasForSnapshot
+};
+
 /// The partition an encoded key belongs to; stable across processes and versions.
 int PartitionOf(std::string_view key, int num_partitions);
 
@@ -42,7 +48,7 @@ class StateStore {
                                                          const std::string& operator_name,
                                                          int num_partitions,
                                                          std::shared_ptr<arrow::Schema> schema,
-                                                         int num_keys, int64_t retain,
+                                                         int num_keys, const StateStoreConf& conf,
                                                          const std::string& store_name = "");
 
   /// Makes `version` current: from memory when it is the version last committed here, else
@@ -55,9 +61,9 @@ class StateStore {
   /// needs only the key columns (the first ones).
   void Stage(int p, std::shared_ptr<arrow::Table> rows, std::shared_ptr<arrow::Table> puts,
              std::shared_ptr<arrow::Table> removed);
-  /// Writes `version` (the staged partitions' deltas, and every tenth version a snapshot of each
-  /// partition), deletes files no longer needed for the last `retain` versions, and makes it
-  /// current.
+  /// Writes `version` (the staged partitions' deltas; a snapshot of each partition that has more
+  /// than min_deltas_for_snapshot deltas since its last one, after which its files no longer
+  /// needed are deleted: CleanUp), and makes it current.
   arrow::Status Commit(int64_t version);
 
   int num_partitions() const { return static_cast<int>(rows_.size()); }
@@ -68,15 +74,24 @@ class StateStore {
 
  private:
   StateStore(std::string directory, std::string store_name, std::shared_ptr<arrow::Schema> schema,
-             int num_keys, int num_partitions, int64_t retain);
+             int num_keys, int num_partitions, const StateStoreConf& conf);
   arrow::Result<std::shared_ptr<arrow::Table>> LoadPartition(int p, int64_t version) const;
+  // Writes partition p's snapshot of `version` when it has more than min_deltas_for_snapshot
+  // deltas since its last one (Spark's doSnapshot), then CleanUp.
+  arrow::Status MaybeSnapshot(int p, int64_t version, bool wrote_delta);
+  // Deletes partition p's files older than the snapshot the oldest retained version loads from:
+  // version - min_versions_to_retain - 1, the state the oldest batch of the offsets log reads.
+  void CleanUp(int p, int64_t version) const;
   std::string PartitionDirectory(int p) const;
 
   std::string directory_;  // <checkpoint>/state/<operator>
   std::string store_name_;  // empty for the only store of an operator
   std::shared_ptr<arrow::Schema> schema_;
   int num_keys_;
-  int64_t retain_;  // spark.sql.streaming.minBatchesToRetain
+  StateStoreConf conf_;
+  // Per partition, its deltas since its newest snapshot up to the current version; -1: not
+  // counted since the last Load.
+  std::vector<int64_t> deltas_since_snapshot_;
   int64_t version_ = -1;  // the version rows_ holds; -1: none loaded
   std::vector<std::shared_ptr<arrow::Table>> rows_;
   struct Change {

@@ -506,3 +506,53 @@ def test_source_log_compaction_unread_files_and_available_now(tmp_path):
     assert got["unread"]["batches"] == want["unread"]
     assert got["discard"]["batches"] == want["discard"]
     assert {k: got["available_now"][k] for k in ("first", "next_run")} == want["available_now"]
+
+
+def long_run_rule(batches, retain=20, interval=10):
+    """The files Spark's rules leave after `batches` batches (ids 0 .. batches-1) with a
+    cleanup delay of 0: offsets and commits keep the last retain + 1 batches
+    (MicroBatchExecution.purge); a compactible log (CompactibleFileStreamLog.deleteExpiredLog)
+    keeps the entries from the compaction before the oldest retained batch on."""
+    last = batches - 1
+    kept = [str(b) for b in range(last - retain, last + 1)]
+    min_batch = last + 1 - retain
+    min_compaction = min_batch - min_batch % interval - 1
+    log = [f"{b}.compact" if (b + 1) % interval == 0 else str(b) for b in range(min_compaction, last + 1)]
+    return {"offsets": kept, "commits": kept, "log": log}
+
+
+def test_a_long_run_keeps_its_checkpoint_bounded_and_restarts_exactly_once(tmp_path):
+    """130 one-file batches, then a restart with 30 more (programs.py long_run, minBatchesToRetain
+    20, cleanup delay 0): every log keeps what Spark's rules keep (long_run_rule; the same
+    files as Spark's in test_spark_side_by_side), each state partition at most the versions the
+    retained batches need, and the restarted query's output is DuckDB's distinct values, once
+    each."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    result = subprocess.run(
+        [sys.executable, os.path.join(here, "programs.py"), "long_run", str(tmp_path), "ember"],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "TZ": "UTC"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    runs = json.loads(result.stdout.strip().split("\n")[-1])
+    for name, batches in (("first", 130), ("again", 160)):
+        view, rule = runs[name], long_run_rule(batches)
+        assert view["offsets"]["names"] == rule["offsets"], name
+        assert view["commits"]["names"] == rule["commits"], name
+        assert view["sources/0"]["names"] == rule["log"], name
+        assert view["out/_spark_metadata"]["names"] == rule["log"], name
+        # The newest compaction holds every file ever read, each under the batch that read it.
+        compact = view["last_compact"]
+        assert compact["entries"] == [[b, f"f{b:04d}.json"]
+                                      for b in range(int(compact["name"].split(".")[0]) + 1)]
+        # Per partition: at most the retained versions (21, and one for the re-run), the deltas
+        # back to the snapshot the oldest of them starts from (11) and two snapshots.
+        partitions = {}
+        for file in view["state"]["names"]:
+            if "_metadata" not in file:
+                partitions.setdefault(file.split("/")[1], []).append(file)
+        assert len(partitions) == 2
+        for files in partitions.values():
+            assert len(files) <= 22 + 11 + 2, files
+    want = [v for (v,) in duckdb.sql(
+        f"SELECT DISTINCT v FROM read_json('{tmp_path}/in/*.json', columns = "
+        "{'k': 'INTEGER', 'v': 'INTEGER'}) ORDER BY v").fetchall()]
+    assert runs["rows"] == want

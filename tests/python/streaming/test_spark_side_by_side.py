@@ -180,3 +180,20 @@ def test_file_source_log_and_file_choice_match_spark(tmp_path):
     ember = document("source_log", "ember", tmp_path)
     for part in spark:
         assert ember[part] == spark[part], part
+
+
+def test_long_run_checkpoint_matches_spark(tmp_path):
+    """130 one-file batches and a restart with 30 more, minBatchesToRetain 20 and a cleanup delay
+    of 0: the offsets, commits, file source and file sink logs keep the same files as Spark's
+    (CompactibleFileStreamLog's deletion rule), the newest compaction the same entries, and the
+    output the same rows. Spark's state store writes a delta per partition and version and
+    snapshots in the background; Ember's partitions keep no more files than Spark's."""
+    spark = document("long_run", "spark", tmp_path)
+    ember = document("long_run", "ember", tmp_path)
+    for run_name in ("first", "again"):
+        for name in ("sources/0", "offsets", "commits", "out/_spark_metadata"):
+            assert ember[run_name][name]["names"] == spark[run_name][name]["names"], (run_name, name)
+        assert ember[run_name]["last_compact"] == spark[run_name]["last_compact"], run_name
+        state = lambda view: len([n for n in view["state"]["names"] if "_metadata" not in n])
+        assert state(ember[run_name]) <= state(spark[run_name]), run_name
+    assert ember["rows"] == spark["rows"]
