@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <stdexcept>
 #include <filesystem>
+#include <stdexcept>
 #include <vector>
 
 #include "ember/common/interval.h"
@@ -114,30 +114,55 @@ Result<CompactionPolicy> CompactionPolicy::FromConf(
   return policy;
 }
 
-void DeleteExpiredLog(const std::string& directory, int64_t current_batch,
-                      const CompactionPolicy& policy) {
-  if (!policy.deletion) return;
-  const int64_t min_batch = current_batch + 1 - policy.min_batches_to_retain;
-  if (policy.compact_interval > min_batch) return;
+void ExpiredLogCleaner::AfterAdd(int64_t current_batch) {
+  if (!policy_.deletion) return;
+  const int64_t min_batch = current_batch + 1 - policy_.min_batches_to_retain;
+  if (policy_.compact_interval > min_batch) return;
   // The compaction the oldest retained batch is read from: everything below it can go.
-  const int64_t min_compaction = min_batch - min_batch % policy.compact_interval - 1;
+  const int64_t min_compaction = min_batch - min_batch % policy_.compact_interval - 1;
+  if (oldest_left_ && *oldest_left_ >= min_compaction) return;
   const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  const int64_t expired_ms = now_ms - policy.cleanup_delay_ms;
-  std::error_code ec;
-  for (const auto& item : fs::directory_iterator(directory, ec)) {
-    bool compact = false;
-    auto id = BatchIdOf(item.path().filename().string(), &compact);
-    if (!id || *id >= min_compaction) continue;
+  const int64_t expired_ms = now_ms - policy_.cleanup_delay_ms;
+  // Deletes an entry if it is old enough; false if it is too recent to.
+  auto expire = [&](const fs::path& path) {
     struct stat status;
-    if (::stat(item.path().c_str(), &status) != 0) continue;
+    if (::stat(path.c_str(), &status) != 0) return true;  // gone already
     int64_t modified_ms = static_cast<int64_t>(status.st_mtim.tv_sec) * 1000 +
                           status.st_mtim.tv_nsec / 1'000'000;
-    if (modified_ms > expired_ms) continue;
+    if (modified_ms > expired_ms) return false;
     std::error_code ignored;
-    fs::remove(item.path(), ignored);
+    fs::remove(path, ignored);
+    return true;
+  };
+  if (!oldest_left_) {
+    std::vector<std::pair<int64_t, fs::path>> entries;
+    std::error_code ec;
+    for (const auto& item : fs::directory_iterator(directory_, ec)) {
+      bool compact = false;
+      auto id = BatchIdOf(item.path().filename().string(), &compact);
+      if (id) entries.emplace_back(*id, item.path());
+    }
+    std::sort(entries.begin(), entries.end());
+    oldest_left_ = min_compaction;
+    for (const auto& [id, path] : entries) {
+      if (id >= min_compaction) break;
+      if (!expire(path)) {
+        oldest_left_ = id;
+        break;
+      }
+    }
+    return;
   }
+  for (int64_t id = *oldest_left_; id < min_compaction; ++id) {
+    fs::path plain = fs::path(directory_) / std::to_string(id);
+    if (!expire(plain) || !expire(plain.string() + ".compact")) {
+      oldest_left_ = id;
+      return;
+    }
+  }
+  oldest_left_ = min_compaction;
 }
 
 }  // namespace ember::stream

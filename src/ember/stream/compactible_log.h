@@ -42,11 +42,23 @@ arrow::Result<int64_t> PositiveIntConf(
 arrow::Result<int64_t> MinBatchesToRetain(
     const std::function<std::optional<std::string>(const std::string&)>& conf);
 
-/// Spark's deleteExpiredLog, called once entry `current_batch` is written: deletes the entries
-/// below the compaction that the oldest of the last min_batches_to_retain batches starts from,
-/// if they were last modified at least cleanup_delay_ms ago. Best effort: a file that cannot be
-/// deleted stays for the next call.
-void DeleteExpiredLog(const std::string& directory, int64_t current_batch,
-                      const CompactionPolicy& policy);
+/// Spark's deleteExpiredLog for one log directory.
+class ExpiredLogCleaner {
+ public:
+  ExpiredLogCleaner(std::string directory, CompactionPolicy policy)
+      : directory_(std::move(directory)), policy_(policy) {}
+
+  /// Called once entry `current_batch` is written: deletes the entries below the compaction that
+  /// the oldest of the last min_batches_to_retain batches starts from, if they were last
+  /// modified at least cleanup_delay_ms ago. The first call lists the directory; later ones
+  /// look at the entries from the oldest one left, in order, and stop at the first too recent
+  /// (entries are written in order). Best effort: a file that cannot be deleted is left.
+  void AfterAdd(int64_t current_batch);
+
+ private:
+  std::string directory_;
+  CompactionPolicy policy_;
+  std::optional<int64_t> oldest_left_;  // no entry below it is left
+};
 
 }  // namespace ember::stream

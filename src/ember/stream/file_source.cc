@@ -130,6 +130,7 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
   self->source_ = std::move(source);
   self->log_directory_ = std::move(log_directory);
   self->policy_ = policy;
+  self->cleaner_.emplace(self->log_directory_, policy);
   // The seen files are every entry of the log.
   std::error_code ec;
   int64_t latest = -1;
@@ -239,7 +240,7 @@ Status FileStreamSource::WriteEntries(int64_t batch_id, const std::vector<Entry>
                          "location at a time.",
                      "40000");
   }
-  DeleteExpiredLog(log_directory_, batch_id, policy_);
+  cleaner_->AfterAdd(batch_id);
   return Status::OK();
 }
 

@@ -84,6 +84,7 @@ class FileStreamSource {
   std::vector<bool> columns_;  // referenced columns; empty: all
   std::string log_directory_;
   CompactionPolicy policy_;
+  std::optional<ExpiredLogCleaner> cleaner_;
   int64_t latest_batch_ = -1;
   int64_t max_files_ = 0;   // 0: no limit
   int64_t max_bytes_ = 0;   // 0: no limit

@@ -178,7 +178,8 @@ class FileSink : public Sink {
         path_(std::move(path)),
         partition_by_(std::move(partition_by)),
         retention_ms_(retention_ms),
-        policy_(policy) {}
+        policy_(policy),
+        cleaner_((std::filesystem::path(path_) / "_spark_metadata").string(), policy) {}
 
   arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
     std::filesystem::path log = std::filesystem::path(path_) / "_spark_metadata";
@@ -234,7 +235,7 @@ class FileSink : public Sink {
     std::string body = "v1";
     for (const auto& e : entries) body += "\n" + e;
     ARROW_ASSIGN_OR_RAISE(bool added, stream::WriteFileAtomically((log / name).string(), body));
-    if (added) stream::DeleteExpiredLog(log.string(), batch_id, policy_);
+    if (added) cleaner_.AfterAdd(batch_id);
     (void)added;  // another attempt at this batch committed it first: same rows
     return arrow::Status::OK();
   }
@@ -268,6 +269,7 @@ class FileSink : public Sink {
   std::vector<std::string> partition_by_;
   std::optional<int64_t> retention_ms_;
   stream::CompactionPolicy policy_;  // the fileSink log confs
+  stream::ExpiredLogCleaner cleaner_;
 };
 
 }  // namespace

@@ -159,7 +159,7 @@ StateStore::StateStore(std::string directory, std::string store_name,
       schema_(std::move(schema)),
       num_keys_(num_keys),
       conf_(conf),
-      deltas_since_snapshot_(static_cast<size_t>(num_partitions), -1),
+      files_(static_cast<size_t>(num_partitions)),
       rows_(static_cast<size_t>(num_partitions)),
       staged_rows_(static_cast<size_t>(num_partitions)),
       staged_(static_cast<size_t>(num_partitions)) {}
@@ -268,7 +268,7 @@ Status StateStore::Load(int64_t version) {
   rows_ = std::move(loaded);
   version_ = version;
   for (auto& staged : staged_rows_) staged.reset();
-  deltas_since_snapshot_.assign(rows_.size(), -1);
+  files_.assign(rows_.size(), std::nullopt);
   return Status::OK();
 }
 
@@ -321,7 +321,7 @@ Status StateStore::Commit(int64_t version) {
       return WriteTable(VersionFile(directory, version, "delta"), delta);
     };
     status = write_delta();
-    if (status.ok()) status = MaybeSnapshot(p, version, wrote_delta);
+    if (status.ok()) status = Maintain(p, version, wrote_delta);
   });
   for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
   for (size_t p = 0; p < rows_.size(); ++p) {
@@ -336,48 +336,48 @@ Status StateStore::Commit(int64_t version) {
   return Status::OK();
 }
 
-Status StateStore::MaybeSnapshot(int p, int64_t version, bool wrote_delta) {
-  auto& deltas = deltas_since_snapshot_[static_cast<size_t>(p)];
-  if (deltas < 0) {
-    // Counted once after a load: the deltas after the newest snapshot, up to this version.
-    auto versions = ListVersions(PartitionDirectory(p));
-    int64_t base = 0;
-    for (const auto& [v, kinds] : versions) {
-      if (v <= version && kinds.second) base = v;
-    }
-    deltas = 0;
-    for (const auto& [v, kinds] : versions) deltas += v > base && v <= version && kinds.first;
+Status StateStore::Maintain(int p, int64_t version, bool wrote_delta) {
+  auto& files = files_[static_cast<size_t>(p)];
+  std::string directory = PartitionDirectory(p);
+  if (!files) {
+    files = ListVersions(directory);
   } else if (wrote_delta) {
-    ++deltas;
+    (*files)[version].first = true;
   }
-  if (deltas <= conf_.min_deltas_for_snapshot) return Status::OK();
-  const auto& staged = staged_rows_[static_cast<size_t>(p)];
-  std::shared_ptr<arrow::Table> rows = staged ? staged : rows_[static_cast<size_t>(p)];
-  if (!rows) {
-    ARROW_ASSIGN_OR_RAISE(rows, arrow::Table::MakeEmpty(schema_));
+  int64_t deltas = 0;  // since the newest snapshot up to `version`
+  for (const auto& [v, kinds] : *files) {
+    if (v > version) break;
+    if (kinds.second) {
+      deltas = 0;
+    } else if (kinds.first) {
+      ++deltas;
+    }
   }
-  ARROW_RETURN_NOT_OK(WriteTable(VersionFile(PartitionDirectory(p), version, "snapshot"), rows));
-  deltas = 0;
-  CleanUp(p, version);
-  return Status::OK();
-}
-
-void StateStore::CleanUp(int p, int64_t version) const {
+  if (deltas > conf_.min_deltas_for_snapshot) {
+    const auto& staged = staged_rows_[static_cast<size_t>(p)];
+    std::shared_ptr<arrow::Table> rows = staged ? staged : rows_[static_cast<size_t>(p)];
+    if (!rows) {
+      ARROW_ASSIGN_OR_RAISE(rows, arrow::Table::MakeEmpty(schema_));
+    }
+    ARROW_RETURN_NOT_OK(WriteTable(VersionFile(directory, version, "snapshot"), rows));
+    (*files)[version].second = true;
+  }
   // Spark's cleanup keeps version - minVersionsToRetain; one more here, so that the oldest batch
   // the offsets log keeps (its state is one version behind its commit) can run again.
   const int64_t oldest_kept = version - conf_.min_versions_to_retain - 1;
-  std::string directory = PartitionDirectory(p);
-  auto versions = ListVersions(directory);
-  int64_t base = -1;  // the newest snapshot the oldest retained version loads from
-  for (const auto& [v, kinds] : versions) {
-    if (kinds.second && v <= oldest_kept) base = v;
+  int64_t start = -1;  // the newest snapshot the oldest retained version loads from
+  for (const auto& [v, kinds] : *files) {
+    if (v > oldest_kept) break;
+    if (kinds.second) start = v;
   }
   std::error_code ec;
-  for (const auto& [v, kinds] : versions) {
-    if (v >= base) break;
+  while (!files->empty() && files->begin()->first < start) {
+    int64_t v = files->begin()->first;
     fs::remove(VersionFile(directory, v, "delta"), ec);
     fs::remove(VersionFile(directory, v, "snapshot"), ec);
+    files->erase(files->begin());
   }
+  return Status::OK();
 }
 
 int64_t StateStore::num_rows() const {

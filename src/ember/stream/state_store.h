@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,9 +63,9 @@ class StateStore {
   /// needs only the key columns (the first ones).
   void Stage(int p, std::shared_ptr<arrow::Table> rows, std::shared_ptr<arrow::Table> puts,
              std::shared_ptr<arrow::Table> removed);
-  /// Writes `version` (the staged partitions' deltas; a snapshot of each partition that has more
-  /// than min_deltas_for_snapshot deltas since its last one, after which its files no longer
-  /// needed are deleted: CleanUp), and makes it current.
+  /// Writes `version` (the staged partitions' deltas, and a snapshot of each partition that has
+  /// more than min_deltas_for_snapshot deltas since its last one), deletes the files no longer
+  /// needed for the retained versions (Maintain), and makes it current.
   arrow::Status Commit(int64_t version);
 
   int num_partitions() const { return static_cast<int>(rows_.size()); }
@@ -76,12 +78,12 @@ class StateStore {
   StateStore(std::string directory, std::string store_name, std::shared_ptr<arrow::Schema> schema,
              int num_keys, int num_partitions, const StateStoreConf& conf);
   arrow::Result<std::shared_ptr<arrow::Table>> LoadPartition(int p, int64_t version) const;
-  // Writes partition p's snapshot of `version` when it has more than min_deltas_for_snapshot
-  // deltas since its last one (Spark's doSnapshot), then CleanUp.
-  arrow::Status MaybeSnapshot(int p, int64_t version, bool wrote_delta);
-  // Deletes partition p's files older than the snapshot the oldest retained version loads from:
-  // version - min_versions_to_retain - 1, the state the oldest batch of the offsets log reads.
-  void CleanUp(int p, int64_t version) const;
+  // Spark's maintenance of partition p once `version` is written: a snapshot of it when the
+  // partition has more than min_deltas_for_snapshot deltas since its last one (doSnapshot), and
+  // the deletion of the files older than the snapshot the oldest retained version loads from
+  // (cleanup): version - min_versions_to_retain - 1, the state the oldest batch of the offsets
+  // log reads.
+  arrow::Status Maintain(int p, int64_t version, bool wrote_delta);
   std::string PartitionDirectory(int p) const;
 
   std::string directory_;  // <checkpoint>/state/<operator>
@@ -89,9 +91,9 @@ class StateStore {
   std::shared_ptr<arrow::Schema> schema_;
   int num_keys_;
   StateStoreConf conf_;
-  // Per partition, its deltas since its newest snapshot up to the current version; -1: not
-  // counted since the last Load.
-  std::vector<int64_t> deltas_since_snapshot_;
+  // Per partition, its files: version -> (has a delta, has a snapshot); listed at the first
+  // commit after a Load, then kept up to date.
+  std::vector<std::optional<std::map<int64_t, std::pair<bool, bool>>>> files_;
   int64_t version_ = -1;  // the version rows_ holds; -1: none loaded
   std::vector<std::shared_ptr<arrow::Table>> rows_;
   struct Change {

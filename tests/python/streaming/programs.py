@@ -149,13 +149,15 @@ def folder_view(path):
 
 def long_run(workdir):
     """Many one-file batches (availableNow, maxFilesPerTrigger 1) of dropDuplicates(["v"]) into
-    a parquet sink, with minBatchesToRetain 20 and both file logs' cleanupDelay 0; a restart with
-    more files. Each file i holds v = i and v = i // 2 (a duplicate of an earlier batch's v)."""
-    spark = session(**{"spark.sql.streaming.minBatchesToRetain": "20",
+    a parquet sink, with minBatchesToRetain 10, both file logs compacted every 5 entries and
+    cleaned up without delay; a restart with more files. Each file i holds v = i and v = i // 2 (a duplicate of an earlier batch's v)."""
+    spark = session(**{"spark.sql.streaming.minBatchesToRetain": "10",
+                       "spark.sql.streaming.fileSource.log.compactInterval": "5",
+                       "spark.sql.streaming.fileSink.log.compactInterval": "5",
                        "spark.sql.streaming.fileSource.log.cleanupDelay": "0",
                        "spark.sql.streaming.fileSink.log.cleanupDelay": "0",
                        "spark.sql.streaming.stateStore.maintenanceInterval": "1s"})
-    first, total = int(os.environ.get("LONG_RUN_FIRST", "130")), int(os.environ.get("LONG_RUN_TOTAL", "160"))
+    first, total = 45, 60
     source, out, cp = (os.path.join(workdir, d) for d in ("in", "out", "cp"))
     os.makedirs(source)
 

@@ -508,7 +508,15 @@ def test_source_log_compaction_unread_files_and_available_now(tmp_path):
     assert {k: got["available_now"][k] for k in ("first", "next_run")} == want["available_now"]
 
 
-def long_run_rule(batches, retain=20, interval=10):
+def state_files_bound(retain=10, min_deltas=10):
+    """The most files a state partition keeps by Spark's rules (snapshot after more than
+    min_deltas deltas, cleanup below the snapshot the oldest retained version starts from):
+    up to min_deltas deltas before the oldest retained version, a delta for each of the
+    retain + 1 versions from it on, and at most three snapshots among them."""
+    return min_deltas + retain + 1 + 3
+
+
+def long_run_rule(batches, retain=10, interval=5):
     """The files Spark's rules leave after `batches` batches (ids 0 .. batches-1) with a
     cleanup delay of 0: offsets and commits keep the last retain + 1 batches
     (MicroBatchExecution.purge); a compactible log (CompactibleFileStreamLog.deleteExpiredLog)
@@ -522,8 +530,8 @@ def long_run_rule(batches, retain=20, interval=10):
 
 
 def test_a_long_run_keeps_its_checkpoint_bounded_and_restarts_exactly_once(tmp_path):
-    """130 one-file batches, then a restart with 30 more (programs.py long_run, minBatchesToRetain
-    20, cleanup delay 0): every log keeps what Spark's rules keep (long_run_rule; the same
+    """45 one-file batches, then a restart with 15 more (programs.py long_run, minBatchesToRetain
+    10, compaction every 5 entries, cleanup delay 0): every log keeps what Spark's rules keep (long_run_rule; the same
     files as Spark's in test_spark_side_by_side), each state partition at most the versions the
     retained batches need, and the restarted query's output is DuckDB's distinct values, once
     each."""
@@ -533,7 +541,7 @@ def test_a_long_run_keeps_its_checkpoint_bounded_and_restarts_exactly_once(tmp_p
         capture_output=True, text=True, timeout=600, env={**os.environ, "TZ": "UTC"})
     assert result.returncode == 0, result.stderr[-3000:]
     runs = json.loads(result.stdout.strip().split("\n")[-1])
-    for name, batches in (("first", 130), ("again", 160)):
+    for name, batches in (("first", 45), ("again", 60)):
         view, rule = runs[name], long_run_rule(batches)
         assert view["offsets"]["names"] == rule["offsets"], name
         assert view["commits"]["names"] == rule["commits"], name
@@ -543,15 +551,13 @@ def test_a_long_run_keeps_its_checkpoint_bounded_and_restarts_exactly_once(tmp_p
         compact = view["last_compact"]
         assert compact["entries"] == [[b, f"f{b:04d}.json"]
                                       for b in range(int(compact["name"].split(".")[0]) + 1)]
-        # Per partition: at most the retained versions (21, and one for the re-run), the deltas
-        # back to the snapshot the oldest of them starts from (11) and two snapshots.
         partitions = {}
         for file in view["state"]["names"]:
             if "_metadata" not in file:
                 partitions.setdefault(file.split("/")[1], []).append(file)
         assert len(partitions) == 2
         for files in partitions.values():
-            assert len(files) <= 22 + 11 + 2, files
+            assert len(files) <= state_files_bound(), files
     want = [v for (v,) in duckdb.sql(
         f"SELECT DISTINCT v FROM read_json('{tmp_path}/in/*.json', columns = "
         "{'k': 'INTEGER', 'v': 'INTEGER'}) ORDER BY v").fetchall()]
