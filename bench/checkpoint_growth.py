@@ -8,6 +8,7 @@ files and bytes of each checkpoint folder and of the sink's _spark_metadata log.
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -55,6 +56,7 @@ def main():
     report["out/_spark_metadata"] = folder(os.path.join(out, "_spark_metadata"))
     report["batches"] = batches
     report["seconds"] = round(elapsed, 1)
+    shutil.rmtree(work)
     print(json.dumps(report))
 
 

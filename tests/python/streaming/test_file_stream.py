@@ -562,3 +562,43 @@ def test_a_long_run_keeps_its_checkpoint_bounded_and_restarts_exactly_once(tmp_p
         f"SELECT DISTINCT v FROM read_json('{tmp_path}/in/*.json', columns = "
         "{'k': 'INTEGER', 'v': 'INTEGER'}) ORDER BY v").fetchall()]
     assert runs["rows"] == want
+
+
+def test_a_log_keeps_the_compact_interval_it_was_written_with(spark, tmp_path):
+    """SPARK-18187 (CompactibleFileStreamLog.compactInterval): a log with two compactions keeps
+    their distance whatever the conf says now, so readers still find them."""
+    source, checkpoint, out = tmp_path / "in", str(tmp_path / "cp"), str(tmp_path / "out")
+    source.mkdir()
+    os.mkdir(out)
+    for i in range(18):
+        write_events(str(source), f"f{i:02d}.json", i, 1)
+    spark.conf.set("spark.sql.streaming.fileSource.log.compactInterval", "5")
+    try:
+        run_available_now(spark, str(source), checkpoint, out, maxFilesPerTrigger=1)
+    finally:
+        spark.conf.unset("spark.sql.streaming.fileSource.log.compactInterval")
+    for i in range(18, 25):
+        write_events(str(source), f"f{i:02d}.json", i, 1)
+    run_available_now(spark, str(source), checkpoint, out, maxFilesPerTrigger=1)
+    log = sorted(os.listdir(os.path.join(checkpoint, "sources", "0")), key=lambda n: int(n.split(".")[0]))
+    assert [n for n in log if n.endswith(".compact")] == [f"{b}.compact" for b in (4, 9, 14, 19, 24)]
+    assert sink_rows(out) == duckdb_events(str(source))
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("spark.sql.streaming.minBatchesToRetain", "0",
+     "The minimum number of batches to be retained must be positive."),
+    ("spark.sql.streaming.fileSource.log.compactInterval", "0",
+     "requirement failed: Please set spark.sql.streaming.fileSource.log.compactInterval (was 0) "
+     "to a positive value."),
+])
+def test_log_confs_out_of_range_fail_start(spark, tmp_path, key, value, message):
+    """Spark's checks of the confs, with its messages (SQLConf and FileStreamSourceLog)."""
+    (tmp_path / "in").mkdir()
+    spark.conf.set(key, value)
+    try:
+        with pytest.raises(IllegalArgumentException) as error:
+            run_available_now(spark, str(tmp_path / "in"), str(tmp_path / "cp"), str(tmp_path / "out"))
+    finally:
+        spark.conf.unset(key)
+    assert message in str(error.value)
