@@ -53,7 +53,9 @@ class StateStoreTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::unique_ptr<StateStore> Open(const std::string& name = "stateStoreSave", int64_t retain = 100) {
-    auto store = StateStore::Open(dir_.string(), 0, name, 1, Schema(), 1, retain);
+    StateStoreConf conf;
+    conf.min_versions_to_retain = retain;
+    auto store = StateStore::Open(dir_.string(), 0, name, 1, Schema(), 1, conf);
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     return std::move(*store);
   }
@@ -115,23 +117,31 @@ TEST_F(StateStoreTest, SnapshotsBoundWhatIsKeptAndLoaded) {
     RunBatch(store.get(), batch, {{key, batch}}, {});
   }
   fs::path partition = dir_ / "state" / "0" / "0";
-  EXPECT_TRUE(fs::exists(partition / "20.snapshot"));
-  // Purging runs with each snapshot: at version 20 the retained versions 16..20 start from the
-  // snapshot at 10, so the files before it are gone and it stays.
-  EXPECT_TRUE(fs::exists(partition / "10.snapshot"));
-  EXPECT_FALSE(fs::exists(partition / "9.delta"));
+  // Spark's doSnapshot: a snapshot once a partition has more than minDeltasForSnapshot (10)
+  // deltas since its last one: at versions 11 and 22.
+  EXPECT_TRUE(fs::exists(partition / "11.snapshot"));
+  EXPECT_TRUE(fs::exists(partition / "22.snapshot"));
+  EXPECT_FALSE(fs::exists(partition / "10.snapshot"));
+  // Cleaning up runs with each snapshot: at version 22 the oldest version kept is 22 - 5 - 1 =
+  // 16 (the state the oldest batch of the offsets log reads), which starts from the snapshot at
+  // 11, so the files before it are gone and it stays.
+  EXPECT_TRUE(fs::exists(partition / "11.snapshot"));
+  EXPECT_FALSE(fs::exists(partition / "10.delta"));
   EXPECT_FALSE(fs::exists(partition / "1.delta"));
-  EXPECT_TRUE(fs::exists(partition / "16.delta"));
+  EXPECT_TRUE(fs::exists(partition / "12.delta"));
   auto fresh = Open();
   ASSERT_TRUE(fresh->Load(25).ok());
   EXPECT_EQ(AsMap(fresh->rows(0)), want);
-  ASSERT_TRUE(fresh->Load(21).ok());
-  EXPECT_EQ(AsMap(fresh->rows(0)).size(), 4u);
+  for (int64_t version = 16; version <= 25; ++version) {
+    ASSERT_TRUE(fresh->Load(version).ok());
+    EXPECT_EQ(AsMap(fresh->rows(0)).size(), 4u) << version;
+    EXPECT_EQ(AsMap(fresh->rows(0)).at("k" + std::to_string((version - 1) % 4)), version - 1);
+  }
 }
 
 TEST_F(StateStoreTest, AnotherOperatorInTheCheckpointIsAnError) {
   Open("stateStoreSave");
-  auto other = StateStore::Open(dir_.string(), 0, "dedupe", 1, Schema(), 1, 100);
+  auto other = StateStore::Open(dir_.string(), 0, "dedupe", 1, Schema(), 1, StateStoreConf{});
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.status().message().find("STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA"),
             std::string::npos)

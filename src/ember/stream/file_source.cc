@@ -21,7 +21,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int64_t kCompactInterval = 10;  // spark.sql.streaming.fileSource.log.compactInterval
 // Spark's FileStreamSource.MAX_CACHED_UNSEEN_FILES and DISCARD_UNSEEN_INPUT_RATIO.
 constexpr size_t kMaxCachedUnreadFiles = 10000;
 constexpr double kDiscardUnreadRatio = 0.2;
@@ -69,7 +68,8 @@ Result<int64_t> DurationMs(const std::string& option, const std::string& text) {
 }  // namespace
 
 Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
-    std::shared_ptr<const plan::FileSource> source, std::string log_directory) {
+    std::shared_ptr<const plan::FileSource> source, std::string log_directory,
+    CompactionPolicy policy) {
   std::unique_ptr<FileStreamSource> self(new FileStreamSource());
   ARROW_ASSIGN_OR_RAISE(self->max_files_, PositiveOption(*source, "maxfilespertrigger"));
   ARROW_ASSIGN_OR_RAISE(self->max_bytes_, PositiveOption(*source, "maxbytespertrigger"));
@@ -129,6 +129,8 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
   }
   self->source_ = std::move(source);
   self->log_directory_ = std::move(log_directory);
+  self->policy_ = policy;
+  self->cleaner_.emplace(self->log_directory_, policy);
   return self;
 }
 
@@ -159,7 +161,7 @@ std::string FileStreamSource::SeenKey(const std::string& path) const {
 
 std::string FileStreamSource::LogPath(int64_t batch_id) const {
   std::string name = std::to_string(batch_id);
-  if ((batch_id + 1) % kCompactInterval == 0) name += ".compact";
+  if (policy_.IsCompaction(batch_id)) name += ".compact";
   return (fs::path(log_directory_) / name).string();
 }
 
@@ -214,7 +216,7 @@ Result<std::vector<FileStreamSource::Entry>> FileStreamSource::EntriesThrough(in
   // The newest compaction at or before `last` holds every entry before it (Spark's
   // CompactibleFileStreamLog.allFiles starts there); without one, read from batch 0.
   int64_t first = 0;
-  int64_t compaction = (last + 1) / kCompactInterval * kCompactInterval - 1;
+  int64_t compaction = policy_.CompactionAtOrBefore(last);
   std::error_code ec;
   if (compaction >= 0 &&
       fs::exists(fs::path(log_directory_) / (std::to_string(compaction) + ".compact"), ec)) {
@@ -238,7 +240,7 @@ Result<std::vector<FileStreamSource::Entry>> FileStreamSource::EntriesThrough(in
 Status FileStreamSource::WriteEntries(int64_t batch_id, const std::vector<Entry>& entries) {
   std::vector<Entry> all;
   std::string name = std::to_string(batch_id);
-  if ((batch_id + 1) % kCompactInterval == 0) {
+  if (policy_.IsCompaction(batch_id)) {
     // Every tenth entry is a compaction: the previous compaction, the batches since and its own
     // entries, so readers start there.
     ARROW_ASSIGN_OR_RAISE(all, EntriesThrough(batch_id - 1));
@@ -261,6 +263,7 @@ Status FileStreamSource::WriteEntries(int64_t batch_id, const std::vector<Entry>
                          "location at a time.",
                      "40000");
   }
+  cleaner_->AfterAdd(batch_id);
   return Status::OK();
 }
 
@@ -362,7 +365,7 @@ Result<int64_t> FileStreamSource::LatestOffset() {
   for (const auto& f : fresh) entries.push_back(Entry{io::PathToUri(f.path), f.modification_time_ms, k});
   ARROW_RETURN_NOT_OK(WriteEntries(k, entries));
   recent_[k] = std::move(entries);
-  if (static_cast<int64_t>(recent_.size()) > kCompactInterval) recent_.erase(recent_.begin());
+  if (static_cast<int64_t>(recent_.size()) > policy_.compact_interval) recent_.erase(recent_.begin());
   for (const auto& f : fresh) {
     seen_.insert(SeenKey(f.path));
     latest_seen_ms_ = std::max(latest_seen_ms_, f.modification_time_ms);

@@ -15,15 +15,18 @@
 
 #include "ember/io/file_reader.h"
 #include "ember/plan/logical_plan.h"
+#include "ember/stream/compactible_log.h"
 
 namespace ember::stream {
 
 class FileStreamSource {
  public:
   /// Validates Spark's options (maxFilesPerTrigger, maxBytesPerTrigger, latestFirst, maxFileAge,
-  /// fileNameOnly, cleanSource, sourceArchiveDir); the source log is in `log_directory`.
+  /// fileNameOnly, cleanSource, sourceArchiveDir); the source log is in `log_directory`, which
+  /// is compacted and cleaned up by `policy`.
   static arrow::Result<std::unique_ptr<FileStreamSource>> Open(
-      std::shared_ptr<const plan::FileSource> source, std::string log_directory);
+      std::shared_ptr<const plan::FileSource> source, std::string log_directory,
+      CompactionPolicy policy = {});
   /// Restores the files seen from the source log; fails naming a damaged entry.
   arrow::Status Restore();
 
@@ -88,6 +91,8 @@ class FileStreamSource {
   std::shared_ptr<const plan::FileSource> source_;
   std::vector<bool> columns_;  // referenced columns; empty: all
   std::string log_directory_;
+  CompactionPolicy policy_;
+  std::optional<ExpiredLogCleaner> cleaner_;
   int64_t latest_batch_ = -1;
   int64_t max_files_ = 0;   // 0: no limit
   int64_t max_bytes_ = 0;   // 0: no limit
@@ -99,7 +104,7 @@ class FileStreamSource {
   std::string clean_source_ = "off";  // off, delete, archive
   std::string archive_directory_;
   std::set<std::string> seen_;
-  // The own entries of the batches this run logged, the last kCompactInterval of them (Spark's
+  // The own entries of the batches this run logged, the last compact_interval of them (Spark's
   // FileStreamSourceLog.fileEntryCache): getBatch and the next compaction need no reading.
   std::map<int64_t, std::vector<Entry>> recent_;
   // Trigger.AvailableNow: the listing taken when the query started; no trigger lists again.

@@ -26,6 +26,7 @@
 #include "ember/iceberg/table_metadata.h"
 #include "ember/plan/analyzer.h"
 #include "ember/session.h"
+#include "ember/stream/compactible_log.h"
 #include "ember/stream/file_source.h"
 #include "ember/stream/metadata_log.h"
 #include "ember/stream/progress.h"
@@ -46,7 +47,6 @@ using plan::PlanPtr;
 
 namespace {
 
-constexpr int64_t kMinBatchesToRetain = 100;  // spark.sql.streaming.minBatchesToRetain
 constexpr int64_t kPollingDelayMs = 10;       // spark.sql.streaming.pollingDelay
 // Source rows per slice of a batch fed to an operator that reduces slices (an aggregation):
 // its child's rows (sliding windows multiply them) then never exist for the whole batch.
@@ -201,6 +201,7 @@ struct StreamingQuery::Execution {
   std::vector<std::unique_ptr<stream::FileStreamSource>> sources;
   std::vector<int64_t> committed;  // end offsets of the last committed batch; -1: none
   int64_t next_batch = 0;
+  int64_t min_batches_to_retain = 100;  // spark.sql.streaming.minBatchesToRetain
   int num_partitions = 0;  // of the state; recorded in the offset log
   int64_t watermark_ms = 0;         // the watermark of the next batch
   // A logged batch without a commit, to run again as logged.
@@ -369,6 +370,8 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
                      "Could not recognize watermark policy '" + policy + "'", "");
   }
   execution->watermark_policy = policy;
+  auto session_conf = [&](const std::string& key) { return df.session()->GetConf(key); };
+  ARROW_ASSIGN_OR_RAISE(execution->min_batches_to_retain, stream::MinBatchesToRetain(session_conf));
   ARROW_ASSIGN_OR_RAISE(query->no_data_progress_interval_ms_,
                         ParseTimeStringMs(df.session()->GetConf(
                             "spark.sql.streaming.noDataProgressEventInterval", "10000")));
@@ -382,7 +385,11 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     stream::StatefulOptions state;
     state.checkpoint = root;
     state.output_mode = mode;
-    state.retain = kMinBatchesToRetain;
+    state.store_conf.min_versions_to_retain = execution->min_batches_to_retain;
+    ARROW_ASSIGN_OR_RAISE(state.store_conf.min_deltas_for_snapshot,
+                          stream::PositiveIntConf(session_conf,
+                                                  "spark.sql.streaming.stateStore.minDeltasForSnapshot",
+                                                  10, "Must be greater than 0"));
     state.referenced = &referenced;
     std::string partitions = conf("spark.sql.shuffle.partitions", "");
     state.num_partitions = partitions.empty() ? DefaultPartitions() : std::stoi(partitions);
@@ -454,8 +461,10 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     auto log_dir = fs::path(root) / "sources" / std::to_string(i);
     std::error_code ec;
     fs::create_directories(log_dir, ec);
+    ARROW_ASSIGN_OR_RAISE(auto policy, stream::CompactionPolicy::FromConf(session_conf, "fileSource",
+                                                                          log_dir.string()));
     ARROW_ASSIGN_OR_RAISE(auto source, stream::FileStreamSource::Open(
-                                           execution->source_nodes[i]->file, log_dir.string()));
+                                           execution->source_nodes[i]->file, log_dir.string(), policy));
     source->SetReferencedColumns(plan::ReferencedColumns(*execution->source_nodes[i], referenced));
     execution->sources.push_back(std::move(source));
   }
@@ -979,9 +988,9 @@ arrow::Status StreamingQuery::RunLoop() {
       std::vector<int64_t> start_offsets = ex.committed;
       ex.committed = end;
       ex.watermark_ms = next_watermark;
-      if (ex.next_batch > kMinBatchesToRetain) {
-        ARROW_RETURN_NOT_OK(ex.offsets.Purge(ex.next_batch - kMinBatchesToRetain));
-        ARROW_RETURN_NOT_OK(ex.commits.Purge(ex.next_batch - kMinBatchesToRetain));
+      if (ex.next_batch > ex.min_batches_to_retain) {
+        ARROW_RETURN_NOT_OK(ex.offsets.Purge(ex.next_batch - ex.min_batches_to_retain));
+        ARROW_RETURN_NOT_OK(ex.commits.Purge(ex.next_batch - ex.min_batches_to_retain));
       }
       timed("commitOffsets", commit_start);
       int64_t duration = std::max<int64_t>(NowMs() - trigger_start, 0);

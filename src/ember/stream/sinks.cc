@@ -13,6 +13,7 @@
 #include "ember/iceberg/catalog.h"
 #include "ember/io/file_reader.h"
 #include "ember/io/file_writer.h"
+#include "ember/stream/compactible_log.h"
 #include "ember/stream/metadata_log.h"
 #include "ember/iceberg/table.h"
 #include "ember/plan/expr.h"
@@ -170,12 +171,15 @@ class TableSink : public Sink {
 class FileSink : public Sink {
  public:
   FileSink(std::shared_ptr<Session> session, std::string format, std::string path,
-           std::vector<std::string> partition_by, std::optional<int64_t> retention_ms)
+           std::vector<std::string> partition_by, std::optional<int64_t> retention_ms,
+           stream::CompactionPolicy policy)
       : session_(std::move(session)),
         format_(std::move(format)),
         path_(std::move(path)),
         partition_by_(std::move(partition_by)),
-        retention_ms_(retention_ms) {}
+        retention_ms_(retention_ms),
+        policy_(policy),
+        cleaner_((std::filesystem::path(path_) / "_spark_metadata").string(), policy) {}
 
   arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
     std::filesystem::path log = std::filesystem::path(path_) / "_spark_metadata";
@@ -198,23 +202,28 @@ class FileSink : public Sink {
       entries.push_back(entry.dump());
     }
     std::string name = std::to_string(batch_id);
-    if ((batch_id + 1) % kCompactInterval == 0) {
-      // A compaction repeats every earlier entry still retained, so readers can start from it.
+    if (policy_.IsCompaction(batch_id)) {
+      // A compaction repeats every earlier entry still retained, so readers can start from it:
+      // the previous compaction's and those of the batches since (Spark's
+      // getValidBatchesBeforeCompactionBatch).
       std::vector<std::string> all;
-      auto read = [&](const std::string& file) {
-        std::ifstream in(log / file);
+      for (int64_t k = std::max<int64_t>(0, batch_id - policy_.compact_interval); k < batch_id; ++k) {
+        std::filesystem::path file = log / std::to_string(k);
+        std::ifstream in(file);
+        if (!in) in.open(file.string() + ".compact");
+        if (!in) {
+          return UserError(ErrorKind::kIllegalState, "",
+                           file.string() + " doesn't exist when compacting batch " +
+                               std::to_string(batch_id) + " (compactInterval: " +
+                               std::to_string(policy_.compact_interval) + ")",
+                           "");
+        }
         std::string line;
         std::getline(in, line);  // version
         while (std::getline(in, line)) {
           if (!line.empty()) all.push_back(line);
         }
-      };
-      int64_t start = 0;
-      if (batch_id >= kCompactInterval) {  // the previous compaction holds everything before it
-        read(std::to_string(batch_id - kCompactInterval) + ".compact");
-        start = batch_id - kCompactInterval + 1;
       }
-      for (int64_t k = start; k < batch_id; ++k) read(std::to_string(k));
       all.insert(all.end(), entries.begin(), entries.end());
       entries.clear();
       int64_t now = iceberg::CurrentTimeMs();
@@ -226,13 +235,12 @@ class FileSink : public Sink {
     std::string body = "v1";
     for (const auto& e : entries) body += "\n" + e;
     ARROW_ASSIGN_OR_RAISE(bool added, stream::WriteFileAtomically((log / name).string(), body));
+    if (added) cleaner_.AfterAdd(batch_id);
     (void)added;  // another attempt at this batch committed it first: same rows
     return arrow::Status::OK();
   }
 
  private:
-  static constexpr int64_t kCompactInterval = 10;  // spark.sql.streaming.fileSink.log.compactInterval
-
   // FileStreamSinkLog.shouldRetain: kept unless older than the retention at `now`.
   bool Retained(const std::string& line, int64_t now) const {
     if (!retention_ms_) return true;
@@ -260,6 +268,8 @@ class FileSink : public Sink {
   std::string path_;
   std::vector<std::string> partition_by_;
   std::optional<int64_t> retention_ms_;
+  stream::CompactionPolicy policy_;  // the fileSink log confs
+  stream::ExpiredLogCleaner cleaner_;
 };
 
 }  // namespace
@@ -280,9 +290,14 @@ arrow::Result<std::shared_ptr<Sink>> MakeFileSink(std::shared_ptr<Session> sessi
     ARROW_ASSIGN_OR_RAISE(retention_ms, ParseTimeStringMs(*retention));
   }
   std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path) / "_spark_metadata", ec);
+  std::filesystem::path log = std::filesystem::path(path) / "_spark_metadata";
+  std::filesystem::create_directories(log, ec);
+  auto conf = [&](const std::string& key) { return session->GetConf(key); };
+  ARROW_ASSIGN_OR_RAISE(auto policy,
+                        stream::CompactionPolicy::FromConf(conf, "fileSink", log.string()));
   std::shared_ptr<Sink> sink = std::make_shared<FileSink>(std::move(session), lower, path,
-                                                          std::move(partition_by), retention_ms);
+                                                          std::move(partition_by), retention_ms,
+                                                          policy);
   return sink;
 }
 

@@ -30,7 +30,6 @@ using arrow::Status;
 
 namespace {
 
-constexpr int64_t kSnapshotInterval = 10;  // spark.sql.streaming.stateStore.minDeltasForSnapshot
 constexpr const char* kRemoved = "__removed";
 
 std::shared_ptr<arrow::Schema> WithRemovedFlag(const std::shared_ptr<arrow::Schema>& schema) {
@@ -177,12 +176,13 @@ void ParallelFor(int n, const std::function<void(int)>& fn) {
 
 StateStore::StateStore(std::string directory, std::string store_name,
                        std::shared_ptr<arrow::Schema> schema, int num_keys, int num_partitions,
-                       int64_t retain)
+                       const StateStoreConf& conf)
     : directory_(std::move(directory)),
       store_name_(std::move(store_name)),
       schema_(std::move(schema)),
       num_keys_(num_keys),
-      retain_(retain),
+      conf_(conf),
+      files_(static_cast<size_t>(num_partitions)),
       rows_(static_cast<size_t>(num_partitions)),
       staged_rows_(static_cast<size_t>(num_partitions)),
       staged_(static_cast<size_t>(num_partitions)) {}
@@ -191,7 +191,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
                                                      const std::string& operator_name,
                                                      int num_partitions,
                                                      std::shared_ptr<arrow::Schema> schema,
-                                                     int num_keys, int64_t retain,
+                                                     int num_keys, const StateStoreConf& conf,
                                                      const std::string& store_name) {
   std::string directory = (fs::path(checkpoint) / "state" / std::to_string(operator_id)).string();
   std::string metadata_path = (fs::path(directory) / "_metadata" / "metadata").string();
@@ -225,7 +225,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
   }
   auto store = std::unique_ptr<StateStore>(
       new StateStore(std::move(directory), store_name, std::move(schema), num_keys, num_partitions,
-                     retain));
+                     conf));
   return store;
 }
 
@@ -308,6 +308,7 @@ Status StateStore::Load(int64_t version) {
   rows_ = std::move(loaded);
   version_ = version;
   for (auto& staged : staged_rows_) staged.reset();
+  files_.assign(rows_.size(), std::nullopt);
   return Status::OK();
 }
 
@@ -318,7 +319,6 @@ void StateStore::Stage(int p, std::shared_ptr<arrow::Table> rows, std::shared_pt
 }
 
 Status StateStore::Commit(int64_t version) {
-  const bool snapshot = version % kSnapshotInterval == 0;
   std::vector<Status> statuses(rows_.size());
   ParallelFor(num_partitions(), [&](int p) {
     auto& status = statuses[static_cast<size_t>(p)];
@@ -326,11 +326,13 @@ Status StateStore::Commit(int64_t version) {
     std::string directory = PartitionDirectory(p);
     std::error_code ec;
     fs::create_directories(directory, ec);
+    bool wrote_delta = false;
     auto write_delta = [&]() -> Status {
       bool has_puts = change.puts && change.puts->num_rows() > 0;
       bool has_removals = change.removed && change.removed->num_rows() > 0;
       // An unchanged partition gets an empty delta, as in Spark: every version's file exists,
       // so a restart can tell a lost file from a batch that changed nothing.
+      wrote_delta = true;
       std::vector<std::shared_ptr<arrow::Table>> parts;
       if (!has_puts && !has_removals) {
         ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(WithRemovedFlag(schema_)));
@@ -364,25 +366,7 @@ Status StateStore::Commit(int64_t version) {
       return WriteTable(VersionFile(directory, version, "delta"), delta);
     };
     status = write_delta();
-    if (status.ok() && snapshot) {
-      const auto& rows = staged_rows_[static_cast<size_t>(p)] ? staged_rows_[static_cast<size_t>(p)]
-                                                             : rows_[static_cast<size_t>(p)];
-      std::shared_ptr<arrow::Table> snapshot = rows;
-      if (!snapshot) snapshot = *arrow::Table::MakeEmpty(schema_);
-      status = WriteTable(VersionFile(directory, version, "snapshot"), snapshot);
-      // Files older than the newest snapshot every retained version can start from.
-      int64_t oldest_kept = version - retain_ + 1;
-      int64_t base = -1;
-      auto versions = ListVersions(directory);
-      for (const auto& [v, kinds] : versions) {
-        if (kinds.second && v <= oldest_kept) base = v;
-      }
-      for (const auto& [v, kinds] : versions) {
-        if (v >= base) break;
-        fs::remove(VersionFile(directory, v, "delta"), ec);
-        fs::remove(VersionFile(directory, v, "snapshot"), ec);
-      }
-    }
+    if (status.ok()) status = Maintain(p, version, wrote_delta);
   });
   for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
   for (size_t p = 0; p < rows_.size(); ++p) {
@@ -394,6 +378,50 @@ Status StateStore::Commit(int64_t version) {
     staged_[p] = Change{};
   }
   version_ = version;
+  return Status::OK();
+}
+
+Status StateStore::Maintain(int p, int64_t version, bool wrote_delta) {
+  auto& files = files_[static_cast<size_t>(p)];
+  std::string directory = PartitionDirectory(p);
+  if (!files) {
+    files = ListVersions(directory);
+  } else if (wrote_delta) {
+    (*files)[version].first = true;
+  }
+  int64_t deltas = 0;  // since the newest snapshot up to `version`
+  for (const auto& [v, kinds] : *files) {
+    if (v > version) break;
+    if (kinds.second) {
+      deltas = 0;
+    } else if (kinds.first) {
+      ++deltas;
+    }
+  }
+  if (deltas > conf_.min_deltas_for_snapshot) {
+    const auto& staged = staged_rows_[static_cast<size_t>(p)];
+    std::shared_ptr<arrow::Table> rows = staged ? staged : rows_[static_cast<size_t>(p)];
+    if (!rows) {
+      ARROW_ASSIGN_OR_RAISE(rows, arrow::Table::MakeEmpty(schema_));
+    }
+    ARROW_RETURN_NOT_OK(WriteTable(VersionFile(directory, version, "snapshot"), rows));
+    (*files)[version].second = true;
+  }
+  // Spark's cleanup keeps version - minVersionsToRetain; one more here, so that the oldest batch
+  // the offsets log keeps (its state is one version behind its commit) can run again.
+  const int64_t oldest_kept = version - conf_.min_versions_to_retain - 1;
+  int64_t start = -1;  // the newest snapshot the oldest retained version loads from
+  for (const auto& [v, kinds] : *files) {
+    if (v > oldest_kept) break;
+    if (kinds.second) start = v;
+  }
+  std::error_code ec;
+  while (!files->empty() && files->begin()->first < start) {
+    int64_t v = files->begin()->first;
+    fs::remove(VersionFile(directory, v, "delta"), ec);
+    fs::remove(VersionFile(directory, v, "snapshot"), ec);
+    files->erase(files->begin());
+  }
   return Status::OK();
 }
 

@@ -13,7 +13,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,12 @@
 #include <arrow/type_fwd.h>
 
 namespace ember::stream {
+
+/// How a store keeps its files (the file half of Spark's StateStoreConf).
+struct StateStoreConf {
+  int64_t min_versions_to_retain = 100;  // spark.sql.streaming.minBatchesToRetain
+  int64_t min_deltas_for_snapshot = 10;  // spark.sql.streaming.stateStore.minDeltasForSnapshot
+};
 
 /// The partition an encoded key belongs to; stable across processes and versions.
 int PartitionOf(std::string_view key, int num_partitions);
@@ -45,7 +53,7 @@ class StateStore {
                                                          const std::string& operator_name,
                                                          int num_partitions,
                                                          std::shared_ptr<arrow::Schema> schema,
-                                                         int num_keys, int64_t retain,
+                                                         int num_keys, const StateStoreConf& conf,
                                                          const std::string& store_name = "");
 
   /// Makes `version` current: from memory when it is the version last committed here, else
@@ -58,9 +66,9 @@ class StateStore {
   /// needs only the key columns (the first ones).
   void Stage(int p, std::shared_ptr<arrow::Table> rows, std::shared_ptr<arrow::Table> puts,
              std::shared_ptr<arrow::Table> removed);
-  /// Writes `version` (the staged partitions' deltas, and every tenth version a snapshot of each
-  /// partition), deletes files no longer needed for the last `retain` versions, and makes it
-  /// current.
+  /// Writes `version` (the staged partitions' deltas, and a snapshot of each partition that has
+  /// more than min_deltas_for_snapshot deltas since its last one), deletes the files no longer
+  /// needed for the retained versions (Maintain), and makes it current.
   arrow::Status Commit(int64_t version);
 
   int num_partitions() const { return static_cast<int>(rows_.size()); }
@@ -71,8 +79,14 @@ class StateStore {
 
  private:
   StateStore(std::string directory, std::string store_name, std::shared_ptr<arrow::Schema> schema,
-             int num_keys, int num_partitions, int64_t retain);
+             int num_keys, int num_partitions, const StateStoreConf& conf);
   arrow::Result<std::shared_ptr<arrow::Table>> LoadPartition(int p, int64_t version) const;
+  // Spark's maintenance of partition p once `version` is written: a snapshot of it when the
+  // partition has more than min_deltas_for_snapshot deltas since its last one (doSnapshot), and
+  // the deletion of the files older than the snapshot the oldest retained version loads from
+  // (cleanup): version - min_versions_to_retain - 1, the state the oldest batch of the offsets
+  // log reads.
+  arrow::Status Maintain(int p, int64_t version, bool wrote_delta);
   std::string PartitionDirectory(int p) const;
   /// Names partition p's store in errors.
   std::string Describe(int p) const;
@@ -81,7 +95,10 @@ class StateStore {
   std::string store_name_;  // empty for the only store of an operator
   std::shared_ptr<arrow::Schema> schema_;
   int num_keys_;
-  int64_t retain_;  // spark.sql.streaming.minBatchesToRetain
+  StateStoreConf conf_;
+  // Per partition, its files: version -> (has a delta, has a snapshot); listed at the first
+  // commit after a Load, then kept up to date.
+  std::vector<std::optional<std::map<int64_t, std::pair<bool, bool>>>> files_;
   int64_t version_ = -1;  // the version rows_ holds; -1: none loaded
   std::vector<std::shared_ptr<arrow::Table>> rows_;
   struct Change {

@@ -425,7 +425,7 @@ Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan
     ARROW_ASSIGN_OR_RAISE(auto store, StateStore::Open(options.checkpoint, options.operator_id,
                                                        "stateStoreSave", options.num_partitions,
                                                        aggregate.buffer_schema(), aggregate.num_keys(),
-                                                       options.retain));
+                                                       options.store_conf));
     auto op = std::make_unique<AggregateOperator>(node, std::move(aggregate), std::move(store),
                                                   options.output_mode, key);
     return op;
@@ -455,7 +455,7 @@ Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan
       auto store, StateStore::Open(options.checkpoint, options.operator_id,
                                    node.within_watermark ? "dedupeWithinWatermark" : "dedupe",
                                    options.num_partitions, arrow::schema(fields),
-                                   static_cast<int>(key_columns.size()), options.retain));
+                                   static_cast<int>(key_columns.size()), options.store_conf));
   auto op = std::make_unique<DeduplicateOperator>(node, std::move(key_columns), event_time_column,
                                                   event_time_key, options.delay_ms, std::move(store));
   return op;

@@ -14,6 +14,7 @@
 
 #include "ember/plan/functions.h"
 #include "ember/plan/logical_plan.h"
+#include "ember/stream/state_store.h"
 
 namespace ember::stream {
 
@@ -25,7 +26,7 @@ struct StatefulOptions {
   std::string output_mode;       // append, update, complete
   int64_t event_time_id = -1;    // the watermarked attribute, or -1
   int64_t delay_ms = 0;          // its delay
-  int64_t retain = 100;          // spark.sql.streaming.minBatchesToRetain
+  StateStoreConf store_conf;     // minBatchesToRetain, minDeltasForSnapshot
   /// The attributes some node of the query reads (plan::ReferencedAttributes); a join keeps
   /// only those of its sides in its state. Null: all of them.
   const std::set<int64_t>* referenced = nullptr;

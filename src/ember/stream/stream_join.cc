@@ -787,7 +787,7 @@ Result<std::unique_ptr<StatefulOperator>> MakeStreamJoinOperator(const LogicalPl
     side.state_schema = arrow::schema(fields);
     ARROW_ASSIGN_OR_RAISE(side.store, StateStore::Open(options.checkpoint, options.operator_id,
                                                        "symmetricHashJoin", options.num_partitions,
-                                                       side.state_schema, 1, options.retain, names[s]));
+                                                       side.state_schema, 1, options.store_conf, names[s]));
   }
   return std::make_unique<StreamJoinOperator>(node, std::move(condition), std::move(sides[0]),
                                               std::move(sides[1]), std::move(times), watermark_key);

@@ -135,6 +135,61 @@ def checkpoint(workdir):
 
 
 
+def folder_view(path):
+    """The files of a checkpoint folder (Spark's hidden .crc files left out): names and bytes."""
+    names, total = [], 0
+    for directory, _, files in os.walk(path):
+        for name in files:
+            if name.startswith(".") or name.endswith(".crc"):
+                continue
+            names.append(os.path.relpath(os.path.join(directory, name), path))
+            total += os.path.getsize(os.path.join(directory, name))
+    return {"names": sorted(names), "bytes": total}
+
+
+def long_run(workdir):
+    """Many one-file batches (availableNow, maxFilesPerTrigger 1) of dropDuplicates(["v"]) into
+    a parquet sink, with minBatchesToRetain 10, both file logs compacted every 5 entries and
+    cleaned up without delay; a restart with more files. Each file i holds v = i and v = i // 2 (a duplicate of an earlier batch's v)."""
+    spark = session(**{"spark.sql.streaming.minBatchesToRetain": "10",
+                       "spark.sql.streaming.fileSource.log.compactInterval": "5",
+                       "spark.sql.streaming.fileSink.log.compactInterval": "5",
+                       "spark.sql.streaming.fileSource.log.cleanupDelay": "0",
+                       "spark.sql.streaming.fileSink.log.cleanupDelay": "0",
+                       "spark.sql.streaming.stateStore.maintenanceInterval": "1s"})
+    first, total = 45, 60
+    source, out, cp = (os.path.join(workdir, d) for d in ("in", "out", "cp"))
+    os.makedirs(source)
+
+    def write(files):
+        for i in files:
+            write_file(source, f"f{i:04d}.json", [{"k": i % 7, "v": i}, {"k": 0, "v": i // 2}],
+                       1_700_000_000 + i)
+
+    def run():
+        query = (spark.readStream.schema("k INT, v INT").option("maxFilesPerTrigger", 1)
+                 .json(source).dropDuplicates(["v"]).writeStream.format("parquet")
+                 .option("path", out).option("checkpointLocation", cp)
+                 .trigger(availableNow=True).start())
+        query.awaitTermination()
+        views = {name: folder_view(os.path.join(cp, name))
+                 for name in ("sources/0", "offsets", "commits", "state")}
+        views["out/_spark_metadata"] = folder_view(os.path.join(out, "_spark_metadata"))
+        compacts = [n for n in views["sources/0"]["names"] if n.endswith(".compact")]
+        with open(os.path.join(cp, "sources", "0", compacts[-1])) as f:
+            views["last_compact"] = {"name": compacts[-1], "entries": [
+                [e["batchId"], os.path.basename(e["path"])]
+                for e in map(json.loads, f.read().split("\n")[1:])]}
+        return views
+
+    write(range(first))
+    runs = {"first": run()}
+    write(range(first, total))
+    runs["again"] = run()
+    runs["rows"] = sorted(r["v"] for r in spark.read.parquet(out).collect())
+    print(json.dumps(runs))
+
+
 class Recorder(StreamingQueryListener):
     """Every event, as plain data: kind, query ids, and what the kind carries."""
 

@@ -181,7 +181,8 @@ def test_a_batch_larger_than_a_slice_combines_its_slices_in_order(spark, tmp_pat
 def test_restart_and_a_rerun_batch_continue_from_the_stored_state(spark, tmp_path, mode):
     """Two runs of six batches; before the second, the first run's last commit is lost, so its
     batch runs again from the state version it first saw (loaded from disk, not from an index
-    of the state after it). Twelve versions also make the restart read a snapshot."""
+    of the state after it). Twelve versions also make each partition write a snapshot (after
+    more than minDeltasForSnapshot, 10, deltas: at version 11)."""
     source, checkpoint = tmp_path / "in", tmp_path / "cp"
     source.mkdir()
     write_files(source, 0, 6, 60, keys=25, seed=7)
@@ -190,7 +191,7 @@ def test_restart_and_a_rerun_batch_continue_from_the_stored_state(spark, tmp_pat
     write_files(source, 6, 6, 60, keys=25, seed=7)
     batches = run_batches(spark, source, checkpoint, mode)
     check_batches(batches, files_in(source), mode, first_batch=5)
-    assert list((checkpoint / "state" / "0").glob("*/10.snapshot"))
+    assert list((checkpoint / "state" / "0").glob("*/11.snapshot"))
 
 
 def windowed(spark, source, mode, out, checkpoint):

@@ -506,3 +506,99 @@ def test_source_log_compaction_unread_files_and_available_now(tmp_path):
     assert got["unread"]["batches"] == want["unread"]
     assert got["discard"]["batches"] == want["discard"]
     assert {k: got["available_now"][k] for k in ("first", "next_run")} == want["available_now"]
+
+
+def state_files_bound(retain=10, min_deltas=10):
+    """The most files a state partition keeps by Spark's rules (snapshot after more than
+    min_deltas deltas, cleanup below the snapshot the oldest retained version starts from):
+    up to min_deltas deltas before the oldest retained version, a delta for each of the
+    retain + 1 versions from it on, and at most three snapshots among them."""
+    return min_deltas + retain + 1 + 3
+
+
+def long_run_rule(batches, retain=10, interval=5):
+    """The files Spark's rules leave after `batches` batches (ids 0 .. batches-1) with a
+    cleanup delay of 0: offsets and commits keep the last retain + 1 batches
+    (MicroBatchExecution.purge); a compactible log (CompactibleFileStreamLog.deleteExpiredLog)
+    keeps the entries from the compaction before the oldest retained batch on."""
+    last = batches - 1
+    kept = [str(b) for b in range(last - retain, last + 1)]
+    min_batch = last + 1 - retain
+    min_compaction = min_batch - min_batch % interval - 1
+    log = [f"{b}.compact" if (b + 1) % interval == 0 else str(b) for b in range(min_compaction, last + 1)]
+    return {"offsets": kept, "commits": kept, "log": log}
+
+
+def test_a_long_run_keeps_its_checkpoint_bounded_and_restarts_exactly_once(tmp_path):
+    """45 one-file batches, then a restart with 15 more (programs.py long_run, minBatchesToRetain
+    10, compaction every 5 entries, cleanup delay 0): every log keeps what Spark's rules keep (long_run_rule; the same
+    files as Spark's in test_spark_side_by_side), each state partition at most the versions the
+    retained batches need, and the restarted query's output is DuckDB's distinct values, once
+    each."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    result = subprocess.run(
+        [sys.executable, os.path.join(here, "programs.py"), "long_run", str(tmp_path), "ember"],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "TZ": "UTC"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    runs = json.loads(result.stdout.strip().split("\n")[-1])
+    for name, batches in (("first", 45), ("again", 60)):
+        view, rule = runs[name], long_run_rule(batches)
+        assert view["offsets"]["names"] == rule["offsets"], name
+        assert view["commits"]["names"] == rule["commits"], name
+        assert view["sources/0"]["names"] == rule["log"], name
+        assert view["out/_spark_metadata"]["names"] == rule["log"], name
+        # The newest compaction holds every file ever read, each under the batch that read it.
+        compact = view["last_compact"]
+        assert compact["entries"] == [[b, f"f{b:04d}.json"]
+                                      for b in range(int(compact["name"].split(".")[0]) + 1)]
+        partitions = {}
+        for file in view["state"]["names"]:
+            if "_metadata" not in file:
+                partitions.setdefault(file.split("/")[1], []).append(file)
+        assert len(partitions) == 2
+        for files in partitions.values():
+            assert len(files) <= state_files_bound(), files
+    want = [v for (v,) in duckdb.sql(
+        f"SELECT DISTINCT v FROM read_json('{tmp_path}/in/*.json', columns = "
+        "{'k': 'INTEGER', 'v': 'INTEGER'}) ORDER BY v").fetchall()]
+    assert runs["rows"] == want
+
+
+def test_a_log_keeps_the_compact_interval_it_was_written_with(spark, tmp_path):
+    """SPARK-18187 (CompactibleFileStreamLog.compactInterval): a log with two compactions keeps
+    their distance whatever the conf says now, so readers still find them."""
+    source, checkpoint, out = tmp_path / "in", str(tmp_path / "cp"), str(tmp_path / "out")
+    source.mkdir()
+    os.mkdir(out)
+    for i in range(18):
+        write_events(str(source), f"f{i:02d}.json", i, 1)
+    spark.conf.set("spark.sql.streaming.fileSource.log.compactInterval", "5")
+    try:
+        run_available_now(spark, str(source), checkpoint, out, maxFilesPerTrigger=1)
+    finally:
+        spark.conf.unset("spark.sql.streaming.fileSource.log.compactInterval")
+    for i in range(18, 25):
+        write_events(str(source), f"f{i:02d}.json", i, 1)
+    run_available_now(spark, str(source), checkpoint, out, maxFilesPerTrigger=1)
+    log = sorted(os.listdir(os.path.join(checkpoint, "sources", "0")), key=lambda n: int(n.split(".")[0]))
+    assert [n for n in log if n.endswith(".compact")] == [f"{b}.compact" for b in (4, 9, 14, 19, 24)]
+    assert sink_rows(out) == duckdb_events(str(source))
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("spark.sql.streaming.minBatchesToRetain", "0",
+     "The minimum number of batches to be retained must be positive."),
+    ("spark.sql.streaming.fileSource.log.compactInterval", "0",
+     "requirement failed: Please set spark.sql.streaming.fileSource.log.compactInterval (was 0) "
+     "to a positive value."),
+])
+def test_log_confs_out_of_range_fail_start(spark, tmp_path, key, value, message):
+    """Spark's checks of the confs, with its messages (SQLConf and FileStreamSourceLog)."""
+    (tmp_path / "in").mkdir()
+    spark.conf.set(key, value)
+    try:
+        with pytest.raises(IllegalArgumentException) as error:
+            run_available_now(spark, str(tmp_path / "in"), str(tmp_path / "cp"), str(tmp_path / "out"))
+    finally:
+        spark.conf.unset(key)
+    assert message in str(error.value)

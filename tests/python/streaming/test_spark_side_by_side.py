@@ -180,3 +180,28 @@ def test_file_source_log_and_file_choice_match_spark(tmp_path):
     ember = document("source_log", "ember", tmp_path)
     for part in spark:
         assert ember[part] == spark[part], part
+
+
+def test_long_run_checkpoint_matches_spark(tmp_path):
+    """45 one-file batches and a restart with 15 more, minBatchesToRetain 10, compaction every 5
+    entries and a cleanup delay of 0: the offsets, commits, file source and file sink logs keep the same files as Spark's
+    (CompactibleFileStreamLog's deletion rule), the newest compaction the same entries, and the
+    output the same rows. Spark's state store writes a delta per partition and version and
+    snapshots and cleans up in the background (every second here); Ember, as it commits, and
+    only for the partitions a batch changed: both keep at most 24 files a partition."""
+    spark = document("long_run", "spark", tmp_path)
+    ember = document("long_run", "ember", tmp_path)
+    for run_name in ("first", "again"):
+        for name in ("sources/0", "offsets", "commits", "out/_spark_metadata"):
+            assert ember[run_name][name]["names"] == spark[run_name][name]["names"], (run_name, name)
+        assert ember[run_name]["last_compact"] == spark[run_name]["last_compact"], run_name
+        # Per state partition, both within Spark's rule (test_file_stream.state_files_bound).
+        for engine, view in (("spark", spark[run_name]), ("ember", ember[run_name])):
+            partitions = {}
+            for file in view["state"]["names"]:
+                if "_metadata" not in file:
+                    partitions.setdefault(file.split("/")[1], []).append(file)
+            assert len(partitions) == 2, (engine, run_name)
+            for files in partitions.values():
+                assert len(files) <= 24, (engine, run_name, files)
+    assert ember["rows"] == spark["rows"]
