@@ -472,6 +472,16 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   query->recovery_failure_ = [&]() -> arrow::Status {
     for (auto& source : execution->sources) ARROW_RETURN_NOT_OK(source->Restore());
     execution->committed.assign(execution->sources.size(), -1);
+    // A commit is written after its batch's offsets: one past the last offsets means the
+    // offsets of a committed batch are gone, and its input cannot be known again.
+    ARROW_ASSIGN_OR_RAISE(auto committed_latest, execution->commits.Latest());
+    if (committed_latest && (!latest_offsets || *committed_latest > *latest_offsets)) {
+      return UserError(ErrorKind::kIllegalState, "",
+                       "batch " + std::to_string(*committed_latest) + " doesn't exist: " +
+                           execution->offsets.Path(*committed_latest) + " is missing, but " +
+                           execution->commits.Path(*committed_latest) + " says the batch committed",
+                       "");
+    }
 
     // Recovery (Spark's populateStartOffsets).
     if (latest_offsets) {
@@ -526,16 +536,6 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
         return logged;
       };
       ARROW_ASSIGN_OR_RAISE(auto latest, read_offsets(n));
-      ARROW_ASSIGN_OR_RAISE(auto committed_latest, execution->commits.Latest());
-      // A commit is written after its batch's offsets: one past the last offsets means the
-      // offsets of a committed batch are gone, and its input cannot be known again.
-      if (committed_latest && *committed_latest > n) {
-        return UserError(ErrorKind::kIllegalState, "",
-                         "batch " + std::to_string(*committed_latest) + " doesn't exist: " +
-                             execution->offsets.Path(*committed_latest) + " is missing, but " +
-                             execution->commits.Path(*committed_latest) + " says the batch committed",
-                         "");
-      }
       // The source logs must hold the entries the offsets name.
       for (size_t i = 0; i < execution->sources.size(); ++i) {
         if (latest.ends[i] >= 0) ARROW_RETURN_NOT_OK(execution->sources[i]->CheckLogged(latest.ends[i]));

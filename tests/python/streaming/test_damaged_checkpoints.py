@@ -48,6 +48,8 @@ LOG_CASES = {
     "count:commits/1:empty": "commits/1",
     "count:commits/1:truncate": "commits/1",
     "count:offsets/1:delete": "offsets/1",
+    # The whole offsets log: a restart must not plan batch 0 anew over a committed batch 0.
+    "count:offsets:delete": "offsets/1",
     "count:metadata:empty": "metadata",
     "count:sources/0/1:truncate": "sources/0/1",
 }
