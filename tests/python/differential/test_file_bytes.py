@@ -309,3 +309,29 @@ def test_random_bytes_in_json_strings_read_as_spark_reads_them(engine, tmp_path,
                         .json(str(tmp_path / "data.json")).collect()])
     assert len(rows) == len(lines) if mode == "PERMISSIVE" else 0 < len(rows) < len(lines)
     spark_answers.check(engine, f"random-bytes-json-{mode}", rows)
+
+
+INFERENCE = [
+    ("csv_rows_of_every_length", "csv", {}, b"1,a,x\n2,b\n3,c,y,extra\n"),
+    ("csv_rows_of_every_length_inferred", "csv", {"inferSchema": "true"}, b"1,a,x\n2,b\n3,c,y,extra\n"),
+    ("csv_header_with_bom_and_invalid_byte", "csv", {"header": "true"}, BOM + b"id,s\n1,\xffa\n2,b\n"),
+    ("json_invalid_byte", "json", {}, b'{"id":1,"s":"\xff"}\n{"id":2,"s":"b"}\n'),
+    ("json_invalid_byte_dropped", "json", {"mode": "DROPMALFORMED"}, b'{"id":1,"s":"\xff"}\n{"id":2,"s":"b"}\n'),
+    ("json_bom_and_cesu8", "json", {}, BOM + b'{"id":1,"s":"\xed\xa0\xbd\xed\xb8\x80"}\n'),
+    ("json_gzip", "json", {}, "gz"),
+]
+
+
+@pytest.mark.parametrize("case", INFERENCE, ids=[c[0] for c in INFERENCE])
+def test_schemas_are_inferred_from_the_same_bytes_as_spark(engine, tmp_path, spark_answers, case):
+    name, fmt, options, contents = case
+    path = tmp_path / f"data.{fmt}"
+    if contents == "gz":
+        path = tmp_path / f"data.{fmt}.gz"
+        contents = gzip.compress(b'{"id":1,"s":"a"}\n{"id":2.5}\n')
+    path.write_bytes(contents)
+    reader = engine.spark.read.format(fmt)
+    for key, value in options.items():
+        reader = reader.option(key, value)
+    df = reader.load(str(path))
+    spark_answers.check(engine, f"inference-{name}", (df.dtypes, sorted_rows([tuple(r) for r in df.collect()])))
