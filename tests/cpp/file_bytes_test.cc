@@ -11,7 +11,7 @@
 #include <random>
 #include <string>
 
-#include <arrow/buffer.h>
+#include <arrow/api.h>
 #include <arrow/util/compression.h>
 
 #include "ember/error.h"
@@ -86,7 +86,8 @@ TEST(FileBytes, AByteOrderMarkIsLeftOutOfOffsetsAndSize) {
 
 TEST(FileBytes, ADamagedCompressedFileNamesItselfAndItsCodec) {
   for (const char* extension : {".gz", ".bz2", ".zst", ".lz4", ".snappy", ".deflate"}) {
-    std::string path = WriteTemp(std::string("damaged.json") + extension, "\x00\x00\x01\x00garbage");
+    std::string path = WriteTemp(std::string("damaged.json") + extension,
+                                 std::string("\x00\x00\x01\x00garbage", 11));
     auto contents = ReadFileContents(path);
     ASSERT_FALSE(contents.ok()) << extension;
     ASSERT_NE(GetErrorDetail(contents.status()), nullptr) << contents.status().ToString();
@@ -108,7 +109,9 @@ TEST(Utf8, RandomBytesAlwaysBecomeValidText) {
     if (IsValidUtf8(bytes)) {
       EXPECT_EQ(replaced, bytes);
     }
-    if (auto jackson = JacksonUtf8(bytes)) ASSERT_TRUE(IsValidUtf8(*jackson));
+    if (auto jackson = JacksonUtf8(bytes)) {
+      ASSERT_TRUE(IsValidUtf8(*jackson));
+    }
   }
 }
 
