@@ -117,6 +117,24 @@ Status FailFast(const std::string& path, int64_t line_number, std::string_view l
 
 }  // namespace
 
+std::vector<std::string> CsvFirstRecord(std::string_view text, const CsvOptions& options) {
+  std::vector<std::string> names;
+  for (size_t at = 0; at < text.size();) {
+    const char* newline = static_cast<const char*>(std::memchr(text.data() + at, '\n', text.size() - at));
+    size_t stop = newline ? static_cast<size_t>(newline - text.data()) : text.size();
+    std::string_view line = text.substr(at, stop - at);
+    at = stop + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (Blank(line)) continue;
+    std::string unescaped;
+    std::vector<Field> fields;
+    SplitLine(line, options, unescaped, fields);
+    for (const auto& f : fields) names.push_back(unescaped.substr(f.begin, f.end - f.begin));
+    break;
+  }
+  return names;
+}
+
 Result<JsonLinesResult> DecodeCsvLines(const std::string& path, std::string_view text,
                                        const std::shared_ptr<arrow::Schema>& schema,
                                        const CsvOptions& options) {

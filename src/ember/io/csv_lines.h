@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
@@ -26,6 +27,10 @@ struct CsvOptions {
   char escape = '\\';
   std::string null_value;       // an unquoted value that reads as NULL
 };
+
+/// The fields of the first line of `text` that is not blank (a header's names, or what gives
+/// the number of columns of a schema Spark infers).
+std::vector<std::string> CsvFirstRecord(std::string_view text, const CsvOptions& options);
 
 /// Decodes `text` (the contents of the file at `path`, valid UTF-8) into rows of `schema`.
 arrow::Result<JsonLinesResult> DecodeCsvLines(const std::string& path, std::string_view text,

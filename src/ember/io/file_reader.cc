@@ -265,8 +265,8 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
   return with_corrupt(table, corrupt_array);
 }
 
-Result<std::shared_ptr<arrow::Table>> ReadCsvFile(const plan::FileSource& source,
-                                                  const std::string& path) {
+// The CSV options of a source, by Spark's names.
+CsvOptions CsvOptionsOf(const plan::FileSource& source) {
   CsvOptions options;
   options.header = BoolOption(source, "header", false);
   std::string sep = Option(source, "sep", Option(source, "delimiter", ","));
@@ -282,6 +282,19 @@ Result<std::shared_ptr<arrow::Table>> ReadCsvFile(const plan::FileSource& source
   options.mode = mode == "FAILFAST"        ? CsvOptions::Mode::kFailFast
                  : mode == "DROPMALFORMED" ? CsvOptions::Mode::kDropMalformed
                                            : CsvOptions::Mode::kPermissive;
+  return options;
+}
+
+// A CSV file's text: Java's reader decodes the bytes, a malformed sequence is U+FFFD.
+Result<std::string> ReadCsvText(const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(std::string text, ReadWholeFile(path));
+  if (!IsValidUtf8(text)) text = ReplaceMalformedUtf8(text);
+  return text;
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadCsvFile(const plan::FileSource& source,
+                                                  const std::string& path) {
+  CsvOptions options = CsvOptionsOf(source);
   // The corrupt-record column is no column of the file.
   std::string corrupt_column = Option(source, "columnnameofcorruptrecord", "_corrupt_record");
   int corrupt_index = source.schema->GetFieldIndex(corrupt_column);
@@ -291,9 +304,7 @@ Result<std::shared_ptr<arrow::Table>> ReadCsvFile(const plan::FileSource& source
   for (const auto& f : read_schema->fields()) {
     if (f->name() != corrupt_column) data_fields.push_back(f);
   }
-  // Java's reader decodes the bytes: a malformed sequence is U+FFFD.
-  ARROW_ASSIGN_OR_RAISE(std::string text, ReadWholeFile(path));
-  if (!IsValidUtf8(text)) text = ReplaceMalformedUtf8(text);
+  ARROW_ASSIGN_OR_RAISE(std::string text, ReadCsvText(path));
   ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeCsvLines(path, text, arrow::schema(data_fields), options));
   if (corrupt_index < 0) return decoded.rows;
   return decoded.rows->AddColumn(corrupt_index, arrow::field(corrupt_column, arrow::utf8()),
@@ -500,16 +511,56 @@ Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& sourc
     // Spark's inference: integers are bigint, fractions double, everything else string; fields
     // sorted by name.
     std::map<std::string, std::shared_ptr<arrow::DataType>> fields;
-    for (const auto& file : files) {
-      ARROW_ASSIGN_OR_RAISE(auto text, ReadWholeFile(file));
-      auto buffer = arrow::Buffer::FromString(text);
+    auto infer = [](std::string text) -> Result<std::shared_ptr<arrow::Table>> {
       auto read = arrow::json::ReadOptions::Defaults();
       read.use_threads = false;
       ARROW_ASSIGN_OR_RAISE(auto reader, arrow::json::TableReader::Make(
                                              arrow::default_memory_pool(),
-                                             std::make_shared<arrow::io::BufferReader>(buffer),
+                                             std::make_shared<arrow::io::BufferReader>(
+                                                 arrow::Buffer::FromString(std::move(text))),
                                              read, arrow::json::ParseOptions::Defaults()));
-      ARROW_ASSIGN_OR_RAISE(auto table, reader->Read());
+      return reader->Read();
+    };
+    std::string mode = Option(source, "mode", "PERMISSIVE");
+    std::transform(mode.begin(), mode.end(), mode.begin(), ::toupper);
+    bool malformed = false;
+    std::vector<std::shared_ptr<arrow::Table>> tables;
+    for (const auto& file : files) {
+      ARROW_ASSIGN_OR_RAISE(auto text, ReadWholeFile(file));
+      if (IsValidUtf8(text)) {
+        auto whole = infer(text);
+        if (whole.ok()) {
+          tables.push_back(*whole);
+          continue;
+        }
+      }
+      // Some record is malformed: record by record, as Jackson decodes each line.
+      std::istringstream lines{text};
+      std::string line;
+      while (std::getline(lines, line)) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
+        std::optional<std::string> decoded = line;
+        if (!IsValidUtf8(line)) decoded = JacksonUtf8(line);
+        auto table = decoded ? infer(*decoded + "\n") : Status::Invalid("not UTF-8");
+        if (table.ok() && (*table)->num_rows() == 1) {
+          tables.push_back(*table);
+        } else if (mode == "FAILFAST") {
+          return UserError(ErrorKind::kRuntime, "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION",
+                           "Malformed records are detected in schema inference: " +
+                               (IsValidUtf8(line) ? line : ReplaceMalformedUtf8(line)) + " (file " +
+                               file + "). Parse Mode: FAILFAST.",
+                           "22023");
+        } else {
+          malformed = true;
+        }
+      }
+    }
+    // PERMISSIVE: a malformed record gives the corrupt-record column, as in Spark.
+    if (malformed && mode != "DROPMALFORMED") {
+      fields[Option(source, "columnnameofcorruptrecord", "_corrupt_record")] = arrow::utf8();
+    }
+    for (const auto& table : tables) {
       for (const auto& f : table->schema()->fields()) {
         std::shared_ptr<arrow::DataType> t = f->type();
         if (t->id() == arrow::Type::TIMESTAMP) t = arrow::utf8();
@@ -529,28 +580,35 @@ Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& sourc
     return arrow::schema(out);
   }
   if (source.format == "csv") {
-    ARROW_ASSIGN_OR_RAISE(auto contents, ReadFileContents(files[0]));
-    auto input = std::make_shared<arrow::io::BufferReader>(contents);
+    // Spark's columns: as many as the first record has, named by it with a header. Their types,
+    // with inferSchema, from Arrow's inference over the records of that many fields.
+    CsvOptions options = CsvOptionsOf(source);
+    ARROW_ASSIGN_OR_RAISE(std::string text, ReadCsvText(files[0]));
+    std::vector<std::string> first = CsvFirstRecord(text, options);
+    arrow::FieldVector out;
+    for (size_t i = 0; i < first.size(); ++i) {
+      out.push_back(arrow::field(options.header ? first[i] : "_c" + std::to_string(i), arrow::utf8()));
+    }
+    if (!BoolOption(source, "inferschema", false) || out.empty()) return arrow::schema(out);
     auto read = arrow::csv::ReadOptions::Defaults();
-    bool header = BoolOption(source, "header", false);
-    read.autogenerate_column_names = !header;
+    read.use_threads = false;
+    read.skip_rows = options.header ? 1 : 0;
+    for (size_t i = 0; i < out.size(); ++i) read.column_names.push_back("c" + std::to_string(i));
     auto parse = arrow::csv::ParseOptions::Defaults();
-    std::string sep = Option(source, "sep", Option(source, "delimiter", ","));
-    parse.delimiter = sep.empty() ? ',' : sep[0];
+    parse.delimiter = options.delimiter;
+    parse.invalid_row_handler = [](const arrow::csv::InvalidRow&) {
+      return arrow::csv::InvalidRowResult::Skip;
+    };
+    auto input = std::make_shared<arrow::io::BufferReader>(arrow::Buffer::FromString(std::move(text)));
     ARROW_ASSIGN_OR_RAISE(auto reader, arrow::csv::TableReader::Make(
                                            arrow::io::default_io_context(), input, read, parse,
                                            arrow::csv::ConvertOptions::Defaults()));
     ARROW_ASSIGN_OR_RAISE(auto table, reader->Read());
-    bool infer = BoolOption(source, "inferschema", false);
-    arrow::FieldVector out;
     for (int i = 0; i < table->num_columns(); ++i) {
-      std::string name = header ? table->field(i)->name() : "_c" + std::to_string(i);
       auto t = table->field(i)->type();
-      if (!infer || !(plan::IsNumeric(*t) || t->id() == arrow::Type::BOOL)) t = arrow::utf8();
-      if (t->id() == arrow::Type::INT64) {
-        t = arrow::int32();
-      }
-      out.push_back(arrow::field(name, t));
+      if (!(plan::IsNumeric(*t) || t->id() == arrow::Type::BOOL)) t = arrow::utf8();
+      if (t->id() == arrow::Type::INT64) t = arrow::int32();
+      out[static_cast<size_t>(i)] = arrow::field(out[static_cast<size_t>(i)]->name(), t);
     }
     return arrow::schema(out);
   }

@@ -345,14 +345,72 @@ class RangeDecoder {
   // A line that is not valid UTF-8, decoded as Jackson decodes it (an overlong form is its
   // character, a CESU-8 pair one character) or, with a byte Jackson rejects, malformed.
   Result<bool> DecodeJacksonText(std::string_view line) {
-    std::optional<std::string> text = JacksonUtf8(line);
-    if (!text) return Malformed(line);
     original_ = line;
-    jackson_text_.assign(text->data(), text->size());
-    jackson_text_.append(simdjson::SIMDJSON_PADDING, '\0');
-    auto go_on = DecodeLine(std::string_view(jackson_text_.data(), text->size()));
+    unread_value_ = false;
+    std::string text(line);
+    Result<bool> go_on = true;
+    while (true) {
+      size_t rejected = 0;
+      std::optional<std::string> decoded = JacksonUtf8(text, &rejected);
+      if (decoded) {
+        jackson_text_.assign(decoded->data(), decoded->size());
+        jackson_text_.append(simdjson::SIMDJSON_PADDING, '\0');
+        go_on = DecodeLine(std::string_view(jackson_text_.data(), decoded->size()));
+        break;
+      }
+      // Jackson fails inside a field's string value; where the byte it stopped at is the string's
+      // closing quote, followed by the next member or the object's end, it goes on with the
+      // record (Spark's partial results: that field NULL, the record malformed).
+      std::optional<std::pair<size_t, std::string>> cut = CutStringValue(text, rejected);
+      if (!cut || !std::any_of(columns_.begin(), columns_.end(),
+                               [&](const Column& c) { return c.name == cut->second; })) {
+        go_on = Malformed(line);  // Jackson stops: every field NULL
+        break;
+      }
+      unread_value_ = true;
+      text = text.substr(0, cut->first) + "\"\":null" + text.substr(rejected + 1);
+    }
     original_ = {};
+    unread_value_ = false;
     return go_on;
+  }
+
+  // Where the quote at `quote` closes a string value of a member of the line's top-level object
+  // and the next member or the object's end follows: where the member starts, and its key.
+  static std::optional<std::pair<size_t, std::string>> CutStringValue(std::string_view line,
+                                                                      size_t quote) {
+    if (quote >= line.size() || line[quote] != '"') return std::nullopt;
+    size_t after = SkipSpace(line, quote + 1);
+    if (after >= line.size() || (line[after] != ',' && line[after] != '}')) return std::nullopt;
+    // The strings before it, and the depth of its value.
+    int depth = 0;
+    size_t key_begin = 0, key_end = 0, value_begin = std::string_view::npos;
+    for (size_t i = 0; i < quote; ++i) {
+      char c = line[i];
+      if (c == '"') {
+        size_t end = i + 1;
+        while (end < quote && line[end] != '"') end += line[end] == '\\' ? 2 : 1;
+        if (end >= quote) {  // the string the quote closes
+          value_begin = i;
+          break;
+        }
+        key_begin = i + 1, key_end = end;
+        i = end;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if (c == '}' || c == ']') {
+        --depth;
+      }
+    }
+    if (value_begin == std::string_view::npos || depth != 1 || line[SkipSpace(line, 0)] != '{') {
+      return std::nullopt;
+    }
+    size_t colon = SkipSpace(line, key_end + 1);
+    if (key_end == 0 || colon >= value_begin || line[colon] != ':' ||
+        SkipSpace(line, colon + 1) != value_begin) {
+      return std::nullopt;
+    }
+    return std::pair{key_begin - 1, std::string(line.substr(key_begin, key_end - key_begin))};
   }
 
   // The text of a malformed record as Spark gives it: its bytes decoded as Java decodes them.
@@ -385,6 +443,9 @@ class RangeDecoder {
       present_[c] = 1;
     }
     bool malformed = false;
+    // A member whose string value Jackson could not read (left out: its field keeps the value
+    // an earlier member gave it, else NULL) makes the record malformed.
+    if (unread_value_) malformed = true;
     for (size_t c = 0; c < columns_.size(); ++c) {
       values_[c] = Value();
       if (present_[c] && !Convert(c, text)) {
@@ -491,6 +552,7 @@ class RangeDecoder {
   int64_t records_ = 0;
   std::optional<std::pair<int64_t, std::string>> failure_;
   std::string_view original_;  // the line's own bytes while its Jackson text is decoded
+  bool unread_value_ = false;  // a member's string value Jackson could not read
   std::string jackson_text_;   // with simdjson's padding
 };
 

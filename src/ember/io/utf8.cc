@@ -1,5 +1,6 @@
 #include "ember/io/utf8.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include <simdjson.h>
@@ -146,7 +147,7 @@ std::string ReplaceMalformedUtf8(std::string_view bytes) {
   return out;
 }
 
-std::optional<std::string> JacksonUtf8(std::string_view bytes) {
+std::optional<std::string> JacksonUtf8(std::string_view bytes, size_t* rejected) {
   // Jackson's UTF8StreamJsonParser: the lead byte says how many continuation bytes follow.
   const auto* src = reinterpret_cast<const uint8_t*>(bytes.data());
   const size_t n = bytes.size();
@@ -157,10 +158,16 @@ std::optional<std::string> JacksonUtf8(std::string_view bytes) {
     for (size_t i = 0; i < n;) {
       const uint8_t c = src[i];
       int extra = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
-      if (extra < 0) return std::nullopt;
+      if (extra < 0) {
+        if (rejected) *rejected = i;
+        return std::nullopt;
+      }
       int32_t value = extra == 0 ? c : extra == 1 ? (c & 0x1F) : extra == 2 ? (c & 0x0F) : (c & 0x07);
       for (int k = 1; k <= extra; ++k) {
-        if (i + k >= n || !Continuation(src[i + k])) return std::nullopt;
+        if (i + k >= n || !Continuation(src[i + k])) {
+          if (rejected) *rejected = std::min(i + k, n);
+          return std::nullopt;
+        }
         value = (value << 6) | (src[i + k] & 0x3F);
       }
       i += static_cast<size_t>(extra) + 1;

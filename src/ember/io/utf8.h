@@ -20,7 +20,9 @@ std::string ReplaceMalformedUtf8(std::string_view bytes);
 /// takes its continuation bytes with no check of their value, so an overlong form is its
 /// character, a pair of 3-byte surrogates (CESU-8) one supplementary character and a surrogate
 /// alone '?' (Java's encoder). No value when Jackson rejects a byte (a continuation byte without
-/// a lead, 0xF8 to 0xFF, a lead without its continuation bytes): the record is malformed.
-std::optional<std::string> JacksonUtf8(std::string_view bytes);
+/// a lead, 0xF8 to 0xFF, a lead without its continuation bytes): the record is malformed, and
+/// `rejected`, if given, holds the offset of the byte Jackson stopped at (read: Jackson's next
+/// token starts after it).
+std::optional<std::string> JacksonUtf8(std::string_view bytes, size_t* rejected = nullptr);
 
 }  // namespace ember::io

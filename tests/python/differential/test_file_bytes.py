@@ -25,6 +25,10 @@ JSON_LINES = [
     ("continuation_without_lead", b'{"id":1,"s":"a\x80b"}'),
     ("invalid_byte_in_an_unknown_field", b'{"id":1,"x":"\xfe","s":"k"}'),
     ("cut_off_sequence", b'{"id":1,"s":"\xe6\xbc"}'),
+    ("cut_off_then_more_fields", b'{"s":"\xf0\x9f\x98" , "id":1}'),
+    ("cut_off_in_an_unknown_field", b'{"id":1,"x":"\xc3","s":"k"}'),
+    ("cut_off_then_more_text", b'{"id":1,"s":"\xc3"x}'),
+    ("cut_off_twice", b'{"id":1,"s":"\xc3","id":"\xe0\xa0"}'),
     ("lone_surrogate", b'{"id":1,"s":"\xed\xa0\x80"}'),
     ("cesu8_pair", b'{"id":1,"s":"\xed\xa0\xbd\xed\xb8\x80"}'),
     ("past_u10ffff", b'{"id":1,"s":"\xf4\x90\x80\x80"}'),
@@ -32,9 +36,12 @@ JSON_LINES = [
     ("bom_at_a_line_start", BOM + b'{"id":1,"s":"b"}'),
     ("malformed_with_invalid_byte", b'{"id":1,"s":"\xff"'),
 ]
-# Spark keeps the fields before a sequence cut off by a string's closing quote (Jackson fails
-# inside the string's value only); Ember makes the whole record malformed.
-JSON_DIFFERENCES = {("cut_off_sequence", "PERMISSIVE")}
+# Spark keeps the other fields of a record whose string value ends in a sequence cut off by its
+# closing quote (Jackson reads the quote as the sequence's next byte, fails in that field's value
+# only and goes on after it); Ember's general JSON reader (nested schemas) keeps no partial
+# results, so the whole record is NULL there.
+JSON_DIFFERENCES = {("cut_off_sequence", "PERMISSIVE"), ("cut_off_then_more_fields", "PERMISSIVE"),
+                    ("cut_off_twice", "PERMISSIVE")}
 
 CSV_LINES = [
     ("invalid_byte", b"1,\xffx"),
@@ -102,30 +109,34 @@ def stream_rows(engine, tmp_path, fmt, schema, options, source):
 
 
 def sorted_rows(rows):
-    if rows == "malformed":
+    if rows is None or rows == "malformed":
         return rows
     return sorted(rows, key=lambda r: tuple((v is None, str(v)) for v in r))
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("reader", ["flat", "nested"])
 @pytest.mark.parametrize("case", JSON_LINES, ids=[c[0] for c in JSON_LINES])
-def test_json_bytes_read_as_spark_reads_them(engine, tmp_path, spark_answers, case, mode, request):
+def test_json_bytes_read_as_spark_reads_them(engine, tmp_path, spark_answers, case, reader, mode,
+                                             request):
+    """A flat schema goes to Ember's JSON Lines decoder, one with a nested field to its general
+    reader: the same rules (but for partial results, docs/compatibility.md)."""
     name, line = case
-    if engine.name == "ember" and (name, mode) in JSON_DIFFERENCES:
+    if engine.name == "ember" and reader == "nested" and (name, mode) in JSON_DIFFERENCES:
         request.applymarker(pytest.mark.xfail(strict=True, reason="docs/compatibility.md"))
     source = tmp_path / "in"
     source.mkdir()
     (source / "data.json").write_bytes(b'{"id":0,"s":"before"}\n' + line + b'\n{"id":2,"s":"after"}\n')
     schema = "id INT, s STRING" + (", _corrupt_record STRING" if mode == "PERMISSIVE" else "")
+    columns = ["id", "s"] + (["_corrupt_record"] if mode == "PERMISSIVE" else [])
+    if reader == "nested":
+        schema += ", a ARRAY<INT>"
     batch = rows_or_failure(
-        engine, lambda: engine.spark.read.schema(schema).option("mode", mode).json(str(source)))
-    # Nested fields go to Ember's general JSON reader: the same rules.
-    nested = rows_or_failure(
-        engine, lambda: engine.spark.read.schema(schema + ", a ARRAY<INT>").option("mode", mode)
-        .json(str(source)).select("id", "s", *(["_corrupt_record"] if mode == "PERMISSIVE" else [])))
-    stream = stream_rows(engine, tmp_path, "json", schema, {"mode": mode}, source)
-    spark_answers.check(engine, f"json-{name}-{mode}",
-                        (sorted_rows(batch), sorted_rows(nested), sorted_rows(stream)))
+        engine, lambda: engine.spark.read.schema(schema).option("mode", mode).json(str(source))
+        .select(*columns))
+    stream = (stream_rows(engine, tmp_path, "json", schema, {"mode": mode}, source)
+              if reader == "flat" else None)
+    spark_answers.check(engine, f"json-{name}-{reader}-{mode}", (sorted_rows(batch), sorted_rows(stream)))
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -284,13 +295,43 @@ def test_random_bytes_in_text_and_csv_read_as_spark_reads_them(engine, tmp_path,
     spark_answers.check(engine, "random-bytes-text-csv", (text, csv))
 
 
-def test_random_bytes_in_json_strings_read_as_spark_reads_them(engine, tmp_path, spark_answers):
-    """DROPMALFORMED, so that only whether a record is malformed and what its string holds
-    matter (not which fields a PERMISSIVE row keeps)."""
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
+def test_random_bytes_in_json_strings_read_as_spark_reads_them(engine, tmp_path, spark_answers, mode):
+    """Which records are malformed, what their strings hold, and in PERMISSIVE mode which fields
+    a malformed record keeps (the string field first or last, so that a sequence cut off by the
+    closing quote is followed by the next member or by the object's end)."""
     lines = random_bytes_lines(11, 400)
-    (tmp_path / "data.json").write_bytes(
-        b"".join(b'{"id":%d,"s":"%s"}\n' % (i, line) for i, line in enumerate(lines)))
-    rows = sorted(tuple(r) for r in engine.spark.read.schema("id INT, s STRING")
-                  .option("mode", "DROPMALFORMED").json(str(tmp_path / "data.json")).collect())
-    assert 0 < len(rows) < len(lines)
-    spark_answers.check(engine, "random-bytes-json", rows)
+    (tmp_path / "data.json").write_bytes(b"".join(
+        (b'{"id":%d,"s":"%s"}\n' % (i, line) if i % 2 else b'{"s":"%s", "id":%d}\n' % (line, i))
+        for i, line in enumerate(lines)))
+    schema = "id INT, s STRING" + (", _corrupt_record STRING" if mode == "PERMISSIVE" else "")
+    rows = sorted_rows([tuple(r) for r in engine.spark.read.schema(schema).option("mode", mode)
+                        .json(str(tmp_path / "data.json")).collect()])
+    assert len(rows) == len(lines) if mode == "PERMISSIVE" else 0 < len(rows) < len(lines)
+    spark_answers.check(engine, f"random-bytes-json-{mode}", rows)
+
+
+INFERENCE = [
+    ("csv_rows_of_every_length", "csv", {}, b"1,a,x\n2,b\n3,c,y,extra\n"),
+    ("csv_rows_of_every_length_inferred", "csv", {"inferSchema": "true"}, b"1,a,x\n2,b\n3,c,y,extra\n"),
+    ("csv_header_with_bom_and_invalid_byte", "csv", {"header": "true"}, BOM + b"id,s\n1,\xffa\n2,b\n"),
+    ("json_invalid_byte", "json", {}, b'{"id":1,"s":"\xff"}\n{"id":2,"s":"b"}\n'),
+    ("json_invalid_byte_dropped", "json", {"mode": "DROPMALFORMED"}, b'{"id":1,"s":"\xff"}\n{"id":2,"s":"b"}\n'),
+    ("json_bom_and_cesu8", "json", {}, BOM + b'{"id":1,"s":"\xed\xa0\xbd\xed\xb8\x80"}\n'),
+    ("json_gzip", "json", {}, "gz"),
+]
+
+
+@pytest.mark.parametrize("case", INFERENCE, ids=[c[0] for c in INFERENCE])
+def test_schemas_are_inferred_from_the_same_bytes_as_spark(engine, tmp_path, spark_answers, case):
+    name, fmt, options, contents = case
+    path = tmp_path / f"data.{fmt}"
+    if contents == "gz":
+        path = tmp_path / f"data.{fmt}.gz"
+        contents = gzip.compress(b'{"id":1,"s":"a"}\n{"id":2.5}\n')
+    path.write_bytes(contents)
+    reader = engine.spark.read.format(fmt)
+    for key, value in options.items():
+        reader = reader.option(key, value)
+    df = reader.load(str(path))
+    spark_answers.check(engine, f"inference-{name}", (df.dtypes, sorted_rows([tuple(r) for r in df.collect()])))
