@@ -1,12 +1,15 @@
 #include "ember/iceberg/table_metadata.h"
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <random>
 
 #include <arrow/type.h>
 #include <nlohmann/json.hpp>
 
 #include "ember/error.h"
+#include "ember/iceberg/data_file.h"
 #include "ember/iceberg/schema.h"
 
 namespace ember::iceberg {
@@ -20,6 +23,39 @@ std::mt19937_64& Rng() {
   return rng;
 }
 }  // namespace
+
+std::vector<std::string> AddPreviousMetadata(TableMetadata* updated, int64_t timestamp_ms,
+                                             std::string file) {
+  int64_t keep = 100;
+  auto it = updated->properties.find("write.metadata.previous-versions-max");
+  if (it != updated->properties.end()) {
+    try {
+      keep = std::stoll(it->second);
+    } catch (...) {
+    }
+  }
+  keep = std::max<int64_t>(1, keep);
+  auto& log = updated->metadata_log;
+  log.emplace_back(timestamp_ms, std::move(file));
+  std::vector<std::string> dropped;
+  while (static_cast<int64_t>(log.size()) > keep) {
+    dropped.push_back(std::move(log.front().second));
+    log.erase(log.begin());
+  }
+  return dropped;
+}
+
+void DeleteDroppedMetadata(const TableMetadata& committed, const std::vector<std::string>& dropped) {
+  auto it = committed.properties.find("write.metadata.delete-after-commit.enabled");
+  if (it == committed.properties.end()) return;
+  std::string value = it->second;
+  std::transform(value.begin(), value.end(), value.begin(), ::tolower);
+  if (value != "true") return;
+  for (const auto& file : dropped) {
+    std::error_code ec;
+    std::filesystem::remove(LocalPath(file), ec);
+  }
+}
 
 int64_t CurrentTimeMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
