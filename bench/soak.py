@@ -3,8 +3,9 @@ query each, sampling per-batch time, resident memory and the checkpoint's and ta
 
 Outside CI (it runs for hours at 10,000 batches). Each batch is one new JSON file of a few rows
 picked up by a file source (cleanSource=delete keeps the input directory small); the batch time is
-the wall time from writing the file to processAllAvailable() returning. Prints a table of samples
-and writes them as JSON lines to --out.
+the wall time from writing the file to processAllAvailable() returning, and the process's CPU time
+over it (all threads: what the batch cost, whatever else runs on the machine). Prints a table of
+samples and writes them as JSON lines to --out.
 
     TZ=UTC .venv/bin/python bench/soak.py --batches 10000 --every 500 --out /tmp/soak.jsonl
 """
@@ -75,7 +76,7 @@ def main():
                 if props else "")
     spark.sql(f"CREATE TABLE local.db.soak (id BIGINT, k STRING, v DOUBLE) USING iceberg {tblprops}")
     out = open(args.out, "w") if args.out else None
-    print(f"{'sink':8} {'batch':>6} {'ms p50':>7} {'ms max':>7} {'RSS MB':>7} "
+    print(f"{'sink':8} {'batch':>6} {'ms p50':>7} {'ms max':>7} {'cpu ms':>7} {'RSS MB':>7} "
           f"{'ckpt files':>10} {'ckpt MB':>8} {'out files':>9} {'out MB':>7}", flush=True)
     for sink in args.sinks.split(","):
         source = os.path.join(root, sink, "in")
@@ -84,32 +85,34 @@ def main():
                   else os.path.join(root, sink, "out"))
         os.makedirs(source, exist_ok=True)
         query = start(spark, sink, source, checkpoint, os.path.join(root, sink, "out"))
-        times = []
+        times, cpu = [], []
         for batch in range(1, args.batches + 1):
             rows = "".join(json.dumps({"id": batch * 10 + i, "k": f"k{i}", "v": i * 0.5}) + "\n"
                            for i in range(3))
             tmp = os.path.join(root, sink, f".{batch}.json")
             with open(tmp, "w") as f:
                 f.write(rows)
-            began = time.perf_counter()
+            began, began_cpu = time.perf_counter(), time.process_time()
             os.rename(tmp, os.path.join(source, f"{batch:06d}.json"))
             query.processAllAvailable()
             times.append((time.perf_counter() - began) * 1000)
+            cpu.append((time.process_time() - began_cpu) * 1000)
             if batch % args.every == 0 or batch == args.batches:
                 ckpt_files, ckpt_bytes = tree(checkpoint)
                 out_files, out_bytes = tree(output)
                 sample = {"sink": sink, "batch": batch,
                           "ms_p50": round(statistics.median(times), 1),
-                          "ms_max": round(max(times), 1), "rss_mb": round(resident_mb(), 1),
+                          "ms_max": round(max(times), 1),
+                          "cpu_ms": round(statistics.median(cpu), 1), "rss_mb": round(resident_mb(), 1),
                           "checkpoint_files": ckpt_files, "checkpoint_mb": round(ckpt_bytes / 2**20, 2),
                           "output_files": out_files, "output_mb": round(out_bytes / 2**20, 2)}
-                print(f"{sink:8} {batch:6} {sample['ms_p50']:7} {sample['ms_max']:7} "
+                print(f"{sink:8} {batch:6} {sample['ms_p50']:7} {sample['ms_max']:7} {sample['cpu_ms']:7} "
                       f"{sample['rss_mb']:7} {ckpt_files:10} {sample['checkpoint_mb']:8} "
                       f"{out_files:9} {sample['output_mb']:7}", flush=True)
                 if out:
                     out.write(json.dumps(sample) + "\n")
                     out.flush()
-                times = []
+                times, cpu = [], []
         query.stop()
         if query.exception():
             print(query.exception(), file=sys.stderr)

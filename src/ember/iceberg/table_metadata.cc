@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <list>
+#include <mutex>
 #include <random>
 
 #include <arrow/type.h>
@@ -167,7 +169,37 @@ std::string TableMetadata::ToJson() const {
   return j.dump(2);
 }
 
+namespace {
+
+Result<TableMetadata> ParseMetadata(const std::string& text);
+
+}  // namespace
+
 Result<TableMetadata> TableMetadata::FromJson(const std::string& text) {
+  // A table's metadata is read several times a commit (the scan, the write, the commit's fresh
+  // base), and it grows with the snapshots it lists: the last few parsed documents are kept,
+  // looked up by their whole text.
+  static std::mutex mutex;
+  static std::list<std::pair<std::string, TableMetadata>> recent;
+  constexpr size_t kRecent = 4;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = recent.begin(); it != recent.end(); ++it) {
+      if (it->first != text) continue;
+      recent.splice(recent.begin(), recent, it);
+      return recent.front().second;
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto metadata, ParseMetadata(text));
+  std::lock_guard<std::mutex> lock(mutex);
+  recent.emplace_front(text, metadata);
+  if (recent.size() > kRecent) recent.pop_back();
+  return metadata;
+}
+
+namespace {
+
+Result<TableMetadata> ParseMetadata(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return UserError(ErrorKind::kRuntime, "", "Malformed Iceberg table metadata JSON", "");
@@ -239,5 +271,7 @@ Result<TableMetadata> TableMetadata::FromJson(const std::string& text) {
     return UserError(ErrorKind::kRuntime, "", std::string("Malformed Iceberg table metadata: ") + e.what(), "");
   }
 }
+
+}  // namespace
 
 }  // namespace ember::iceberg
