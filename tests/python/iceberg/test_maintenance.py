@@ -256,10 +256,16 @@ def test_remove_orphan_files_finds_what_spark_finds(tmp_path):
     assert sorted(os.path.relpath(r[0][len("file:"):], table) for r in dry) == \
            ["data/stray.parquet", "data/sub/dir/stray2.parquet", "metadata/stray.avro", "stray.txt"]
     assert (table / "data" / "stray.parquet").exists()
-    ember.conf.set("spark.testing", "true")
+    # As Iceberg's procedure, an older_than within 24 hours needs spark.testing.
     call = f"CALL local.system.remove_orphan_files(table => 'db.t', older_than => {timestamp(cut)})"
+    def ember_call(e):
+        e.conf.set("spark.testing", "true")
+        try:
+            return ember_rows(e, call)
+        finally:
+            e.conf.unset("spark.testing")
     rows, ember_files, spark = spark_on_the_same_table(
-        tmp_path, warehouse, lambda e: ember_rows(e, call), [{"sql": call}], testing=True)
+        tmp_path, warehouse, ember_call, [{"sql": call}], testing=True)
     relative = lambda out: sorted(os.path.relpath(r[0].replace("file:", "", 1), table) for r in out)
     assert relative(rows) == relative(spark[0]["rows"])
     # Besides the strays, the metadata files that left the metadata log are orphans now.
