@@ -84,6 +84,8 @@ Result<DataFrame> ValuesFrame(Session& session, const std::vector<std::vector<pl
 // Row-level statements on Iceberg tables, in row_level.cc.
 Result<DataFrame> ExecuteMerge(Session& session, const sql::Statement& statement);
 Result<DataFrame> ExecuteUpdateOrDelete(Session& session, const sql::Statement& statement);
+// CALL of Iceberg's maintenance procedures, in procedures.cc.
+Result<DataFrame> ExecuteCall(Session& session, const sql::Statement& statement);
 
 Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
   using sql::StatementKind;
@@ -256,6 +258,8 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
     case StatementKind::kUpdate:
     case StatementKind::kDelete:
       return ExecuteUpdateOrDelete(session, st);
+    case StatementKind::kCall:
+      return ExecuteCall(session, st);
   }
   return Unsupported("this statement");
 }

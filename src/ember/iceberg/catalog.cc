@@ -300,13 +300,14 @@ Result<LoadedTable> HadoopCatalog::LoadTable(const std::vector<std::string>& ide
 Result<bool> HadoopCatalog::Commit(const LoadedTable& base, TableMetadata updated) {
   fs::path metadata_dir = fs::path(LocalPath(updated.location)) / "metadata";
   int version = base.version + 1;
+  std::vector<std::string> dropped;
   if (base.version > 0) {
-    updated.metadata_log.emplace_back(base.metadata.last_updated_ms, "file:" + base.metadata_path);
-    if (updated.metadata_log.size() > 100) updated.metadata_log.erase(updated.metadata_log.begin());
+    dropped = AddPreviousMetadata(&updated, base.metadata.last_updated_ms, "file:" + base.metadata_path);
   }
   std::string path = (metadata_dir / ("v" + std::to_string(version) + ".metadata.json")).string();
   ARROW_ASSIGN_OR_RAISE(bool written, stream::WriteFileAtomically(path, updated.ToJson()));
   if (!written) return false;
+  DeleteDroppedMetadata(updated, dropped);
   // The hint is best effort: readers probe past it.
   std::string hint = (metadata_dir / "version-hint.text").string();
   std::error_code ec;

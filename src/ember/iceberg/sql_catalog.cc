@@ -391,9 +391,9 @@ Result<bool> SqlCatalog::Commit(const LoadedTable& base, TableMetadata updated) 
   bool create = base.metadata_path.empty();
   // The version after the base's; 0 after a name without one (-1), as Java numbers them.
   int version = create ? 0 : base.version + 1;
+  std::vector<std::string> dropped;
   if (!create) {
-    updated.metadata_log.emplace_back(base.metadata.last_updated_ms, base.metadata_path);
-    if (updated.metadata_log.size() > 100) updated.metadata_log.erase(updated.metadata_log.begin());
+    dropped = AddPreviousMetadata(&updated, base.metadata.last_updated_ms, base.metadata_path);
   }
   std::string directory = updated.location;
   auto custom = updated.properties.find("write.metadata.path");
@@ -447,6 +447,7 @@ Result<bool> SqlCatalog::Commit(const LoadedTable& base, TableMetadata updated) 
     fs::remove(file, ec);
     return false;
   }
+  DeleteDroppedMetadata(updated, dropped);
   return true;
 }
 

@@ -1,5 +1,6 @@
 #include "ember/iceberg/table.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -484,6 +485,116 @@ struct Changes {
   std::string operation;
 };
 
+// A table property as an integer or boolean, `fallback` when unset or unreadable.
+int64_t LongProperty(const TableMetadata& m, const std::string& key, int64_t fallback) {
+  auto it = m.properties.find(key);
+  if (it == m.properties.end()) return fallback;
+  try {
+    return std::stoll(it->second);
+  } catch (...) {
+    return fallback;
+  }
+}
+bool BoolProperty(const TableMetadata& m, const std::string& key, bool fallback) {
+  auto it = m.properties.find(key);
+  if (it == m.properties.end()) return fallback;
+  std::string v = it->second;
+  std::transform(v.begin(), v.end(), v.begin(), ::tolower);
+  return v == "true" ? true : v == "false" ? false : fallback;
+}
+
+// Iceberg's ListPacker.packEnd with a lookback of 1: bins of consecutive manifests filled from
+// the end of the list up to `target` bytes each (an item larger than the target gets a bin of
+// its own), so that the under-filled bin is the first one, merged again next time.
+std::vector<std::vector<Datum>> PackFromEnd(const std::vector<Datum>& manifests, int64_t target) {
+  std::vector<std::vector<Datum>> bins;
+  int64_t weight = 0;
+  for (auto it = manifests.rbegin(); it != manifests.rend(); ++it) {
+    int64_t length = it->as<Record>().fields[1].as<int64_t>();
+    if (bins.empty() || weight + length > target) {
+      bins.emplace_back();
+      weight = 0;
+    }
+    bins.back().push_back(*it);
+    weight += length;
+  }
+  std::reverse(bins.begin(), bins.end());
+  for (auto& bin : bins) std::reverse(bin.begin(), bin.end());
+  return bins;
+}
+
+// Iceberg's manifest merging (MergingSnapshotProducer, ManifestMergeManager) on a new manifest
+// list whose first manifest is `first`: data manifests of one spec are packed into bins of
+// commit.manifest.target-size-bytes (8 MB); a bin of several manifests is rewritten as one,
+// except the bin holding the first manifest while it has fewer than
+// commit.manifest.min-count-to-merge (100). A rewritten manifest keeps the files this snapshot
+// adds as ADDED and deletes as DELETED, the other live files as EXISTING with their sequence
+// numbers, and drops older deletes. So a table that gains a manifest per commit keeps at most
+// about 100 of them, and no commit reads more than that.
+Result<std::vector<Datum>> MergeManifests(const TableMetadata& m, int64_t snapshot_id,
+                                          int64_t sequence, std::vector<Datum> manifests,
+                                          std::vector<std::string>* written) {
+  if (!BoolProperty(m, "commit.manifest-merge.enabled", true) || manifests.empty()) {
+    return manifests;
+  }
+  int64_t min_count = LongProperty(m, "commit.manifest.min-count-to-merge", 100);
+  int64_t target = LongProperty(m, "commit.manifest.target-size-bytes", 8LL << 20);
+  const std::string first = manifests[0].as<Record>().fields[0].as<std::string>();
+  // Groups by spec, the highest spec id first (Java's reverse-ordered map); others stay last.
+  std::map<int, std::vector<Datum>, std::greater<int>> groups;
+  std::vector<Datum> others;
+  for (auto& manifest : manifests) {
+    if (IsDataManifest(manifest)) {
+      groups[manifest.as<Record>().fields[2].as<int32_t>()].push_back(std::move(manifest));
+    } else {
+      others.push_back(std::move(manifest));
+    }
+  }
+  std::vector<Datum> out;
+  for (auto& [spec_id, group] : groups) {
+    for (auto& bin : PackFromEnd(group, target)) {
+      bool has_first = std::any_of(bin.begin(), bin.end(), [&](const Datum& d) {
+        return d.as<Record>().fields[0].as<std::string>() == first;
+      });
+      if (bin.size() == 1 || (has_first && static_cast<int64_t>(bin.size()) < min_count)) {
+        out.insert(out.end(), bin.begin(), bin.end());
+        continue;
+      }
+      std::vector<ManifestEntry> merged;
+      for (const auto& manifest : bin) {
+        ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(m, manifest));
+        for (auto& e : entries) {
+          bool ours = e.snapshot_id == snapshot_id;
+          if (e.status == 2 && !ours) continue;  // deleted by an older snapshot
+          if (e.status == 1 && ours) {
+            e.sequence_number = e.file_sequence_number = std::nullopt;  // inherited
+          } else if (e.status != 2) {
+            e.status = 0;
+          }
+          merged.push_back(std::move(e));
+        }
+      }
+      std::string path = m.location + "/metadata/" + NewUuid() + "-m" +
+                         std::to_string(out.size()) + ".avro";
+      written->push_back(path);
+      ARROW_ASSIGN_OR_RAISE(auto entry, WriteManifest(m, *m.spec(spec_id), snapshot_id, sequence,
+                                                      merged, path));
+      out.push_back(std::move(entry));
+      // This attempt's own manifests merged away are not kept.
+      for (const auto& manifest : bin) {
+        const auto& merged_path = manifest.as<Record>().fields[0].as<std::string>();
+        auto it = std::find(written->begin(), written->end(), merged_path);
+        if (it == written->end()) continue;
+        std::error_code ec;
+        fs::remove(LocalPath(merged_path), ec);
+        written->erase(it);
+      }
+    }
+  }
+  out.insert(out.end(), others.begin(), others.end());
+  return out;
+}
+
 using ApplyFn = std::function<Result<Changes>(const TableMetadata& base, int64_t snapshot_id,
                                               int64_t sequence, std::vector<std::string>* written)>;
 
@@ -503,6 +614,8 @@ Result<bool> CommitWithRetries(Catalog* catalog, const std::vector<std::string>&
     int64_t sequence = m.last_sequence_number + 1;
     std::vector<std::string> written;
     ARROW_ASSIGN_OR_RAISE(auto changes, apply(m, snapshot_id, sequence, &written));
+    ARROW_ASSIGN_OR_RAISE(changes.manifests, MergeManifests(m, snapshot_id, sequence,
+                                                            std::move(changes.manifests), &written));
     std::string list_path = m.location + "/metadata/snap-" + std::to_string(snapshot_id) + "-" +
                             std::to_string(attempt) + "-" + NewUuid() + ".avro";
     written.push_back(list_path);
@@ -957,6 +1070,17 @@ Result<std::vector<LiveDataFile>> SnapshotDataFiles(const TableMetadata& metadat
   std::vector<LiveDataFile> files;
   for (auto& e : entries) files.push_back(LiveDataFile{e.spec_id, std::move(e.data_file)});
   return files;
+}
+
+Result<std::vector<std::string>> ManifestLiveFilePaths(const TableMetadata& metadata,
+                                                       const Datum& manifest) {
+  std::vector<std::string> paths;
+  if (!IsDataManifest(manifest)) return paths;
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(metadata, manifest));
+  for (auto& e : entries) {
+    if (e.status != 2) paths.push_back(std::move(e.path));
+  }
+  return paths;
 }
 
 std::shared_ptr<arrow::Schema> PlainSchema(const arrow::Schema& schema) {

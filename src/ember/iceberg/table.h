@@ -121,6 +121,11 @@ struct LiveDataFile {
 arrow::Result<std::vector<LiveDataFile>> SnapshotDataFiles(const TableMetadata& metadata,
                                                            const Snapshot& snapshot);
 
+/// The paths of the data files a data manifest lists as live (ADDED or EXISTING), given its
+/// manifest-list record (SnapshotManifests' layout).
+arrow::Result<std::vector<std::string>> ManifestLiveFilePaths(const TableMetadata& metadata,
+                                                              const avro::Datum& manifest);
+
 /// The table schema without Iceberg's field-id metadata, as scans return it.
 std::shared_ptr<arrow::Schema> PlainSchema(const arrow::Schema& schema);
 

@@ -1,12 +1,17 @@
 #include "ember/iceberg/table_metadata.h"
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <list>
+#include <mutex>
 #include <random>
 
 #include <arrow/type.h>
 #include <nlohmann/json.hpp>
 
 #include "ember/error.h"
+#include "ember/iceberg/data_file.h"
 #include "ember/iceberg/json_integer.h"
 #include "ember/iceberg/schema.h"
 
@@ -21,6 +26,39 @@ std::mt19937_64& Rng() {
   return rng;
 }
 }  // namespace
+
+std::vector<std::string> AddPreviousMetadata(TableMetadata* updated, int64_t timestamp_ms,
+                                             std::string file) {
+  int64_t keep = 100;
+  auto it = updated->properties.find("write.metadata.previous-versions-max");
+  if (it != updated->properties.end()) {
+    try {
+      keep = std::stoll(it->second);
+    } catch (...) {
+    }
+  }
+  keep = std::max<int64_t>(1, keep);
+  auto& log = updated->metadata_log;
+  log.emplace_back(timestamp_ms, std::move(file));
+  std::vector<std::string> dropped;
+  while (static_cast<int64_t>(log.size()) > keep) {
+    dropped.push_back(std::move(log.front().second));
+    log.erase(log.begin());
+  }
+  return dropped;
+}
+
+void DeleteDroppedMetadata(const TableMetadata& committed, const std::vector<std::string>& dropped) {
+  auto it = committed.properties.find("write.metadata.delete-after-commit.enabled");
+  if (it == committed.properties.end()) return;
+  std::string value = it->second;
+  std::transform(value.begin(), value.end(), value.begin(), ::tolower);
+  if (value != "true") return;
+  for (const auto& file : dropped) {
+    std::error_code ec;
+    std::filesystem::remove(LocalPath(file), ec);
+  }
+}
 
 int64_t CurrentTimeMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -132,7 +170,37 @@ std::string TableMetadata::ToJson() const {
   return j.dump(2);
 }
 
+namespace {
+
+Result<TableMetadata> ParseMetadata(const std::string& text);
+
+}  // namespace
+
 Result<TableMetadata> TableMetadata::FromJson(const std::string& text) {
+  // A table's metadata is read several times a commit (the scan, the write, the commit's fresh
+  // base), and it grows with the snapshots it lists: the last few parsed documents are kept,
+  // looked up by their whole text.
+  static std::mutex mutex;
+  static std::list<std::pair<std::string, TableMetadata>> recent;
+  constexpr size_t kRecent = 4;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = recent.begin(); it != recent.end(); ++it) {
+      if (it->first != text) continue;
+      recent.splice(recent.begin(), recent, it);
+      return recent.front().second;
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto metadata, ParseMetadata(text));
+  std::lock_guard<std::mutex> lock(mutex);
+  recent.emplace_front(text, metadata);
+  if (recent.size() > kRecent) recent.pop_back();
+  return metadata;
+}
+
+namespace {
+
+Result<TableMetadata> ParseMetadata(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return UserError(ErrorKind::kRuntime, "", "Malformed Iceberg table metadata JSON", "");
@@ -212,5 +280,7 @@ Result<TableMetadata> TableMetadata::FromJson(const std::string& text) {
     return UserError(ErrorKind::kRuntime, "", std::string("Malformed Iceberg table metadata: ") + e.what(), "");
   }
 }
+
+}  // namespace
 
 }  // namespace ember::iceberg

@@ -65,6 +65,17 @@ arrow::Result<TableMetadata> NewTableMetadata(const arrow::Schema& schema, std::
                                               std::map<std::string, std::string> properties,
                                               const std::vector<PartitionTerm>& partitioning = {});
 
+/// Records the metadata file `updated` follows (written at `timestamp_ms`) in its metadata log,
+/// keeping the newest write.metadata.previous-versions-max entries (default 100, at least 1), as
+/// Iceberg's TableMetadata.Builder does. Returns the files that left the log.
+std::vector<std::string> AddPreviousMetadata(TableMetadata* updated, int64_t timestamp_ms,
+                                             std::string file);
+
+/// After a commit of `committed`: deletes the metadata files that left its log when
+/// write.metadata.delete-after-commit.enabled is true (default false), as Iceberg's table
+/// operations do. Best effort: a file that cannot be deleted is an orphan, not an error.
+void DeleteDroppedMetadata(const TableMetadata& committed, const std::vector<std::string>& dropped);
+
 /// A positive random snapshot id, as Java makes them.
 int64_t NewSnapshotId();
 std::string NewUuid();

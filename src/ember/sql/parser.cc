@@ -367,7 +367,7 @@ class Parser {
 
   // Words that start statements Spark has and Ember does not run.
   static bool IsUnsupportedStatement(const Token& token) {
-    static const char* kWords[] = {"ALTER",   "ANALYZE", "CACHE",    "CALL",   "CLEAR",
+    static const char* kWords[] = {"ALTER",   "ANALYZE", "CACHE",    "CLEAR",
                                    "COMMENT", "EXPLAIN", "LOAD",     "MSCK",   "REFRESH",
                                    "RESET",   "REPAIR",  "TRUNCATE", "UNCACHE"};
     for (const char* word : kWords) {
@@ -396,6 +396,7 @@ class Parser {
     if (IsWord(first, "UPDATE")) return Update(statement);
     if (IsWord(first, "DELETE")) return Delete(statement);
     if (IsWord(first, "USE")) return Use(statement);
+    if (IsWord(first, "CALL")) return CallStatement(statement);
     if (IsUnsupportedStatement(first)) {
       return Unsupported(first, ToUpper(first.text) + " statements");
     }
@@ -1190,6 +1191,28 @@ class Parser {
     statement->kind = StatementKind::kUse;
     if (IsWord(Peek(), "NAMESPACE") && IsName(Peek(1))) Next();
     ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+    return arrow::Status::OK();
+  }
+
+  // CALL name(arg, ...) with arguments all positional or all `name => value`, as Spark's
+  // grammar reads them (names of arguments are identifiers).
+  arrow::Status CallStatement(Statement* statement) {
+    Next();  // CALL
+    statement->kind = StatementKind::kCall;
+    ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+    ARROW_RETURN_NOT_OK(ExpectSymbol("("));
+    if (!AcceptSymbol(")")) {
+      do {
+        CallArgument argument;
+        if (IsName(Peek()) && IsSymbol(Peek(1), "=>")) {
+          argument.name = Next().value;
+          Next();  // =>
+        }
+        ARROW_ASSIGN_OR_RAISE(argument.value, Expression());
+        statement->call_arguments.push_back(std::move(argument));
+      } while (AcceptSymbol(","));
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    }
     return arrow::Status::OK();
   }
 

@@ -96,6 +96,13 @@ enum class StatementKind {
   kDelete,           // DELETE FROM: name, alias, condition (WHERE; null: all rows)
   kSet,              // SET: key and value, see below
   kUse,              // USE [NAMESPACE]: name
+  kCall,             // CALL procedure(arguments): name (the procedure's), call_arguments
+};
+
+/// One argument of CALL: `name => value`, or a positional `value` (name empty).
+struct CallArgument {
+  std::string name;
+  plan::ExprPtr value;
 };
 
 /// A parsed statement. Names are kept as written (backquotes removed), in parts: `local.db.t`
@@ -140,6 +147,9 @@ struct Statement {
   plan::ExprPtr condition;              // MERGE ... ON, UPDATE or DELETE ... WHERE
   std::vector<MergeClause> clauses;     // kMerge: the WHEN clauses in order
   std::vector<Assignment> assignments;  // kUpdate
+
+  // CALL.
+  std::vector<CallArgument> call_arguments;
 
   // SET: `SET` alone lists the configuration (key empty); `SET key` shows one value (no value);
   // `SET key = value` sets one. The value is the raw text up to the end, as in Spark; SET TIME

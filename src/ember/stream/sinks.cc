@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ember/iceberg/catalog.h"
+#include "ember/iceberg/maintenance.h"
 #include "ember/io/file_reader.h"
 #include "ember/io/file_writer.h"
 #include "ember/stream/compactible_log.h"
@@ -116,7 +117,8 @@ class TableSink : public Sink {
 
   arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
     ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToTable());
-    return iceberg::AppendRows(catalog_, ident_, rows, Options(batch_id)).status();
+    ARROW_ASSIGN_OR_RAISE(bool committed, iceberg::AppendRows(catalog_, ident_, rows, Options(batch_id)));
+    return AfterCommit(committed);
   }
 
   arrow::Result<std::unique_ptr<PartedBatch>> BeginParts(int64_t batch_id, int parts) override {
@@ -124,21 +126,50 @@ class TableSink : public Sink {
     ARROW_ASSIGN_OR_RAISE(auto append,
                           iceberg::PartedAppend::Begin(catalog_, ident_, parts, Options(batch_id)));
     if (!append) return nullptr;
-    return std::make_unique<PartedTableBatch>(std::move(append));
+    return std::make_unique<PartedTableBatch>(this, std::move(append));
   }
 
  private:
   class PartedTableBatch : public PartedBatch {
    public:
-    explicit PartedTableBatch(std::unique_ptr<iceberg::PartedAppend> append) : append_(std::move(append)) {}
+    PartedTableBatch(TableSink* sink, std::unique_ptr<iceberg::PartedAppend> append)
+        : sink_(sink), append_(std::move(append)) {}
     arrow::Status Write(int part, int64_t, const std::shared_ptr<arrow::Table>& rows) override {
       return append_->Write(part, rows);  // a data file's rows in any order
     }
-    arrow::Status Commit() override { return append_->Commit().status(); }
+    arrow::Status Commit() override {
+      ARROW_ASSIGN_OR_RAISE(bool committed, append_->Commit());
+      return sink_->AfterCommit(committed);
+    }
 
    private:
+    TableSink* sink_;
     std::unique_ptr<iceberg::PartedAppend> append_;
   };
+
+  // Every ember.stream.expire-interval-commits commits (100; 0: never) of this sink, snapshots
+  // expire by the table's history.expire.max-snapshot-age-ms and min-snapshots-to-keep, with the
+  // files only they reach (iceberg::ExpireSnapshots), so that a long stream's table stays bounded.
+  arrow::Status AfterCommit(bool committed) {
+    if (!committed) return arrow::Status::OK();
+    if (!expire_interval_) {  // read once per query run
+      ARROW_ASSIGN_OR_RAISE(auto table, catalog_->LoadTable(ident_));
+      expire_interval_ = 100;
+      auto it = table.metadata.properties.find("ember.stream.expire-interval-commits");
+      if (it != table.metadata.properties.end()) {
+        try {
+          expire_interval_ = std::stoll(it->second);
+        } catch (...) {
+          return UserError(ErrorKind::kIllegalArgument, "",
+                           "Table property ember.stream.expire-interval-commits of " +
+                               catalog_->QualifiedName(ident_) + " is not a number: " + it->second,
+                           "");
+        }
+      }
+    }
+    if (*expire_interval_ <= 0 || ++commits_ % *expire_interval_ != 0) return arrow::Status::OK();
+    return iceberg::ExpireSnapshots(catalog_, ident_, {}).status();
+  }
 
   // One snapshot per batch, its summary naming the query and the batch, so that a re-run batch
   // finds itself in the table's history and is not written twice.
@@ -161,6 +192,8 @@ class TableSink : public Sink {
   std::vector<std::string> ident_;
   bool complete_;
   std::string query_id_;
+  int64_t commits_ = 0;
+  std::optional<int64_t> expire_interval_;
 };
 
 // Parquet, JSON or CSV files under a directory, committed through Spark's _spark_metadata log
