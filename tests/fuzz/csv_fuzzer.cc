@@ -4,6 +4,7 @@
 // the rest is the file.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 
 #include <arrow/api.h>
 
@@ -55,6 +56,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto table = ember::io::ReadFiles(source, {path}, ember::plan::EvalContext{});
   if (!table.ok()) return 0;
   // What the reader returns must be valid Arrow data (UTF-8 strings included) of the schema.
+  if (!(*table)->schema()->Equals(*source.schema)) {
+    std::fprintf(stderr, "read %s\nschema %s\n", (*table)->schema()->ToString().c_str(),
+                 source.schema->ToString().c_str());
+  }
   EMBER_FUZZ_CHECK((*table)->schema()->Equals(*source.schema));
   EMBER_FUZZ_CHECK((*table)->ValidateFull().ok());
   return 0;
