@@ -21,16 +21,6 @@ namespace {
 
 constexpr int64_t kDayMs = 24LL * 60 * 60 * 1000;
 
-int64_t LongProperty(const TableMetadata& m, const std::string& key, int64_t fallback) {
-  auto it = m.properties.find(key);
-  if (it == m.properties.end()) return fallback;
-  try {
-    return std::stoll(it->second);
-  } catch (...) {
-    return fallback;
-  }
-}
-
 // A location as the local path files are compared and deleted by.
 std::string Key(const std::string& location) {
   return fs::path(LocalPath(location)).lexically_normal().string();
@@ -78,9 +68,9 @@ Result<ExpireResult> ExpireSnapshots(Catalog* catalog, const std::vector<std::st
     if (m.snapshots.empty()) return ExpireResult{};
     int64_t now = CurrentTimeMs();
     int64_t older_than = options.older_than_ms.value_or(
-        now - LongProperty(m, "history.expire.max-snapshot-age-ms", 5 * kDayMs));
+        now - m.LongProperty("history.expire.max-snapshot-age-ms", 5 * kDayMs));
     int64_t retain_last = options.retain_last.value_or(
-        std::max<int64_t>(1, LongProperty(m, "history.expire.min-snapshots-to-keep", 1)));
+        std::max<int64_t>(1, m.LongProperty("history.expire.min-snapshots-to-keep", 1)));
     std::set<int64_t> remove(options.snapshot_ids.begin(), options.snapshot_ids.end());
     if (m.current_snapshot_id && remove.count(*m.current_snapshot_id)) {
       return IllegalArgument("Cannot expire " + std::to_string(*m.current_snapshot_id) +

@@ -54,15 +54,6 @@ std::vector<std::string> StatisticsPaths(const std::string& json) {
   return paths;
 }
 
-bool GcEnabled(const TableMetadata& metadata) {
-  auto it = metadata.properties.find("gc.enabled");
-  if (it == metadata.properties.end()) return true;
-  std::string value = it->second;
-  std::transform(value.begin(), value.end(), value.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return value != "false";
-}
-
 // Whether `path` is `root` or inside it, both lexically normal.
 bool IsUnder(const fs::path& path, const fs::path& root) {
   auto [r, p] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
@@ -90,7 +81,7 @@ Status PurgeTableFiles(const LoadedTable& table, const std::vector<std::string>&
   }
   std::sort(manifests.begin(), manifests.end());
   manifests.erase(std::unique(manifests.begin(), manifests.end()), manifests.end());
-  if (GcEnabled(metadata)) {
+  if (metadata.BoolProperty("gc.enabled", true)) {
     for (const auto& manifest : manifests) {
       auto paths = ManifestFilePaths(manifest);
       if (!paths.ok()) continue;

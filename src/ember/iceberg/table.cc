@@ -485,24 +485,6 @@ struct Changes {
   std::string operation;
 };
 
-// A table property as an integer or boolean, `fallback` when unset or unreadable.
-int64_t LongProperty(const TableMetadata& m, const std::string& key, int64_t fallback) {
-  auto it = m.properties.find(key);
-  if (it == m.properties.end()) return fallback;
-  try {
-    return std::stoll(it->second);
-  } catch (...) {
-    return fallback;
-  }
-}
-bool BoolProperty(const TableMetadata& m, const std::string& key, bool fallback) {
-  auto it = m.properties.find(key);
-  if (it == m.properties.end()) return fallback;
-  std::string v = it->second;
-  std::transform(v.begin(), v.end(), v.begin(), ::tolower);
-  return v == "true" ? true : v == "false" ? false : fallback;
-}
-
 // Iceberg's ListPacker.packEnd with a lookback of 1: bins of consecutive manifests filled from
 // the end of the list up to `target` bytes each (an item larger than the target gets a bin of
 // its own), so that the under-filled bin is the first one, merged again next time.
@@ -534,11 +516,11 @@ std::vector<std::vector<Datum>> PackFromEnd(const std::vector<Datum>& manifests,
 Result<std::vector<Datum>> MergeManifests(const TableMetadata& m, int64_t snapshot_id,
                                           int64_t sequence, std::vector<Datum> manifests,
                                           std::vector<std::string>* written) {
-  if (!BoolProperty(m, "commit.manifest-merge.enabled", true) || manifests.empty()) {
+  if (!m.BoolProperty("commit.manifest-merge.enabled", true) || manifests.empty()) {
     return manifests;
   }
-  int64_t min_count = LongProperty(m, "commit.manifest.min-count-to-merge", 100);
-  int64_t target = LongProperty(m, "commit.manifest.target-size-bytes", 8LL << 20);
+  int64_t min_count = m.LongProperty("commit.manifest.min-count-to-merge", 100);
+  int64_t target = m.LongProperty("commit.manifest.target-size-bytes", 8LL << 20);
   const std::string first = manifests[0].as<Record>().fields[0].as<std::string>();
   // Groups by spec, the highest spec id first (Java's reverse-ordered map); others stay last.
   std::map<int, std::vector<Datum>, std::greater<int>> groups;
@@ -672,9 +654,7 @@ Result<std::vector<DataFile>> WriteRows(Catalog* catalog,
   ARROW_ASSIGN_OR_RAISE(auto groups, SplitByPartition(m.default_spec(), *m.schema, conformed));
   // Files roll toward the table's target size, judged by the rows' size in memory (Parquet's
   // encoding and compression make the files smaller).
-  int64_t target = 512LL << 20;
-  auto property = m.properties.find("write.target-file-size-bytes");
-  if (property != m.properties.end()) target = std::max<int64_t>(1, std::stoll(property->second));
+  int64_t target = std::max<int64_t>(1, m.LongProperty("write.target-file-size-bytes", 512LL << 20));
   std::string uuid = NewUuid();
   std::vector<DataFile> files;
   for (auto& group : groups) {

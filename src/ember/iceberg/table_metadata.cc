@@ -27,17 +27,27 @@ std::mt19937_64& Rng() {
 }
 }  // namespace
 
+int64_t TableMetadata::LongProperty(const std::string& key, int64_t fallback) const {
+  auto it = properties.find(key);
+  if (it == properties.end()) return fallback;
+  try {
+    return std::stoll(it->second);
+  } catch (...) {
+    return fallback;
+  }
+}
+
+bool TableMetadata::BoolProperty(const std::string& key, bool fallback) const {
+  auto it = properties.find(key);
+  if (it == properties.end()) return fallback;
+  std::string v = it->second;
+  std::transform(v.begin(), v.end(), v.begin(), ::tolower);
+  return v == "true" ? true : v == "false" ? false : fallback;
+}
+
 std::vector<std::string> AddPreviousMetadata(TableMetadata* updated, int64_t timestamp_ms,
                                              std::string file) {
-  int64_t keep = 100;
-  auto it = updated->properties.find("write.metadata.previous-versions-max");
-  if (it != updated->properties.end()) {
-    try {
-      keep = std::stoll(it->second);
-    } catch (...) {
-    }
-  }
-  keep = std::max<int64_t>(1, keep);
+  int64_t keep = std::max<int64_t>(1, updated->LongProperty("write.metadata.previous-versions-max", 100));
   auto& log = updated->metadata_log;
   log.emplace_back(timestamp_ms, std::move(file));
   std::vector<std::string> dropped;
@@ -49,11 +59,7 @@ std::vector<std::string> AddPreviousMetadata(TableMetadata* updated, int64_t tim
 }
 
 void DeleteDroppedMetadata(const TableMetadata& committed, const std::vector<std::string>& dropped) {
-  auto it = committed.properties.find("write.metadata.delete-after-commit.enabled");
-  if (it == committed.properties.end()) return;
-  std::string value = it->second;
-  std::transform(value.begin(), value.end(), value.begin(), ::tolower);
-  if (value != "true") return;
+  if (!committed.BoolProperty("write.metadata.delete-after-commit.enabled", false)) return;
   for (const auto& file : dropped) {
     std::error_code ec;
     std::filesystem::remove(LocalPath(file), ec);

@@ -41,6 +41,9 @@ struct TableMetadata {
   std::string sort_orders_json = R"([{"order-id":0,"fields":[]}])";  // kept as read
   int default_sort_order_id = 0;
   std::map<std::string, std::string> properties;
+  /// A table property as an integer or a boolean; `fallback` when unset or unreadable.
+  int64_t LongProperty(const std::string& key, int64_t fallback) const;
+  bool BoolProperty(const std::string& key, bool fallback) const;
   /// The statistics files (Puffin) and partition statistics files another writer recorded, kept
   /// as read (JSON arrays) so that a commit carries them over and a purge deletes them.
   std::string statistics_json = "[]";
