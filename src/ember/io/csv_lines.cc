@@ -1,7 +1,9 @@
 #include "ember/io/csv_lines.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <map>
 #include <vector>
 
 #include <arrow/array/array_binary.h>
@@ -131,6 +133,30 @@ std::vector<std::string> CsvFirstRecord(std::string_view text, const CsvOptions&
     SplitLine(line, options, unescaped, fields);
     for (const auto& f : fields) names.push_back(unescaped.substr(f.begin, f.end - f.begin));
     break;
+  }
+  return names;
+}
+
+std::vector<std::string> CsvColumnNames(const std::vector<std::string>& first,
+                                        const CsvOptions& options) {
+  auto lower = [](std::string name) {  // spark.sql.caseSensitive=false, its default
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return name;
+  };
+  std::map<std::string, int> uses;
+  for (const auto& name : first) ++uses[lower(name)];
+  std::vector<std::string> names;
+  for (size_t i = 0; i < first.size(); ++i) {
+    const std::string& name = first[i];
+    std::string index = std::to_string(i);
+    if (!options.header || name.empty() || name == options.null_value) {
+      names.push_back("_c" + index);
+    } else if (uses[lower(name)] > 1) {
+      names.push_back(name + index);
+    } else {
+      names.push_back(name);
+    }
   }
   return names;
 }

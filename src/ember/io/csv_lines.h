@@ -32,6 +32,12 @@ struct CsvOptions {
 /// the number of columns of a schema Spark infers).
 std::vector<std::string> CsvFirstRecord(std::string_view text, const CsvOptions& options);
 
+/// The columns' names for a first record: with a header Spark's CSVUtils.makeSafeHeader (an
+/// empty or null-valued name becomes `_c<index>`, a name given twice, in any case, gets its index
+/// appended), else `_c0`, `_c1`, ...
+std::vector<std::string> CsvColumnNames(const std::vector<std::string>& first,
+                                        const CsvOptions& options);
+
 /// Decodes `text` (the contents of the file at `path`, valid UTF-8) into rows of `schema`.
 arrow::Result<JsonLinesResult> DecodeCsvLines(const std::string& path, std::string_view text,
                                               const std::shared_ptr<arrow::Schema>& schema,

@@ -584,10 +584,9 @@ Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& sourc
     // with inferSchema, from Arrow's inference over the records of that many fields.
     CsvOptions options = CsvOptionsOf(source);
     ARROW_ASSIGN_OR_RAISE(std::string text, ReadCsvText(files[0]));
-    std::vector<std::string> first = CsvFirstRecord(text, options);
     arrow::FieldVector out;
-    for (size_t i = 0; i < first.size(); ++i) {
-      out.push_back(arrow::field(options.header ? first[i] : "_c" + std::to_string(i), arrow::utf8()));
+    for (const auto& name : CsvColumnNames(CsvFirstRecord(text, options), options)) {
+      out.push_back(arrow::field(name, arrow::utf8()));
     }
     if (!BoolOption(source, "inferschema", false) || out.empty()) return arrow::schema(out);
     auto read = arrow::csv::ReadOptions::Defaults();

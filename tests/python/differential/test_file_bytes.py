@@ -315,6 +315,9 @@ INFERENCE = [
     ("csv_rows_of_every_length", "csv", {}, b"1,a,x\n2,b\n3,c,y,extra\n"),
     ("csv_rows_of_every_length_inferred", "csv", {"inferSchema": "true"}, b"1,a,x\n2,b\n3,c,y,extra\n"),
     ("csv_header_with_bom_and_invalid_byte", "csv", {"header": "true"}, BOM + b"id,s\n1,\xffa\n2,b\n"),
+    # Spark's makeSafeHeader: names given twice (in any case) get their index, empty ones _cN.
+    ("csv_header_naming_a_column_twice", "csv", {"header": "true", "inferSchema": "true"},
+     b"0,2,3.,2,3,,A,a\n1,x,2.5,7,y,z,1,q\n"),
     ("json_invalid_byte", "json", {}, b'{"id":1,"s":"\xff"}\n{"id":2,"s":"b"}\n'),
     ("json_invalid_byte_dropped", "json", {"mode": "DROPMALFORMED"}, b'{"id":1,"s":"\xff"}\n{"id":2,"s":"b"}\n'),
     ("json_bom_and_cesu8", "json", {}, BOM + b'{"id":1,"s":"\xed\xa0\xbd\xed\xb8\x80"}\n'),
