@@ -13,11 +13,8 @@ import uuid
 import duckdb
 import pytest
 
-import ember
-
-ember.activate()
-from pyspark.errors import StreamingQueryException  # noqa: E402
-from pyspark.sql import SparkSession  # noqa: E402
+from ember.errors import StreamingQueryException
+from ember.sql import SparkSession
 
 SCHEMA = "id INT, name STRING"
 
