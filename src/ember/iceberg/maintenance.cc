@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <set>
-#include <thread>
 
 #include "ember/error.h"
 #include "ember/iceberg/avro.h"
@@ -111,13 +110,7 @@ Result<ExpireResult> ExpireSnapshots(Catalog* catalog, const std::vector<std::st
     updated.last_updated_ms = std::max(now, m.last_updated_ms);
     ARROW_ASSIGN_OR_RAISE(bool committed, catalog->Commit(base, std::move(updated)));
     if (!committed) {
-      if (attempt >= 10) {
-        return UserError(ErrorKind::kRuntime, "ICEBERG_COMMIT_FAILED",
-                         "Could not commit to " + catalog->QualifiedName(ident) +
-                             ": other writers kept committing first.",
-                         "40000");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10 << std::min(attempt, 6)));
+      ARROW_RETURN_NOT_OK(BackOffAfterLostCommit(catalog, ident, attempt));
       continue;
     }
     // The reachable-files cleanup: what the kept snapshots reach stays.

@@ -631,15 +631,25 @@ Result<bool> CommitWithRetries(Catalog* catalog, const std::vector<std::string>&
     if (committed) return true;
     std::error_code ec;
     for (const auto& path : written) fs::remove(LocalPath(path), ec);
-    if (attempt >= 10) {
-      return UserError(ErrorKind::kRuntime, "ICEBERG_COMMIT_FAILED",
-                       "Could not commit to " + catalog->QualifiedName(ident) +
-                           ": other writers kept committing first.",
-                       "40000");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10 << std::min(attempt, 6)));
+    ARROW_RETURN_NOT_OK(BackOffAfterLostCommit(catalog, ident, attempt));
   }
 }
+
+}  // namespace
+
+Status BackOffAfterLostCommit(Catalog* catalog, const std::vector<std::string>& ident,
+                              int attempt) {
+  if (attempt >= 10) {
+    return UserError(ErrorKind::kRuntime, "ICEBERG_COMMIT_FAILED",
+                     "Could not commit to " + catalog->QualifiedName(ident) +
+                         ": other writers kept committing first.",
+                     "40000");
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(10 << std::min(attempt, 6)));
+  return Status::OK();
+}
+
+namespace {
 
 // Rows conformed to the table's schema as new data files, one per partition of the default
 // spec (under data/<partition path>/ as Java lays them out), or none for no rows.

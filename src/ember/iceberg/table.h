@@ -104,6 +104,11 @@ arrow::Result<std::shared_ptr<arrow::Table>> ScanTable(
     const LoadedTable& table, std::optional<int64_t> snapshot_id = {},
     const std::vector<ColumnPredicate>& predicates = {});
 
+/// After losing commit race number `attempt` (from 0) on `ident`: waits before the next try (10 ms
+/// doubling up to 640 ms), or gives up after the tenth with ICEBERG_COMMIT_FAILED.
+arrow::Status BackOffAfterLostCommit(Catalog* catalog, const std::vector<std::string>& ident,
+                                     int attempt);
+
 /// The manifests of a snapshot: manifest-list records whoever wrote them, with the fields in this
 /// order: path, length, partition spec id, content, sequence number, min sequence number, added
 /// snapshot id, added/existing/deleted files count, added/existing/deleted rows count, partition

@@ -23,7 +23,6 @@
 #include <arrow/table.h>
 #include <arrow/util/parallel.h>
 #include <arrow/util/thread_pool.h>
-#include <arrow/util/utf8.h>
 #include <parquet/arrow/reader.h>
 
 #include "ember/error.h"
@@ -59,9 +58,7 @@ bool Hidden(const std::string& name) { return !name.empty() && (name[0] == '_' |
 // Spark's paths are text: a file whose name is not UTF-8 cannot be recorded in a source log or
 // opened again by that name, so it is refused by name rather than skipped (which would lose it).
 arrow::Status CheckFileName(const std::string& path) {
-  static const bool initialized = (arrow::util::InitializeUTF8(), true);
-  (void)initialized;
-  if (arrow::util::ValidateUTF8(path)) return arrow::Status::OK();
+  if (IsValidUtf8(path)) return arrow::Status::OK();
   std::string shown;  // the name's bytes, those past ASCII as \xNN
   for (unsigned char c : path) {
     char escaped[5];
