@@ -306,8 +306,11 @@ def test_procedure_errors_are_sparks(tmp_path):
 
 
 def write_batch(directory, number):
-    path = directory / f"{number:04d}.json"
-    path.write_text(json.dumps({"id": number, "s": f"batch {number}"}) + "\n")
+    """Placed atomically, as a file source requires: the queries poll the directory meanwhile,
+    and a file listed while half written is read as it was (1 run in 5 lost a row)."""
+    hidden = directory / f".{number:04d}.json.tmp"
+    hidden.write_text(json.dumps({"id": number, "s": f"batch {number}"}) + "\n")
+    hidden.rename(directory / f"{number:04d}.json")
 
 
 def test_streaming_sink_expires_snapshots_by_the_table_properties(tmp_path):
