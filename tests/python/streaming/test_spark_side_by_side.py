@@ -187,11 +187,14 @@ def test_long_run_checkpoint_matches_spark(tmp_path):
     entries and a cleanup delay of 0: the offsets, commits, file source and file sink logs keep the same files as Spark's
     (CompactibleFileStreamLog's deletion rule), the newest compaction the same entries, and the
     output the same rows. Spark's state store writes a delta per partition and version and
-    snapshots and cleans up in the background (every second here); Ember, as it commits, and
-    only for the partitions a batch changed: both keep at most 24 files a partition."""
+    snapshots and cleans up in the background (every second here), so how many files it has
+    at the moment the query stops depends on when maintenance last ran (25 in one CI run);
+    Ember cleans up as it commits, only for the partitions a batch changed, and keeps at
+    most the 24 files a partition that Spark's rule leaves after a maintenance pass. Spark is
+    held only to having cleaned up: ten files fewer than the versions it wrote (45, then 60)."""
     spark = document("long_run", "spark", tmp_path)
     ember = document("long_run", "ember", tmp_path)
-    for run_name in ("first", "again"):
+    for run_name, versions in (("first", 45), ("again", 60)):
         for name in ("sources/0", "offsets", "commits", "out/_spark_metadata"):
             assert ember[run_name][name]["names"] == spark[run_name][name]["names"], (run_name, name)
         assert ember[run_name]["last_compact"] == spark[run_name]["last_compact"], run_name
@@ -202,6 +205,7 @@ def test_long_run_checkpoint_matches_spark(tmp_path):
                 if "_metadata" not in file:
                     partitions.setdefault(file.split("/")[1], []).append(file)
             assert len(partitions) == 2, (engine, run_name)
+            bound = 24 if engine == "ember" else versions - 10
             for files in partitions.values():
-                assert len(files) <= 24, (engine, run_name, files)
+                assert len(files) <= bound, (engine, run_name, files)
     assert ember["rows"] == spark["rows"]
