@@ -27,7 +27,7 @@
 #include "ember/plan/analyzer.h"
 #include "ember/session.h"
 #include "ember/stream/compactible_log.h"
-#include "ember/stream/file_source.h"
+#include "ember/stream/source/file_source.h"
 #include "ember/stream/metadata_log.h"
 #include "ember/stream/progress.h"
 #include "ember/stream/state_store.h"

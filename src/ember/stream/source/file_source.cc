@@ -1,4 +1,4 @@
-#include "ember/stream/file_source.h"
+#include "ember/stream/source/file_source.h"
 
 #include <algorithm>
 #include <filesystem>
