@@ -19,6 +19,7 @@
 #include "ember/plan/functions.h"
 #include "ember/plan/type_names.h"
 #include "ember/sql/parser.h"
+#include "ember/stream/source/source.h"
 
 namespace ember {
 
@@ -305,36 +306,22 @@ Result<DataFrame> Session::ReadFiles(const std::string& format_in,
   return DataFrame(shared_from_this(), node);
 }
 
-Result<DataFrame> Session::ReadStream(const std::string& format_in, const std::string& path,
+Result<DataFrame> Session::ReadStream(const std::string& format, const std::string& path,
                                       std::shared_ptr<arrow::Schema> schema,
                                       const std::map<std::string, std::string>& options) {
-  auto source = std::make_shared<plan::FileSource>();
-  source->format = Lower(format_in);
-  if (source->format != "json" && source->format != "csv" && source->format != "parquet" &&
-      source->format != "text") {
-    return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1136",
-                     "Data source " + format_in + " does not support streamed reading.", "");
-  }
-  source->paths = {path};
-  for (const auto& [k, v] : options) source->options[Lower(k)] = v;
-  if (source->format == "text") {
-    schema = arrow::schema({arrow::field("value", arrow::utf8())});
-  } else if (!schema) {
-    return UserError(ErrorKind::kIllegalArgument, "_LEGACY_ERROR_TEMP_2048",
-                     "Schema must be specified when creating a streaming source DataFrame. If some "
-                     "files already exist in the directory, then depending on the file format you "
-                     "may be able to create a static DataFrame on that directory with "
-                     "'spark.read.load(directory)' and infer schema from it.",
-                     "");
-  }
-  source->schema = schema;
+  auto spec = std::make_shared<plan::StreamSourceSpec>();
+  spec->format = Lower(format);
+  if (!path.empty()) spec->paths = {path};
+  for (const auto& [k, v] : options) spec->options[Lower(k)] = v;
+  spec->schema = std::move(schema);
+  ARROW_ASSIGN_OR_RAISE(spec->schema, stream::SourceSchema(*spec));
   auto node = std::make_shared<plan::LogicalPlan>();
   node->kind = plan::PlanKind::kStreamSource;
-  node->file = source;
   node->is_streaming = true;
-  for (const auto& f : schema->fields()) {
+  for (const auto& f : spec->schema->fields()) {
     node->output.push_back(plan::Attribute{f->name(), plan::NewAttributeId(), f->type(), true, ""});
   }
+  node->stream_source = std::move(spec);
   return DataFrame(shared_from_this(), node);
 }
 

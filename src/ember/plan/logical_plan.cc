@@ -48,7 +48,7 @@ void Print(const LogicalPlan& p, int depth, std::string* out) {
       line += "RelationV2 [" + Attributes(p.output) + "] " + p.scan->Describe();
       break;
     case PlanKind::kStreamSource:
-      line += "StreamingRelation [" + Attributes(p.output) + "] " + p.file->format;
+      line += "StreamingRelation [" + Attributes(p.output) + "] " + p.stream_source->format;
       break;
     case PlanKind::kProject: line += "Project [" + List(p.exprs) + "]"; break;
     case PlanKind::kFilter: line += "Filter " + List(p.exprs); break;

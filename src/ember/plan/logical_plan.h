@@ -22,7 +22,7 @@ enum class PlanKind {
   kLocalTable,   // an in-memory arrow::Table (createDataFrame, range, a memory sink's batch)
   kFileScan,     // files read with a schema: json, csv, parquet, text
   kTableScan,    // a catalog table, read when the plan runs: `scan`
-  kStreamSource, // a streaming file source; each micro-batch replaces it with its new rows
+  kStreamSource, // a streaming source (stream_source); each micro-batch replaces it with its rows
   kProject,      // exprs: the projection list
   kFilter,       // exprs[0]: the condition
   kAggregate,    // groupings + exprs: aggregate calls only, each aliased to its output attribute
@@ -48,6 +48,15 @@ struct FileSource {
   std::vector<std::string> paths;
   std::shared_ptr<arrow::Schema> schema;      // the user's schema, Spark types as arrow types
   std::map<std::string, std::string> options; // keys lower-cased
+};
+
+/// A streaming source as the user described it (spark.readStream.format(f).options(...).load(p));
+/// the stream layer's source registry knows the formats.
+struct StreamSourceSpec {
+  std::string format;                          // lower-cased: json, rate, socket, ...
+  std::vector<std::string> paths;              // load()'s paths, if any
+  std::shared_ptr<arrow::Schema> schema;       // the source's columns
+  std::map<std::string, std::string> options;  // keys lower-cased
 };
 
 /// A catalog table read when the plan runs, so that a filter right above it can skip files.
@@ -87,6 +96,7 @@ struct LogicalPlan {
   std::vector<std::string> name_parts;     // kUnresolvedRelation
   std::shared_ptr<arrow::Table> table;     // kLocalTable
   std::shared_ptr<FileSource> file;        // kFileScan
+  std::shared_ptr<const StreamSourceSpec> stream_source;  // kStreamSource
   std::shared_ptr<const TableScan> scan;   // kTableScan
   std::shared_ptr<SelectBlock> select;     // kSelect
   bool is_streaming = false;               // a streaming source somewhere below
@@ -104,7 +114,7 @@ std::string PlanToString(const LogicalPlan& plan);
 /// column pruning). Positional outputs count whole: every column under a union or a distinct.
 std::set<int64_t> ReferencedAttributes(const LogicalPlan& plan);
 
-/// For a file source node: whether each column (of `output`, in order) is referenced.
+/// For a file scan or stream source node: whether each column (of `output`, in order) is referenced.
 std::vector<bool> ReferencedColumns(const LogicalPlan& source, const std::set<int64_t>& referenced);
 
 }  // namespace ember::plan

@@ -27,7 +27,7 @@
 #include "ember/plan/analyzer.h"
 #include "ember/session.h"
 #include "ember/stream/compactible_log.h"
-#include "ember/stream/source/file_source.h"
+#include "ember/stream/source/source.h"
 #include "ember/stream/metadata_log.h"
 #include "ember/stream/progress.h"
 #include "ember/stream/state_store.h"
@@ -153,28 +153,29 @@ PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared
 // How many tasks a batch's files make: one per core at most, each worth at least
 // `min_task_bytes`. A single task (the batch is read whole) when there are too few files or bytes
 // for more.
-int TaskCount(const std::vector<stream::FileStreamSource::BatchFile>& files, int64_t min_task_bytes) {
+int TaskCount(const std::vector<stream::InputPartition>& parts, int64_t min_task_bytes) {
   int64_t bytes = 0;
-  for (const auto& f : files) bytes += f.size;
-  return static_cast<int>(std::min<int64_t>({DefaultPartitions(), static_cast<int64_t>(files.size()),
+  for (const auto& part : parts) bytes += part.bytes;
+  return static_cast<int>(std::min<int64_t>({DefaultPartitions(), static_cast<int64_t>(parts.size()),
                                              bytes / std::max<int64_t>(1, min_task_bytes)}));
 }
 
-// Runs a batch as `tasks` tasks: task t starts with file t, then takes the next file not yet
-// taken (in the batch's order, largest first, as Spark packs its file partitions), runs the plan
-// over the file's rows and writes the result to its own part, so no task waits while files are
-// left and each gets one at least. Returns the rows read and the rows written.
+// Runs a batch as `tasks` tasks: task t starts with input part t, then takes the next part not
+// yet taken (in the batch's order: for files largest first, as Spark packs its file
+// partitions), runs the plan over the part's rows and writes the result to its own part of the
+// output, so no task waits while parts are left and each gets one at least. Returns the rows
+// read and the rows written.
 Result<std::pair<int64_t, int64_t>> RunTasks(
-    const stream::FileStreamSource& source, const LogicalPlan* source_node, const PlanPtr& plan,
-    const std::vector<stream::FileStreamSource::BatchFile>& files, int tasks,
+    const stream::Source& source, const LogicalPlan* source_node, const PlanPtr& plan,
+    const std::vector<stream::InputPartition>& parts, int tasks,
     const exec::ExecOptions& options, PartedBatch* parted) {
   std::vector<arrow::Status> statuses(static_cast<size_t>(tasks));
   std::atomic<int64_t> read{0}, written{0};
   std::atomic<size_t> next{static_cast<size_t>(tasks)};
   stream::ParallelFor(tasks, [&](int t) {
     statuses[static_cast<size_t>(t)] = [&]() -> arrow::Status {
-      for (size_t i = static_cast<size_t>(t); i < files.size(); i = next++) {
-        ARROW_ASSIGN_OR_RAISE(auto rows, source.Read({files[i]}, options.eval));
+      for (size_t i = static_cast<size_t>(t); i < parts.size(); i = next++) {
+        ARROW_ASSIGN_OR_RAISE(auto rows, source.ReadPartitions({parts[i]}, options.eval));
         read += rows->num_rows();
         ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(Bind(plan, {{source_node, rows}}), options));
         written += result->num_rows();
@@ -198,14 +199,14 @@ struct StreamingQuery::Execution {
   stream::MetadataLog offsets;
   stream::MetadataLog commits;
   std::vector<const LogicalPlan*> source_nodes;
-  std::vector<std::unique_ptr<stream::FileStreamSource>> sources;
-  std::vector<int64_t> committed;  // end offsets of the last committed batch; -1: none
+  std::vector<std::unique_ptr<stream::Source>> sources;
+  std::vector<stream::Offset> committed;  // end offsets of the last committed batch
   int64_t next_batch = 0;
   int64_t min_batches_to_retain = 100;  // spark.sql.streaming.minBatchesToRetain
   int num_partitions = 0;  // of the state; recorded in the offset log
   int64_t watermark_ms = 0;         // the watermark of the next batch
   // A logged batch without a commit, to run again as logged.
-  std::optional<std::vector<int64_t>> rerun_end;
+  std::optional<std::vector<stream::Offset>> rerun_end;
   int64_t rerun_timestamp_ms = 0;
   // withWatermark: the column and the delay.
   // withWatermark nodes in plan order, each with its own watermark (none before it saw a row),
@@ -458,20 +459,21 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
 
   CollectKind(*df.plan(), PlanKind::kStreamSource, &execution->source_nodes);
   for (size_t i = 0; i < execution->source_nodes.size(); ++i) {
-    auto log_dir = fs::path(root) / "sources" / std::to_string(i);
+    auto directory = fs::path(root) / "sources" / std::to_string(i);
     std::error_code ec;
-    fs::create_directories(log_dir, ec);
-    ARROW_ASSIGN_OR_RAISE(auto policy, stream::CompactionPolicy::FromConf(session_conf, "fileSource",
-                                                                          log_dir.string()));
-    ARROW_ASSIGN_OR_RAISE(auto source, stream::FileStreamSource::Open(
-                                           execution->source_nodes[i]->file, log_dir.string(), policy));
-    source->SetReferencedColumns(plan::ReferencedColumns(*execution->source_nodes[i], referenced));
+    fs::create_directories(directory, ec);
+    stream::SourceContext context;
+    context.spec = execution->source_nodes[i]->stream_source;
+    context.directory = directory.string();
+    context.conf = session_conf;
+    context.referenced_columns = plan::ReferencedColumns(*execution->source_nodes[i], referenced);
+    ARROW_ASSIGN_OR_RAISE(auto source, stream::OpenSource(context));
     execution->sources.push_back(std::move(source));
   }
   // The logs are read as the run starts: what is wrong with them fails the run.
   query->recovery_failure_ = [&]() -> arrow::Status {
     for (auto& source : execution->sources) ARROW_RETURN_NOT_OK(source->Restore());
-    execution->committed.assign(execution->sources.size(), -1);
+    execution->committed.assign(execution->sources.size(), std::nullopt);
     // A commit is written after its batch's offsets: one past the last offsets means the
     // offsets of a committed batch are gone, and its input cannot be known again.
     ARROW_ASSIGN_OR_RAISE(auto committed_latest, execution->commits.Latest());
@@ -487,7 +489,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     if (latest_offsets) {
       int64_t n = *latest_offsets;
       struct Logged {
-        std::vector<int64_t> ends;
+        std::vector<stream::Offset> ends;
         int64_t timestamp_ms = 0;
         int64_t watermark_ms = 0;
       };
@@ -514,13 +516,12 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
         logged.watermark_ms = meta["batchWatermarkMs"].get<int64_t>();
         while (std::getline(lines, line)) {
           if (line == "-") {
-            logged.ends.push_back(-1);
+            logged.ends.push_back(std::nullopt);
           } else {
-            auto offset = stream::FileStreamSource::ParseOffsetJson(line);
-            if (!offset.ok()) {
+            if (!json::accept(line)) {
               return stream::DamagedCheckpointFile(path, "its line " + line + " is not a source's offset");
             }
-            logged.ends.push_back(*offset);
+            logged.ends.push_back(line);
           }
         }
         if (logged.ends.size() != execution->sources.size()) {
@@ -538,7 +539,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
       ARROW_ASSIGN_OR_RAISE(auto latest, read_offsets(n));
       // The source logs must hold the entries the offsets name.
       for (size_t i = 0; i < execution->sources.size(); ++i) {
-        if (latest.ends[i] >= 0) ARROW_RETURN_NOT_OK(execution->sources[i]->CheckLogged(latest.ends[i]));
+        if (latest.ends[i]) ARROW_RETURN_NOT_OK(execution->sources[i]->CheckReplayable(*latest.ends[i]));
       }
       bool finished = committed_latest && *committed_latest == n;
       if (finished) {
@@ -600,6 +601,9 @@ void StreamingQuery::Run() {
   }
   // A query that ended keeps its progress, not its state and logs: the session's manager keeps
   // the query (Python) object until resetTerminated().
+  if (execution_) {
+    for (auto& source : execution_->sources) source->Stop();
+  }
   execution_.reset();
   std::lock_guard<std::mutex> lock(mutex_);
   StreamingQueryEvent terminated;
@@ -747,7 +751,7 @@ void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
   }
   ordered_json sources = ordered_json::array();
   for (size_t i = 0; i < ex.sources.size(); ++i) {
-    ordered_json source = {{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},
+    ordered_json source = {{"description", ex.sources[i]->Description()},
                            {"startOffset", stream::OffsetProgress(ex.committed[i])},
                            {"endOffset", stream::OffsetProgress(ex.committed[i])},
                            {"latestOffset", stream::OffsetProgress(ex.committed[i])},
@@ -790,7 +794,7 @@ arrow::Status StreamingQuery::RunLoop() {
     auto timed = [&](const char* phase, int64_t since) {
       ex.durations[phase] += std::max<int64_t>(NowMs() - since, 0);
     };
-    std::vector<int64_t> end;
+    std::vector<stream::Offset> end;
     int64_t batch_timestamp = trigger_start;
     bool has_batch = false;
     if (ex.rerun_end) {
@@ -800,12 +804,13 @@ arrow::Status StreamingQuery::RunLoop() {
       has_batch = true;
     } else if (!(options_.trigger.kind == TriggerKind::kOnce && ran_once)) {
       int64_t latest_start = NowMs();
-      for (auto& source : ex.sources) {
-        ARROW_ASSIGN_OR_RAISE(int64_t latest, source->LatestOffset());
-        end.push_back(latest);
+      for (size_t i = 0; i < ex.sources.size(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(auto latest, ex.sources[i]->LatestOffset(ex.committed[i]));
+        end.push_back(std::move(latest));
       }
       timed("latestOffset", latest_start);
-      bool new_data = end != ex.committed;
+      bool new_data = false;
+      for (size_t i = 0; i < end.size(); ++i) new_data = new_data || !stream::SameOffset(end[i], ex.committed[i]);
       // Spark's no-data batch: the watermark moved, and a stateful operator can use it to emit
       // or evict.
       bool uses_watermark = false;
@@ -823,9 +828,7 @@ arrow::Status StreamingQuery::RunLoop() {
                              {"batchTimestampMs", batch_timestamp},
                              {"conf", conf}};
         std::string body = meta.dump();
-        for (int64_t offset : end) {
-          body += "\n" + (offset < 0 ? std::string("-") : stream::FileStreamSource::OffsetJson(offset));
-        }
+        for (const auto& offset : end) body += "\n" + offset.value_or("-");
         ARROW_ASSIGN_OR_RAISE(bool added, ex.offsets.Add(ex.next_batch, body));
         if (!added) {
           return UserError(ErrorKind::kIllegalState, "CONCURRENT_STREAM_LOG_UPDATE",
@@ -835,7 +838,7 @@ arrow::Status StreamingQuery::RunLoop() {
         }
         // The previous batch is durable now: its sources may discard (clean) its input.
         for (size_t i = 0; i < ex.sources.size(); ++i) {
-          ARROW_RETURN_NOT_OK(ex.sources[i]->Commit(ex.committed[i]));
+          if (ex.committed[i]) ARROW_RETURN_NOT_OK(ex.sources[i]->Commit(*ex.committed[i]));
         }
         timed("walCommit", wal_start);
       }
@@ -850,27 +853,33 @@ arrow::Status StreamingQuery::RunLoop() {
       exec_options.eval = ctx;
       exec_options.max_batch_rows = exec::BatchSizeFromEnvironment();
       // A large batch of a query without state runs as Spark runs it: in tasks, one per core,
-      // each reading files and writing its own part of the output, so reading and writing
-      // overlap and no task holds more than a file of the batch. Not with a static side (a
-      // stream-static join), which each task would read again for every file.
+      // each reading parts of the input (files) and writing its own part of the output, so
+      // reading and writing overlap and no task holds more than a part of the batch. Not with a
+      // static side (a stream-static join), which each task would read again for every part.
       std::unique_ptr<PartedBatch> parted;
-      std::vector<stream::FileStreamSource::BatchFile> task_files;
+      std::vector<stream::InputPartition> task_parts;
       int tasks = 1;
       const LogicalPlan& query_plan = *df_.plan();
-      if (ex.sources.size() == 1 && ex.operators.empty() && ex.watermarks.empty() &&
+      if (ex.sources.size() == 1 && end[0] && ex.operators.empty() && ex.watermarks.empty() &&
           !Contains(query_plan, PlanKind::kFileScan) && !Contains(query_plan, PlanKind::kTableScan)) {
-        ARROW_ASSIGN_OR_RAISE(task_files, ex.sources[0]->BatchFiles(ex.committed[0], end[0]));
-        // Spark's cost of opening a file, in bytes: a file smaller than that is worth no task.
+        ARROW_ASSIGN_OR_RAISE(task_parts, ex.sources[0]->PlanInputPartitions(ex.committed[0], *end[0]));
+        // Spark's cost of opening a file, in bytes: a part smaller than that is worth no task.
         ARROW_ASSIGN_OR_RAISE(int64_t open_cost,
                               ParseByteString(session->GetConf("spark.sql.files.openCostInBytes", "4m")));
-        tasks = TaskCount(task_files, open_cost);
+        tasks = TaskCount(task_parts, open_cost);
         if (tasks > 1) {
           ARROW_ASSIGN_OR_RAISE(parted, sink_->BeginParts(ex.next_batch, tasks));
         }
       }
       int64_t get_batch_start = NowMs();
       for (size_t i = 0; i < ex.sources.size() && !parted; ++i) {
-        ARROW_ASSIGN_OR_RAISE(auto fresh, ex.sources[i]->GetBatch(ex.committed[i], end[i], ctx));
+        // A source without data yet (of several) reads nothing.
+        std::shared_ptr<arrow::Table> fresh;
+        if (end[i]) {
+          ARROW_ASSIGN_OR_RAISE(fresh, ex.sources[i]->ReadBatch(ex.committed[i], *end[i], ctx));
+        } else {
+          ARROW_ASSIGN_OR_RAISE(fresh, arrow::Table::MakeEmpty(ex.source_nodes[i]->stream_source->schema));
+        }
         num_input_rows += fresh->num_rows();
         source_rows.push_back(fresh->num_rows());
         data[ex.source_nodes[i]] = fresh;
@@ -880,7 +889,7 @@ arrow::Status StreamingQuery::RunLoop() {
       // Spark, where the plan runs lazily inside the sink's addBatch.
       int64_t add_batch_start = NowMs();
       if (parted) {
-        ARROW_ASSIGN_OR_RAISE(auto rows, RunTasks(*ex.sources[0], ex.source_nodes[0], df_.plan(), task_files,
+        ARROW_ASSIGN_OR_RAISE(auto rows, RunTasks(*ex.sources[0], ex.source_nodes[0], df_.plan(), task_parts,
                                                    tasks, exec_options, parted.get()));
         ARROW_RETURN_NOT_OK(parted->Commit());
         num_input_rows = rows.first;
@@ -985,7 +994,7 @@ arrow::Status StreamingQuery::RunLoop() {
       (void)committed;  // an existing commit means this batch was already committed
       int64_t batch_watermark = ex.watermark_ms;
       ex.last_batch_watermark_ms = ex.watermark_ms;
-      std::vector<int64_t> start_offsets = ex.committed;
+      std::vector<stream::Offset> start_offsets = ex.committed;
       ex.committed = end;
       ex.watermark_ms = next_watermark;
       if (ex.next_batch > ex.min_batches_to_retain) {
@@ -1004,12 +1013,14 @@ arrow::Status StreamingQuery::RunLoop() {
       progress["stateOperators"] = stream::StateOperatorsProgress(ex.operators);
       ordered_json sources = ordered_json::array();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
-        ordered_json source = {{"description", "FileStreamSource[" + ex.source_nodes[i]->file->paths[0] + "]"},
+        ordered_json source = {{"description", ex.sources[i]->Description()},
                                {"startOffset", stream::OffsetProgress(start_offsets[i])},
                                {"endOffset", stream::OffsetProgress(end[i])},
                                {"latestOffset", stream::OffsetProgress(end[i])},
                                {"numInputRows", source_rows[i]}};
         stream::PutRates(&source, source_rows[i], trigger_start, ex.previous_trigger_start_ms, duration);
+        auto metrics = ex.sources[i]->Metrics(end[i]);
+        if (!metrics.empty()) source["metrics"] = metrics;
         sources.push_back(source);
       }
       progress["sources"] = sources;

@@ -85,8 +85,8 @@ ordered_json DurationsProgress(const std::map<std::string, int64_t>& durations) 
   return j;
 }
 
-ordered_json OffsetProgress(int64_t offset) {
-  return offset < 0 ? ordered_json(nullptr) : ordered_json({{"logOffset", offset}});
+ordered_json OffsetProgress(const std::optional<std::string>& offset) {
+  return offset ? ordered_json::parse(*offset, nullptr, false) : ordered_json(nullptr);
 }
 
 }  // namespace ember::stream

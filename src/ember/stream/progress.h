@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,8 @@ void PutRates(nlohmann::ordered_json* j, int64_t rows, int64_t trigger_start_ms,
 /// durationMs, phases in sorted order.
 nlohmann::ordered_json DurationsProgress(const std::map<std::string, int64_t>& durations);
 
-/// A file source offset as progress shows it: {"logOffset": K}, or null before the first file.
-nlohmann::ordered_json OffsetProgress(int64_t offset);
+/// A source's offset as progress shows it: its JSON, or null before the source had data.
+nlohmann::ordered_json OffsetProgress(const std::optional<std::string>& offset);
 
 /// stateOperators: one entry per stateful operator, the outermost first.
 nlohmann::ordered_json StateOperatorsProgress(

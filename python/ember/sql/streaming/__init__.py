@@ -62,9 +62,7 @@ class DataStreamReader:
         if schema is not None:
             self.schema(schema)
         self.options(**options)
-        path = path or self._options.get("path")
-        if path is None:
-            raise IllegalArgumentException("'path' is not specified")
+        path = path or self._options.get("path") or ""
         core = self._session._core.read_stream(self._format, path, self._schema or "", self._options)
         return DataFrame(core, self._session)
 

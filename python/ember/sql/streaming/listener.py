@@ -147,13 +147,28 @@ class StateOperatorProgress(_ProgressDict):
              "numShufflePartitions", "numStateStoreInstances", "customMetrics")
 
 
+def _offset_text(offset: Any) -> str:
+    """An offset as PySpark shows it: the source's JSON text ("None" before the first)."""
+    return "None" if offset is None else json.dumps(offset, separators=(",", ":"), ensure_ascii=False)
+
+
 class SourceProgress(_ProgressDict):
     _keys = ("description", "startOffset", "endOffset", "latestOffset", "numInputRows",
              "inputRowsPerSecond", "processedRowsPerSecond", "metrics")
 
+    def __init__(self, j: Dict[str, Any]):
+        super().__init__(j)
+        for key in ("startOffset", "endOffset", "latestOffset"):
+            self[key] = _offset_text(j.get(key))
+        self["metrics"] = dict(j.get("metrics", {}))
+
 
 class SinkProgress(_ProgressDict):
     _keys = ("description", "numOutputRows", "metrics")
+
+    def __init__(self, j: Dict[str, Any]):
+        super().__init__(j)
+        self["metrics"] = dict(j.get("metrics", {}))
 
 
 class StreamingQueryProgress(_ProgressDict):
@@ -164,7 +179,7 @@ class StreamingQueryProgress(_ProgressDict):
              "numInputRows", "inputRowsPerSecond", "processedRowsPerSecond", "observedMetrics")
 
     def __init__(self, j: Dict[str, Any]):
-        j = dict(j)
+        original, j = j, dict(j)
         # The JSON leaves empty maps out; PySpark's object has every field.
         for key in ("durationMs", "eventTime", "observedMetrics"):
             j.setdefault(key, {})
@@ -173,6 +188,7 @@ class StreamingQueryProgress(_ProgressDict):
         if j.get("sink") is not None:
             j["sink"] = SinkProgress(j["sink"])
         super().__init__(j)
+        self._jdict = original  # .json is Spark's JSON, offsets as objects
 
     @classmethod
     def fromJson(cls, j: Dict[str, Any]) -> "StreamingQueryProgress":

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ember/error.h"
+#include "ember/plan/functions.h"
 #include "ember/stream/metadata_log.h"
 
 namespace ember::stream {
@@ -67,10 +68,37 @@ Result<int64_t> DurationMs(const std::string& option, const std::string& text) {
 
 }  // namespace
 
-Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
-    std::shared_ptr<const plan::FileSource> source, std::string log_directory,
-    CompactionPolicy policy) {
+Result<std::shared_ptr<arrow::Schema>> FileStreamSource::Schema(const plan::StreamSourceSpec& spec) {
+  if (spec.paths.empty()) {
+    return UserError(ErrorKind::kIllegalArgument, "", "'path' is not specified", "");
+  }
+  std::shared_ptr<arrow::Schema> schema = spec.schema;
+  if (spec.format == "text") {
+    schema = arrow::schema({arrow::field("value", arrow::utf8())});
+  } else if (!schema) {
+    return UserError(ErrorKind::kIllegalArgument, "_LEGACY_ERROR_TEMP_2048",
+                     "Schema must be specified when creating a streaming source DataFrame. If some "
+                     "files already exist in the directory, then depending on the file format you "
+                     "may be able to create a static DataFrame on that directory with "
+                     "'spark.read.load(directory)' and infer schema from it.",
+                     "");
+  }
+  // A file may lack any column, so each is nullable whatever the user's schema says (Spark's
+  // DataSource.sourceSchema, schema.asNullable).
+  arrow::FieldVector fields;
+  for (const auto& f : schema->fields()) fields.push_back(f->WithNullable(true));
+  return arrow::schema(std::move(fields));
+}
+
+Result<std::unique_ptr<Source>> FileStreamSource::Open(const SourceContext& context) {
+  ARROW_ASSIGN_OR_RAISE(auto policy, CompactionPolicy::FromConf(context.conf, "fileSource", context.directory));
   std::unique_ptr<FileStreamSource> self(new FileStreamSource());
+  auto source = std::make_shared<plan::FileSource>();
+  source->format = context.spec->format;
+  source->paths = context.spec->paths;
+  source->schema = context.spec->schema;
+  source->options = context.spec->options;
+  self->columns_ = context.referenced_columns;
   ARROW_ASSIGN_OR_RAISE(self->max_files_, PositiveOption(*source, "maxfilespertrigger"));
   ARROW_ASSIGN_OR_RAISE(self->max_bytes_, PositiveOption(*source, "maxbytespertrigger"));
   if (self->max_files_ > 0 && self->max_bytes_ > 0) {
@@ -127,11 +155,11 @@ Result<std::unique_ptr<FileStreamSource>> FileStreamSource::Open(
       }
     }
   }
-  self->source_ = std::move(source);
-  self->log_directory_ = std::move(log_directory);
+  self->source_ = std::move(*source);
+  self->log_directory_ = context.directory;
   self->policy_ = policy;
   self->cleaner_.emplace(self->log_directory_, policy);
-  return self;
+  return std::unique_ptr<Source>(std::move(self));
 }
 
 Status FileStreamSource::Restore() {
@@ -269,7 +297,7 @@ Status FileStreamSource::WriteEntries(int64_t batch_id, const std::vector<Entry>
 
 Result<std::vector<io::FileEntry>> FileStreamSource::ListAll() const {
   std::vector<io::FileEntry> all;
-  for (const auto& path : source_->paths) {
+  for (const auto& path : source_.paths) {
     ARROW_ASSIGN_OR_RAISE(auto files, io::ListDataFiles(path, /*recursive=*/true));
     all.insert(all.end(), std::make_move_iterator(files.begin()), std::make_move_iterator(files.end()));
   }
@@ -280,7 +308,8 @@ Result<std::vector<io::FileEntry>> FileStreamSource::ListAll() const {
   return all;
 }
 
-Status FileStreamSource::CheckLogged(int64_t offset) const {
+Status FileStreamSource::CheckReplayable(const std::string& end) const {
+  ARROW_ASSIGN_OR_RAISE(int64_t offset, LogOffset(end));
   if (offset <= latest_batch_) return Status::OK();
   return UserError(ErrorKind::kIllegalState, "",
                    "batch " + std::to_string(offset) + " doesn't exist in " + log_directory_ +
@@ -296,7 +325,7 @@ Status FileStreamSource::PrepareForAvailableNow() {
 }
 
 // Spark's fetchMaxOffset.
-Result<int64_t> FileStreamSource::LatestOffset() {
+Result<Offset> FileStreamSource::LatestOffset(const Offset& start) {
   // Spark's SeenFilesMap.isNewFile: not seen, and not older than the purge threshold.
   const int64_t threshold = latest_seen_ms_ - max_file_age_ms_;
   std::vector<io::FileEntry> fresh;
@@ -346,7 +375,7 @@ Result<int64_t> FileStreamSource::LatestOffset() {
                     std::make_move_iterator(fresh.begin() + static_cast<std::ptrdiff_t>(end)));
   }
   fresh.resize(take);
-  if (fresh.empty()) return latest_batch_;
+  if (fresh.empty()) return start;
   if (available_now_unseen_) {
     // The files taken are the first `take` of the listing's new ones, in order.
     std::vector<io::FileEntry> left;
@@ -371,12 +400,13 @@ Result<int64_t> FileStreamSource::LatestOffset() {
     latest_seen_ms_ = std::max(latest_seen_ms_, f.modification_time_ms);
   }
   latest_batch_ = k;
-  return k;
+  return json({{"logOffset", k}}).dump();
 }
 
-Status FileStreamSource::Commit(int64_t end) {
-  if (clean_source_ == "off" || end < 0) return Status::OK();
-  ARROW_ASSIGN_OR_RAISE(auto entries, ReadEntries(end));
+Status FileStreamSource::Commit(const std::string& end) {
+  if (clean_source_ == "off") return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(int64_t offset, LogOffset(end));
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadEntries(offset));
   // Best effort, as in Spark: a file that cannot be moved stays where it is.
   for (const auto& e : entries) {
     fs::path file = io::PathFromUri(e.path);
@@ -392,48 +422,57 @@ Status FileStreamSource::Commit(int64_t end) {
   return Status::OK();
 }
 
-Result<std::vector<FileStreamSource::BatchFile>> FileStreamSource::BatchFiles(int64_t start,
-                                                                              int64_t end) const {
-  std::vector<BatchFile> files;
+Result<std::vector<InputPartition>> FileStreamSource::BatchFiles(int64_t start, int64_t end) const {
+  std::vector<InputPartition> files;
   for (int64_t k = start + 1; k <= end; ++k) {
     ARROW_ASSIGN_OR_RAISE(auto entries, ReadEntries(k));
     for (const auto& e : entries) {
-      BatchFile file{io::PathFromUri(e.path), 0};
+      InputPartition file{io::PathFromUri(e.path), 0};
       std::error_code ec;
-      uintmax_t size = fs::file_size(file.path, ec);
-      file.size = ec ? 0 : static_cast<int64_t>(size);
+      uintmax_t size = fs::file_size(file.location, ec);
+      file.bytes = ec ? 0 : static_cast<int64_t>(size);
       files.push_back(std::move(file));
     }
   }
   // Spark reads a batch's files largest first (FilePartition packs splits by descending
   // length, stably); "first row wins" operators (dropDuplicates, first()) see rows in that order.
   std::stable_sort(files.begin(), files.end(),
-                   [](const BatchFile& a, const BatchFile& b) { return a.size > b.size; });
+                   [](const InputPartition& a, const InputPartition& b) { return a.bytes > b.bytes; });
   return files;
 }
 
-Result<std::shared_ptr<arrow::Table>> FileStreamSource::Read(const std::vector<BatchFile>& files,
-                                                            const plan::EvalContext& ctx) const {
+Result<std::vector<InputPartition>> FileStreamSource::PlanInputPartitions(const Offset& start,
+                                                                          const std::string& end) {
+  int64_t first = -1;
+  if (start) {
+    ARROW_ASSIGN_OR_RAISE(first, LogOffset(start));
+  }
+  ARROW_ASSIGN_OR_RAISE(int64_t last, LogOffset(end));
+  return BatchFiles(first, last);
+}
+
+Result<std::shared_ptr<arrow::Table>> FileStreamSource::ReadPartitions(const std::vector<InputPartition>& parts,
+                                                                      const plan::EvalContext& ctx) const {
   std::vector<std::string> paths;
-  for (const auto& f : files) paths.push_back(f.path);
-  return io::ReadFiles(*source_, paths, ctx, columns_);
+  for (const auto& part : parts) paths.push_back(part.location);
+  return io::ReadFiles(source_, paths, ctx, columns_);
 }
 
-Result<std::shared_ptr<arrow::Table>> FileStreamSource::GetBatch(int64_t start, int64_t end,
-                                                                const plan::EvalContext& ctx) const {
-  ARROW_ASSIGN_OR_RAISE(auto files, BatchFiles(start, end));
-  return Read(files, ctx);
+Result<std::shared_ptr<arrow::Table>> FileStreamSource::ReadBatch(const Offset& start, const std::string& end,
+                                                                 const plan::EvalContext& ctx) {
+  ARROW_ASSIGN_OR_RAISE(auto files, PlanInputPartitions(start, end));
+  return ReadPartitions(files, ctx);
 }
 
-std::string FileStreamSource::OffsetJson(int64_t offset) {
-  return json({{"logOffset", offset}}).dump();
+std::string FileStreamSource::Description() const {
+  return "FileStreamSource[" + source_.paths[0] + "]";
 }
 
-Result<int64_t> FileStreamSource::ParseOffsetJson(const std::string& text) {
-  auto j = json::parse(text, nullptr, false);
+Result<int64_t> FileStreamSource::LogOffset(const Offset& offset) {
+  auto j = json::parse(offset.value_or(""), nullptr, false);
   if (j.is_number_integer()) return j.get<int64_t>();
-  if (j.is_object() && j.contains("logOffset")) return j["logOffset"].get<int64_t>();
-  return UserError(ErrorKind::kIllegalState, "", "Invalid file source offset: " + text, "");
+  if (j.is_object() && j.value("logOffset", json()).is_number_integer()) return j["logOffset"].get<int64_t>();
+  return UserError(ErrorKind::kIllegalState, "", "Invalid file source offset: " + offset.value_or("-"), "");
 }
 
 }  // namespace ember::stream

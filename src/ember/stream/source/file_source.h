@@ -16,56 +16,38 @@
 #include "ember/io/file_reader.h"
 #include "ember/plan/logical_plan.h"
 #include "ember/stream/compactible_log.h"
+#include "ember/stream/source/source.h"
 
 namespace ember::stream {
 
-class FileStreamSource {
+class FileStreamSource : public Source {
  public:
   /// Validates Spark's options (maxFilesPerTrigger, maxBytesPerTrigger, latestFirst, maxFileAge,
-  /// fileNameOnly, cleanSource, sourceArchiveDir); the source log is in `log_directory`, which
-  /// is compacted and cleaned up by `policy`.
-  static arrow::Result<std::unique_ptr<FileStreamSource>> Open(
-      std::shared_ptr<const plan::FileSource> source, std::string log_directory,
-      CompactionPolicy policy = {});
+  /// fileNameOnly, cleanSource, sourceArchiveDir); the source log is in the context's
+  /// directory, compacted and cleaned up by spark.sql.streaming.fileSource.log.*.
+  static arrow::Result<std::unique_ptr<Source>> Open(const SourceContext& context);
+  /// A file stream's columns: the user's schema (required except for text), every field nullable.
+  static arrow::Result<std::shared_ptr<arrow::Schema>> Schema(const plan::StreamSourceSpec& spec);
+
   /// Restores the files seen from the source log; fails naming a damaged entry.
-  arrow::Status Restore();
-
-  /// The columns the query references (in schema order); the others may be left unread.
-  void SetReferencedColumns(std::vector<bool> columns) { columns_ = std::move(columns); }
-
-  /// Fails, naming the missing file, when the source log has no entry `offset` (which the
+  arrow::Status Restore() override;
+  /// Fails, naming the missing file, when the source log has no entry for `end` (which the
   /// offsets log names): the files of a batch must not be chosen anew.
-  arrow::Status CheckLogged(int64_t offset) const;
-
-  /// Trigger.AvailableNow: later triggers choose only among the files present now.
-  arrow::Status PrepareForAvailableNow();
-  /// Trigger.Once: one batch of every new file, whatever maxFilesPerTrigger/maxBytesPerTrigger say.
-  void ReadAllAvailable() { max_files_ = max_bytes_ = 0; }
-
-  /// Selects the next files within the read limits and logs them as entry K; returns the latest
-  /// offset K (-1 when no file was ever selected).
-  arrow::Result<int64_t> LatestOffset();
-
-  /// Called once the batch ending at log entry `end` is committed: cleanSource deletes or
-  /// archives that entry's files (Spark's FileStreamSource.commit).
-  arrow::Status Commit(int64_t end);
-
-  /// The rows of the files in log entries start+1 .. end.
-  arrow::Result<std::shared_ptr<arrow::Table>> GetBatch(int64_t start, int64_t end,
-                                                       const plan::EvalContext& ctx) const;
-  struct BatchFile {
-    std::string path;
-    int64_t size = 0;
-  };
-  /// The files in log entries start+1 .. end, in the order Spark reads them (largest first).
-  arrow::Result<std::vector<BatchFile>> BatchFiles(int64_t start, int64_t end) const;
-  /// The rows of some of a batch's files.
-  arrow::Result<std::shared_ptr<arrow::Table>> Read(const std::vector<BatchFile>& files,
-                                                    const plan::EvalContext& ctx) const;
-
-  /// Spark's offset JSON for the offsets log.
-  static std::string OffsetJson(int64_t offset);
-  static arrow::Result<int64_t> ParseOffsetJson(const std::string& json);
+  arrow::Status CheckReplayable(const std::string& end) const override;
+  arrow::Status PrepareForAvailableNow() override;
+  void ReadAllAvailable() override { max_files_ = max_bytes_ = 0; }
+  /// Selects the next files within the read limits and logs them as entry K: {"logOffset":K}.
+  arrow::Result<Offset> LatestOffset(const Offset& start) override;
+  arrow::Result<std::shared_ptr<arrow::Table>> ReadBatch(const Offset& start, const std::string& end,
+                                                         const plan::EvalContext& ctx) override;
+  /// One part a file, in the order Spark reads them (largest first).
+  arrow::Result<std::vector<InputPartition>> PlanInputPartitions(const Offset& start,
+                                                                 const std::string& end) override;
+  arrow::Result<std::shared_ptr<arrow::Table>> ReadPartitions(const std::vector<InputPartition>& parts,
+                                                              const plan::EvalContext& ctx) const override;
+  /// cleanSource deletes or archives the committed entry's files (Spark's FileStreamSource.commit).
+  arrow::Status Commit(const std::string& end) override;
+  std::string Description() const override;
 
  private:
   struct Entry {
@@ -74,6 +56,10 @@ class FileStreamSource {
     int64_t batch_id = 0;
   };
   FileStreamSource() = default;
+  // The log entry an offset names: {"logOffset":K} (or K, as older checkpoints wrote it).
+  static arrow::Result<int64_t> LogOffset(const Offset& offset);
+  // The files in log entries start+1 .. end, largest first.
+  arrow::Result<std::vector<InputPartition>> BatchFiles(int64_t start, int64_t end) const;
   // Every entry of log file `batch_id`, plain or .compact (nullopt when neither exists).
   arrow::Result<std::optional<std::vector<Entry>>> ReadLogFile(int64_t batch_id) const;
   /// The file of log entry `batch_id` (every tenth a compaction, "<id>.compact").
@@ -88,7 +74,7 @@ class FileStreamSource {
   arrow::Result<std::vector<io::FileEntry>> ListAll() const;
   std::string SeenKey(const std::string& path) const;
 
-  std::shared_ptr<const plan::FileSource> source_;
+  plan::FileSource source_;  // how the files are read
   std::vector<bool> columns_;  // referenced columns; empty: all
   std::string log_directory_;
   CompactionPolicy policy_;

@@ -1,0 +1,78 @@
+// The sources by format name: each is a file of this folder, and a line in kFormats.
+#include <arrow/table.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "ember/error.h"
+#include "ember/stream/source/file_source.h"
+#include "ember/stream/source/source.h"
+
+namespace ember::stream {
+
+using arrow::Result;
+
+// Defined by each source's file.
+Result<std::shared_ptr<arrow::Schema>> RateSchema(const plan::StreamSourceSpec& spec);
+Result<std::unique_ptr<Source>> OpenRate(const SourceContext& context);
+Result<std::shared_ptr<arrow::Schema>> RateMicroBatchSchema(const plan::StreamSourceSpec& spec);
+Result<std::unique_ptr<Source>> OpenRateMicroBatch(const SourceContext& context);
+
+namespace {
+
+struct SourceFormat {
+  const char* name;
+  Result<std::shared_ptr<arrow::Schema>> (*schema)(const plan::StreamSourceSpec&);
+  Result<std::unique_ptr<Source>> (*open)(const SourceContext&);
+};
+
+const SourceFormat kFormats[] = {
+    {"json", FileStreamSource::Schema, FileStreamSource::Open},
+    {"csv", FileStreamSource::Schema, FileStreamSource::Open},
+    {"parquet", FileStreamSource::Schema, FileStreamSource::Open},
+    {"text", FileStreamSource::Schema, FileStreamSource::Open},
+    {"rate", RateSchema, OpenRate},
+    {"rate-micro-batch", RateMicroBatchSchema, OpenRateMicroBatch},
+};
+
+Result<const SourceFormat*> Find(const std::string& format) {
+  for (const auto& f : kFormats) {
+    if (format == f.name) return &f;
+  }
+  // Formats Spark has that Ember reads only in batch queries.
+  if (format == "orc" || format == "avro" || format == "jdbc" || format == "noop" ||
+      format == "memory" || format == "console") {
+    return UserError(ErrorKind::kUnsupportedOperation, "_LEGACY_ERROR_TEMP_1136",
+                     "Data source " + format + " does not support streamed reading", "");
+  }
+  return UserError(ErrorKind::kAnalysis, "DATA_SOURCE_NOT_FOUND",
+                   "Failed to find the data source: " + format +
+                       ". Make sure the provider name is correct and the package is properly "
+                       "registered and compatible with your Spark version.",
+                   "42K02");
+}
+
+}  // namespace
+
+bool SameOffset(const Offset& a, const Offset& b) {
+  if (!a || !b) return !a && !b;
+  if (*a == *b) return true;
+  return nlohmann::json::parse(*a, nullptr, false) == nlohmann::json::parse(*b, nullptr, false);
+}
+
+Result<std::shared_ptr<arrow::Table>> Source::ReadPartitions(
+    const std::vector<InputPartition>& /*parts*/, const plan::EvalContext& /*ctx*/) const {
+  return arrow::Status::NotImplemented(Description(), " has no input partitions");
+}
+
+Result<std::shared_ptr<arrow::Schema>> SourceSchema(const plan::StreamSourceSpec& spec) {
+  ARROW_ASSIGN_OR_RAISE(const SourceFormat* format, Find(spec.format));
+  return format->schema(spec);
+}
+
+Result<std::unique_ptr<Source>> OpenSource(const SourceContext& context) {
+  ARROW_ASSIGN_OR_RAISE(const SourceFormat* format, Find(context.spec->format));
+  return format->open(context);
+}
+
+}  // namespace ember::stream
