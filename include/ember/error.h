@@ -25,6 +25,8 @@ enum class ErrorKind {
   kIllegalState,         // IllegalStateException: a checkpoint or log in an unexpected state
   kValue,                // PySparkValueError: an invalid argument value in the Python API
   kType,                 // PySparkTypeError: an argument of the wrong type in the Python API
+  kClassNotFound,        // SparkClassNotFoundException: PySpark has no class for it, so
+                         // UnknownException, as Spark Connect's client raises it
 };
 
 /// Name of the PySpark exception class for a kind, e.g. "AnalysisException".

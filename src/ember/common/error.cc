@@ -20,6 +20,7 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kIllegalState: return "IllegalStateException";
     case ErrorKind::kValue: return "PySparkValueError";
     case ErrorKind::kType: return "PySparkTypeError";
+    case ErrorKind::kClassNotFound: return "SparkClassNotFoundException";
   }
   return "SparkRuntimeException";
 }

@@ -128,6 +128,12 @@ def errors(workdir):
             case()
             out[name] = None
         except Exception as e:  # noqa: BLE001 - the class is what is compared
+            java = getattr(e, "java_exception", None)
+            if java is not None:
+                # Classic PySpark does not convert SparkClassNotFoundException: the Java one's.
+                out[name] = {"class": "Py4JJavaError", "condition": java.getCondition(),
+                             "message": java.getMessage().split("\n")[0]}
+                continue
             condition = getattr(e, "getCondition", lambda: None)()
             message = str(e).split("\n")[0]
             out[name] = {"class": type(e).__name__, "condition": condition, "message": message}

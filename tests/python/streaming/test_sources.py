@@ -92,7 +92,12 @@ def test_rate_values_count_up_without_gaps_or_repeats(tmp_path):
 @needs_spark
 def test_source_errors_match_spark(tmp_path):
     """Bad rate options, an unknown format and a file source without a path: Spark's exception
-    classes and messages."""
+    classes, conditions and messages. An unknown format is Spark's SparkClassNotFoundException,
+    which classic PySpark leaves a Py4JJavaError and Spark Connect's client raises as
+    UnknownException: Ember raises what the Connect client does (docs/compatibility.md)."""
     spark = document("errors", "spark", tmp_path / "spark")
     ember = document("errors", "ember", tmp_path / "ember")
+    assert spark["unknown"]["class"] == "Py4JJavaError"
+    assert ember["unknown"]["class"] == "UnknownException"
+    ember["unknown"]["class"] = "Py4JJavaError"
     assert ember == spark

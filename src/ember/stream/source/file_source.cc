@@ -70,7 +70,7 @@ Result<int64_t> DurationMs(const std::string& option, const std::string& text) {
 
 Result<std::shared_ptr<arrow::Schema>> FileStreamSource::Schema(const plan::StreamSourceSpec& spec) {
   if (spec.paths.empty()) {
-    return UserError(ErrorKind::kIllegalArgument, "", "'path' is not specified", "");
+    return UserError(ErrorKind::kIllegalArgument, "_LEGACY_ERROR_TEMP_2047", "'path' is not specified.", "");
   }
   std::shared_ptr<arrow::Schema> schema = spec.schema;
   if (spec.format == "text") {

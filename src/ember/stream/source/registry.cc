@@ -45,7 +45,7 @@ Result<const SourceFormat*> Find(const std::string& format) {
     return UserError(ErrorKind::kUnsupportedOperation, "_LEGACY_ERROR_TEMP_1136",
                      "Data source " + format + " does not support streamed reading", "");
   }
-  return UserError(ErrorKind::kAnalysis, "DATA_SOURCE_NOT_FOUND",
+  return UserError(ErrorKind::kClassNotFound, "DATA_SOURCE_NOT_FOUND",
                    "Failed to find the data source: " + format +
                        ". Make sure the provider name is correct and the package is properly "
                        "registered and compatible with your Spark version.",
