@@ -350,6 +350,9 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   CollectKind(plan, PlanKind::kWatermark, &watermark_nodes);
   for (const LogicalPlan* node : watermark_nodes) execution->watermarks.push_back({node, std::nullopt});
   const std::string& root = execution->root;
+  // The commit log first: a batch's offsets are written before its commit, so a process that
+  // commits between the two reads cannot make a commit appear without its offsets.
+  auto committed_read = execution->commits.Latest();
   ARROW_ASSIGN_OR_RAISE(auto latest_offsets, execution->offsets.Latest());
   // Semantic confs a checkpoint keeps: the logged value wins over the session's.
   json logged_conf = json::object();
@@ -476,7 +479,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     execution->committed.assign(execution->sources.size(), std::nullopt);
     // A commit is written after its batch's offsets: one past the last offsets means the
     // offsets of a committed batch are gone, and its input cannot be known again.
-    ARROW_ASSIGN_OR_RAISE(auto committed_latest, execution->commits.Latest());
+    ARROW_ASSIGN_OR_RAISE(auto committed_latest, committed_read);
     if (committed_latest && (!latest_offsets || *committed_latest > *latest_offsets)) {
       return UserError(ErrorKind::kIllegalState, "",
                        "batch " + std::to_string(*committed_latest) + " doesn't exist: " +

@@ -4,6 +4,7 @@ document on its last line."""
 
 import json
 import os
+import re
 import sys
 import time
 
@@ -109,6 +110,61 @@ def rate_again(workdir):
     print(json.dumps({"batches": batches, "progress": progress_view(query)}))
 
 
+def socket_lines(workdir):
+    """The socket source against a server of this process: lines ended by \n, \r\n and \r,
+    a byte that is not UTF-8, a last line the server ends by closing; then a restart on the
+    same checkpoint against a new server, which fails once a line arrives (the socket source
+    cannot recover: its offsets start again from -1). Prints the values each run read, the
+    offsets of its last batch, the description with the port left out, the restart's failure."""
+    import socket
+
+    spark = session()
+    checkpoint = os.path.join(workdir, "cp")
+    received = []
+
+    def collect(df, batch_id):
+        received.extend((r.value, r.timestamp is not None) for r in df.collect())
+
+    def run(send):
+        server = socket.create_server(("127.0.0.1", 0))
+        port = server.getsockname()[1]
+        query = (spark.readStream.format("socket").option("host", "127.0.0.1").option("port", port)
+                 .option("includeTimestamp", True).load()
+                 .writeStream.foreachBatch(collect).option("checkpointLocation", checkpoint)
+                 .trigger(processingTime="100 milliseconds").start())
+        connection, _ = server.accept()  # when the first batch is planned
+        expected = 0
+        for data, lines in send:
+            connection.sendall(data)
+            if data.endswith(b"!"):
+                connection.close()
+            expected += lines
+            deadline = time.time() + 60
+            while len(received) < expected and time.time() < deadline and query.isActive:
+                time.sleep(0.05)
+        if query.exception():
+            # The cause, without the engines' wrappers.
+            failure = re.search(r"Offsets committed out of order: \S+ followed by \S+", str(query.exception()))
+            server.close()
+            return {"failure": failure.group(0) if failure else str(query.exception()),
+                    "rows": sorted(received)}
+        query.processAllAvailable()  # the last batch's progress is reported after foreachBatch
+        progress = [p for p in query.recentProgress if p["numInputRows"] > 0]
+        query.stop()
+        server.close()
+        rows = sorted(received)
+        received.clear()
+        last = progress[-1]["sources"][0]
+        return {"rows": rows, "description": last["description"].replace(str(port), "<port>"),
+                "endOffset": last["endOffset"]}
+
+    first = run([(b"alpha\nbeta\r\ngamma\rdelta \xff x\n", 4), (b"epsilon\nlast without newline!", 2)])
+    again = run([(b"after restart\n", 1)])
+    schema = (spark.readStream.format("socket").option("host", "localhost").option("port", 1)
+              .load().schema.simpleString())
+    print(json.dumps({"first": first, "again": again, "schema": schema}))
+
+
 def errors(workdir):
     """The errors of bad rate options and of an unknown format: class and message."""
     spark = session()
@@ -121,6 +177,10 @@ def errors(workdir):
         .option("rowsPerBatch", 1).option("advanceMillisPerBatch", -1).load(),
         "unknown": lambda: spark.readStream.format("no-such-format").load(),
         "no path": lambda: spark.readStream.format("json").schema("a INT").load(),
+        "socket host": lambda: spark.readStream.format("socket").option("port", 1).load(),
+        "socket port": lambda: spark.readStream.format("socket").option("host", "localhost").load(),
+        "socket includeTimestamp": lambda: spark.readStream.format("socket").option("host", "h")
+        .option("port", 1).option("includeTimestamp", "maybe").load(),
     }
     out = {}
     for name, case in cases.items():

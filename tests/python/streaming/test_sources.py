@@ -101,3 +101,16 @@ def test_source_errors_match_spark(tmp_path):
     assert ember["unknown"]["class"] == "UnknownException"
     ember["unknown"]["class"] = "Py4JJavaError"
     assert ember == spark
+
+
+@needs_spark
+def test_socket_source_matches_spark(tmp_path):
+    """Lines as Java's readLine splits them (\n, \r\n, \r, the last one ended by the server
+    closing), a byte that is not UTF-8 as U+FFFD, arrival timestamps, the last batch's offset
+    (the last line's number) and description; a restart on the same checkpoint counts offsets
+    from -1 again and fails as Spark's does when the first line arrives."""
+    spark = document("socket_lines", "spark", tmp_path / "spark")
+    ember = document("socket_lines", "ember", tmp_path / "ember")
+    assert len(spark["first"]["rows"]) == 6
+    assert spark["again"]["failure"] == "Offsets committed out of order: 5 followed by -1"
+    assert ember == spark
