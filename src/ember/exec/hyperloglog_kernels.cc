@@ -19,9 +19,9 @@
 #include <span>
 #include <vector>
 
-#include "ember/exec/hyperloglog.h"
+#include "ember/common/hyperloglog.h"
+#include "ember/common/spark_hash.h"
 #include "ember/exec/kernels.h"
-#include "ember/exec/spark_hash.h"
 
 namespace ember::exec {
 

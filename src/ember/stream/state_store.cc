@@ -17,13 +17,12 @@
 #include <arrow/util/compression.h>
 #include <nlohmann/json.hpp>
 
+#include "ember/common/row_keys.h"
 #include "ember/error.h"
-#include "ember/exec/row_keys.h"
 #include "ember/stream/metadata_log.h"
 
 namespace ember::stream {
 
-using exec::EncodeKeys;
 namespace fs = std::filesystem;
 using arrow::Result;
 using arrow::Status;
@@ -134,7 +133,7 @@ std::string VersionFile(const std::string& directory, int64_t version, const cha
 }  // namespace
 
 int PartitionOf(std::string_view key, int num_partitions) {
-  return static_cast<int>(exec::HashKey(key) % static_cast<uint64_t>(num_partitions));
+  return static_cast<int>(HashKey(key) % static_cast<uint64_t>(num_partitions));
 }
 
 Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
@@ -143,7 +142,7 @@ Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
   if (num_partitions == 1) return std::vector<std::shared_ptr<arrow::Table>>{table};
   ARROW_ASSIGN_OR_RAISE(auto key_table, table->SelectColumns(key_columns));
   // The rows' key hashes, as PartitionOf would compute them from their encoded keys.
-  ARROW_ASSIGN_OR_RAISE(auto hashes, exec::HashKeys(*key_table, static_cast<int>(key_columns.size())));
+  ARROW_ASSIGN_OR_RAISE(auto hashes, HashKeys(*key_table, static_cast<int>(key_columns.size())));
   std::vector<arrow::Int64Builder> rows(static_cast<size_t>(num_partitions));
   for (size_t i = 0; i < hashes.size(); ++i) {
     ARROW_RETURN_NOT_OK(rows[hashes[i] % static_cast<uint64_t>(num_partitions)].Append(
