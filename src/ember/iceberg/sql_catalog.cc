@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "ember/common/path_segment.h"
+#include "ember/common/random.h"
 #include "ember/error.h"
 #include "ember/iceberg/data_file.h"
 #include "ember/iceberg/purge.h"

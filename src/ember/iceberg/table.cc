@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <parquet/arrow/reader.h>
 
+#include "ember/common/random.h"
 #include "ember/error.h"
 #include "ember/iceberg/avro.h"
 #include "ember/iceberg/data_file.h"

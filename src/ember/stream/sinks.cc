@@ -3,6 +3,7 @@
 #include <arrow/table.h>
 
 #include "ember/common/interval.h"
+#include "ember/common/random.h"
 #include "ember/error.h"
 
 #include <filesystem>
@@ -12,13 +13,13 @@
 
 #include "ember/iceberg/catalog.h"
 #include "ember/iceberg/maintenance.h"
+#include "ember/iceberg/table.h"
 #include "ember/io/file_reader.h"
 #include "ember/io/file_writer.h"
-#include "ember/stream/compactible_log.h"
-#include "ember/stream/metadata_log.h"
-#include "ember/iceberg/table.h"
 #include "ember/plan/expr.h"
 #include "ember/session.h"
+#include "ember/stream/compactible_log.h"
+#include "ember/stream/metadata_log.h"
 #include "ember/streaming.h"
 
 namespace ember {
@@ -220,7 +221,7 @@ class FileSink : public Sink {
     ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToTable());
     std::vector<std::string> entries;
     ARROW_ASSIGN_OR_RAISE(auto files, io::WritePartFiles(format_, rows, path_, partition_by_,
-                                                         iceberg::NewUuid(),
+                                                         NewUuid(),
                                                          session_->eval_context()));
     for (const auto& file : files) {
       ARROW_ASSIGN_OR_RAISE(auto status, io::StatFile(file));

@@ -1,12 +1,10 @@
 #include "ember/stream/state_store.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <thread>
 #include <unordered_set>
 
 #include <arrow/api.h>
@@ -17,6 +15,7 @@
 #include <arrow/util/compression.h>
 #include <nlohmann/json.hpp>
 
+#include "ember/common/parallel.h"
 #include "ember/common/row_keys.h"
 #include "ember/error.h"
 #include "ember/stream/metadata_log.h"
@@ -155,22 +154,6 @@ Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
     parts.push_back(part.table());
   }
   return parts;
-}
-
-void ParallelFor(int n, const std::function<void(int)>& fn) {
-  int workers = std::min<int>(n, std::max(1u, std::thread::hardware_concurrency()));
-  if (workers <= 1) {
-    for (int i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  std::atomic<int> next{0};
-  std::vector<std::thread> threads;
-  for (int w = 0; w < workers; ++w) {
-    threads.emplace_back([&] {
-      for (int i = next++; i < n; i = next++) fn(i);
-    });
-  }
-  for (auto& t : threads) t.join();
 }
 
 StateStore::StateStore(std::string directory, std::string store_name,

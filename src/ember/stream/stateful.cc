@@ -9,6 +9,7 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 
+#include "ember/common/parallel.h"
 #include "ember/common/row_keys.h"
 #include "ember/error.h"
 #include "ember/exec/incremental_aggregate.h"
