@@ -25,6 +25,7 @@
 #include "ember/common/random.h"
 #include "ember/error.h"
 #include "ember/exec/executor.h"
+#include "ember/io/atomic_file.h"
 #include "ember/plan/analyzer.h"
 #include "ember/session.h"
 #include "ember/stream/compactible_log.h"
@@ -436,7 +437,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
 
   // The query id lives in <checkpoint>/metadata; a new checkpoint gets a new id.
   std::string metadata_path = (fs::path(root) / "metadata").string();
-  ARROW_ASSIGN_OR_RAISE(auto metadata, stream::ReadFileIfExists(metadata_path));
+  ARROW_ASSIGN_OR_RAISE(auto metadata, io::ReadFileIfExists(metadata_path));
   if (metadata) {
     auto j = json::parse(*metadata, nullptr, false);
     if (!j.is_object() || !j.value("id", json()).is_string()) {
@@ -446,7 +447,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   } else {
     query->id_ = NewUuid();
     ARROW_RETURN_NOT_OK(
-        stream::WriteFileAtomically(metadata_path, json({{"id", query->id_}}).dump()).status());
+        io::WriteFileAtomically(metadata_path, json({{"id", query->id_}}).dump()).status());
   }
   query->run_id_ = NewUuid();
   query->sink_->SetQueryId(query->id_);

@@ -5,6 +5,7 @@
 #include "ember/common/interval.h"
 #include "ember/common/random.h"
 #include "ember/error.h"
+#include "ember/io/atomic_file.h"
 
 #include <filesystem>
 #include <fstream>
@@ -268,7 +269,7 @@ class FileSink : public Sink {
     }
     std::string body = "v1";
     for (const auto& e : entries) body += "\n" + e;
-    ARROW_ASSIGN_OR_RAISE(bool added, stream::WriteFileAtomically((log / name).string(), body));
+    ARROW_ASSIGN_OR_RAISE(bool added, io::WriteFileAtomically((log / name).string(), body));
     if (added) cleaner_.AfterAdd(batch_id);
     (void)added;  // another attempt at this batch committed it first: same rows
     return arrow::Status::OK();

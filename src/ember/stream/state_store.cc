@@ -18,6 +18,7 @@
 #include "ember/common/parallel.h"
 #include "ember/common/row_keys.h"
 #include "ember/error.h"
+#include "ember/io/atomic_file.h"
 #include "ember/stream/metadata_log.h"
 
 namespace ember::stream {
@@ -177,7 +178,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
                                                      const std::string& store_name) {
   std::string directory = (fs::path(checkpoint) / "state" / std::to_string(operator_id)).string();
   std::string metadata_path = (fs::path(directory) / "_metadata" / "metadata").string();
-  ARROW_ASSIGN_OR_RAISE(auto metadata, ReadFileIfExists(metadata_path));
+  ARROW_ASSIGN_OR_RAISE(auto metadata, io::ReadFileIfExists(metadata_path));
   if (metadata) {
     ARROW_ASSIGN_OR_RAISE(auto text, LogBody(*metadata, metadata_path));
     auto body = nlohmann::json::parse(text, nullptr, false);
@@ -203,7 +204,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
          nlohmann::json::array({{{"storeName", store_name.empty() ? "default" : store_name},
                                  {"numColsPrefixKey", 0},
                                  {"numPartitions", num_partitions}}})}};
-    ARROW_RETURN_NOT_OK(WriteFileAtomically(metadata_path, "v1\n" + body.dump()).status());
+    ARROW_RETURN_NOT_OK(io::WriteFileAtomically(metadata_path, "v1\n" + body.dump()).status());
   }
   auto store = std::unique_ptr<StateStore>(
       new StateStore(std::move(directory), store_name, std::move(schema), num_keys, num_partitions,
