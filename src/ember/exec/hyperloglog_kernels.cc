@@ -1,4 +1,4 @@
-// The approx_count_distinct kernels: Spark's HyperLogLog++ (hyperloglog.h) as Arrow aggregate
+// The approx_count_distinct kernels: Spark's HyperLogLog++ (common/hyperloglog.h) as Arrow aggregate
 // functions, so that Acero's aggregate node runs it like any other aggregate, grouped or not.
 //
 //   [hash_]ember_hll_sketch(value)   the sketch of the non-null values (HyperLogLogOptions)

@@ -1281,7 +1281,7 @@ Catalog BuildCatalog() {
   Add(c, Aggregate("any_value", SameTypeAggRule, "hash_first", "first",
                    std::make_shared<cp::ScalarAggregateOptions>(true, 0)));
   {
-    // A HyperLogLog++ sketch per group (exec/hyperloglog.h), estimated after the aggregation.
+    // A HyperLogLog++ sketch per group (common/hyperloglog.h), estimated after the aggregation.
     auto approx = Aggregate("approx_count_distinct", ApproxCountDistinctRule,
                             "hash_ember_hll_sketch", "ember_hll_sketch");
     approx.max_args = 2;
