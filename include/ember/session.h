@@ -46,12 +46,6 @@ class Session : public std::enable_shared_from_this<Session> {
                                      const std::vector<std::string>& paths,
                                      std::shared_ptr<arrow::Schema> schema,
                                      const std::map<std::string, std::string>& options);
-  /// spark.readStream.format(f)...load(path): a streaming source of any registered format
-  /// (stream/source/registry.cc); `path` empty when load() has none. File formats need a schema
-  /// except text, as in Spark.
-  arrow::Result<DataFrame> ReadStream(const std::string& format, const std::string& path,
-                                      std::shared_ptr<arrow::Schema> schema,
-                                      const std::map<std::string, std::string>& options);
   arrow::Result<DataFrame> Table(const std::string& name);
 
   /// The Iceberg catalog configured as spark.sql.catalog.<name> (type hadoop or jdbc), or null.

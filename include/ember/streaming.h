@@ -64,6 +64,13 @@ class Sink {
 
 class Session;
 
+/// spark.readStream.format(f)...load(path): a stream from a source of any registered format
+/// (src/ember/stream/source/registry.cc); `path` empty when load() has none. File formats need
+/// a schema except text, as in Spark; the others decide their columns themselves.
+arrow::Result<DataFrame> ReadStream(const std::shared_ptr<Session>& session, const std::string& format,
+                                    const std::string& path, std::shared_ptr<arrow::Schema> schema,
+                                    const std::map<std::string, std::string>& options);
+
 /// The memory sink: a temporary view named after the query holding every row appended so far
 /// (append) or the latest result (complete).
 std::shared_ptr<Sink> MakeMemorySink(std::shared_ptr<Session> session, std::string view_name,

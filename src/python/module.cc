@@ -576,7 +576,7 @@ NB_MODULE(_core, m) {
            [](Session& s, const std::string& format, const std::string& path,
               const std::string& ddl, const std::map<std::string, std::string>& options) {
              auto schema = ddl.empty() ? nullptr : SchemaFromDdl(ddl);
-             return Unwrap(s.ReadStream(format, path, schema, options));
+             return Unwrap(ember::ReadStream(s.shared_from_this(), format, path, schema, options));
            })
       .def("write_table",
            [](Session& s, const std::string& name, const DataFrame& df, const std::string& mode,

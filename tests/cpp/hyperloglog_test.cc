@@ -4,7 +4,7 @@
 // the hashes from `SELECT xxhash64(<literal>)`, the estimates from
 // `SELECT approx_count_distinct(CASE WHEN id < n THEN <value> END, <rsd>D) FROM range(100000)`.
 // None was computed by Ember.
-#include "ember/exec/hyperloglog.h"
+#include "ember/common/hyperloglog.h"
 
 #include <arrow/api.h>
 #include <arrow/json/from_string.h>
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "ember/exec/spark_hash.h"
+#include "ember/common/spark_hash.h"
 
-namespace ember::exec {
+namespace ember {
 namespace {
 
 std::shared_ptr<arrow::Array> FromJson(const std::shared_ptr<arrow::DataType>& type,
@@ -184,4 +184,4 @@ TEST(HyperLogLog, MergedSketchesEstimateTheUnion) {
 }
 
 }  // namespace
-}  // namespace ember::exec
+}  // namespace ember

@@ -11,7 +11,7 @@
 #include <arrow/api.h>
 #include <arrow/json/from_string.h>
 
-#include "ember/exec/row_keys.h"
+#include "ember/common/row_keys.h"
 #include "ember/stream/state_store.h"
 
 namespace ember::stream {
@@ -192,7 +192,7 @@ TEST(RowKeys, EqualValuesEncodeEquallyAndNullDiffersFromEmpty) {
   auto table = arrow::Table::Make(
       arrow::schema({arrow::field("s", arrow::utf8()), arrow::field("n", arrow::int64())}),
       {*strings.Finish(), *numbers.Finish()});
-  auto keys = exec::EncodeKeys(*table, 2);
+  auto keys = EncodeKeys(*table, 2);
   ASSERT_TRUE(keys.ok());
   EXPECT_EQ((*keys)[0], (*keys)[2]);
   EXPECT_NE((*keys)[0], (*keys)[1]);
@@ -214,15 +214,15 @@ TEST(RowKeys, HashesEqualTheHashOfTheEncodedKey) {
       arrow::schema({arrow::field("w", window), arrow::field("s", arrow::utf8()),
                      arrow::field("b", arrow::boolean())}),
       {std::make_shared<arrow::ChunkedArray>(structs), strings, std::make_shared<arrow::ChunkedArray>(flags)});
-  auto keys = exec::EncodeKeys(*table, 3);
-  auto hashes = exec::HashKeys(*table, 3);
+  auto keys = EncodeKeys(*table, 3);
+  auto hashes = HashKeys(*table, 3);
   ASSERT_TRUE(keys.ok() && hashes.ok());
   ASSERT_EQ(hashes->size(), 4u);
-  for (size_t i = 0; i < 4; ++i) EXPECT_EQ((*hashes)[i], exec::HashKey((*keys)[i])) << "row " << i;
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ((*hashes)[i], HashKey((*keys)[i])) << "row " << i;
   auto parts = SplitByPartition(table, {0, 1, 2}, 3);
   ASSERT_TRUE(parts.ok());
   for (int p = 0; p < 3; ++p) {
-    auto part_keys = exec::EncodeKeys(*(*parts)[static_cast<size_t>(p)], 3);
+    auto part_keys = EncodeKeys(*(*parts)[static_cast<size_t>(p)], 3);
     ASSERT_TRUE(part_keys.ok());
     for (const auto& key : *part_keys) EXPECT_EQ(PartitionOf(key, 3), p);
   }

@@ -7,6 +7,7 @@
 #include <arrow/table.h>
 #include <arrow/type.h>
 
+#include "ember/common/random.h"
 #include "ember/error.h"
 #include "ember/exec/executor.h"
 #include "ember/iceberg/table_metadata.h"
@@ -201,7 +202,7 @@ arrow::Status DataFrame::WriteFiles(const std::string& format, const std::string
   ARROW_ASSIGN_OR_RAISE(auto rows, ToTable());
   if (mode == "overwrite") fs::remove_all(path, ec);
   fs::create_directories(path, ec);
-  ARROW_RETURN_NOT_OK(io::WritePartFiles(lower, rows, path, partition_by, iceberg::NewUuid(),
+  ARROW_RETURN_NOT_OK(io::WritePartFiles(lower, rows, path, partition_by, NewUuid(),
                                          session_->eval_context())
                           .status());
   std::string marker = (fs::path(path) / "_SUCCESS").string();

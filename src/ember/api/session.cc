@@ -19,7 +19,6 @@
 #include "ember/plan/functions.h"
 #include "ember/plan/type_names.h"
 #include "ember/sql/parser.h"
-#include "ember/stream/source/source.h"
 
 namespace ember {
 
@@ -303,25 +302,6 @@ Result<DataFrame> Session::ReadFiles(const std::string& format_in,
   for (const auto& f : schema->fields()) {
     node->output.push_back(plan::Attribute{f->name(), plan::NewAttributeId(), f->type(), true, ""});
   }
-  return DataFrame(shared_from_this(), node);
-}
-
-Result<DataFrame> Session::ReadStream(const std::string& format, const std::string& path,
-                                      std::shared_ptr<arrow::Schema> schema,
-                                      const std::map<std::string, std::string>& options) {
-  auto spec = std::make_shared<plan::StreamSourceSpec>();
-  spec->format = Lower(format);
-  if (!path.empty()) spec->paths = {path};
-  for (const auto& [k, v] : options) spec->options[Lower(k)] = v;
-  spec->schema = std::move(schema);
-  ARROW_ASSIGN_OR_RAISE(spec->schema, stream::SourceSchema(*spec));
-  auto node = std::make_shared<plan::LogicalPlan>();
-  node->kind = plan::PlanKind::kStreamSource;
-  node->is_streaming = true;
-  for (const auto& f : spec->schema->fields()) {
-    node->output.push_back(plan::Attribute{f->name(), plan::NewAttributeId(), f->type(), true, ""});
-  }
-  node->stream_source = std::move(spec);
   return DataFrame(shared_from_this(), node);
 }
 

@@ -1,4 +1,4 @@
-// The approx_count_distinct kernels: Spark's HyperLogLog++ (hyperloglog.h) as Arrow aggregate
+// The approx_count_distinct kernels: Spark's HyperLogLog++ (common/hyperloglog.h) as Arrow aggregate
 // functions, so that Acero's aggregate node runs it like any other aggregate, grouped or not.
 //
 //   [hash_]ember_hll_sketch(value)   the sketch of the non-null values (HyperLogLogOptions)
@@ -19,9 +19,9 @@
 #include <span>
 #include <vector>
 
-#include "ember/exec/hyperloglog.h"
+#include "ember/common/hyperloglog.h"
+#include "ember/common/spark_hash.h"
 #include "ember/exec/kernels.h"
-#include "ember/exec/spark_hash.h"
 
 namespace ember::exec {
 

@@ -14,10 +14,10 @@
 #include <arrow/table.h>
 #include <arrow/util/bitmap_builders.h>
 
+#include "ember/common/hyperloglog.h"
+#include "ember/common/row_keys.h"
 #include "ember/error.h"
 #include "ember/exec/executor.h"
-#include "ember/exec/hyperloglog.h"
-#include "ember/exec/row_keys.h"
 
 namespace ember::exec {
 

@@ -9,7 +9,7 @@
 #include "ember/iceberg/data_file.h"
 #include "ember/iceberg/purge.h"
 #include "ember/iceberg/sql_catalog.h"
-#include "ember/stream/metadata_log.h"
+#include "ember/io/atomic_file.h"
 
 namespace ember::iceberg {
 
@@ -266,7 +266,7 @@ Result<LoadedTable> HadoopCatalog::LoadTable(const std::vector<std::string>& ide
   ARROW_ASSIGN_OR_RAISE(std::string directory, TableLocation(ident));
   fs::path metadata_dir = fs::path(directory) / "metadata";
   int version = 0;
-  ARROW_ASSIGN_OR_RAISE(auto hint, stream::ReadFileIfExists((metadata_dir / "version-hint.text").string()));
+  ARROW_ASSIGN_OR_RAISE(auto hint, io::ReadFileIfExists((metadata_dir / "version-hint.text").string()));
   if (hint) {
     try {
       version = std::stoi(*hint);
@@ -289,7 +289,7 @@ Result<LoadedTable> HadoopCatalog::LoadTable(const std::vector<std::string>& ide
   }
   while (fs::exists(metadata_dir / ("v" + std::to_string(version + 1) + ".metadata.json"), ec)) ++version;
   std::string path = (metadata_dir / ("v" + std::to_string(version) + ".metadata.json")).string();
-  ARROW_ASSIGN_OR_RAISE(auto text, stream::ReadFileIfExists(path));
+  ARROW_ASSIGN_OR_RAISE(auto text, io::ReadFileIfExists(path));
   if (version == 0 || !text) {
     return TableOrViewNotFound(ident);
   }
@@ -305,14 +305,14 @@ Result<bool> HadoopCatalog::Commit(const LoadedTable& base, TableMetadata update
     dropped = AddPreviousMetadata(&updated, base.metadata.last_updated_ms, "file:" + base.metadata_path);
   }
   std::string path = (metadata_dir / ("v" + std::to_string(version) + ".metadata.json")).string();
-  ARROW_ASSIGN_OR_RAISE(bool written, stream::WriteFileAtomically(path, updated.ToJson()));
+  ARROW_ASSIGN_OR_RAISE(bool written, io::WriteFileAtomically(path, updated.ToJson()));
   if (!written) return false;
   DeleteDroppedMetadata(updated, dropped);
   // The hint is best effort: readers probe past it.
   std::string hint = (metadata_dir / "version-hint.text").string();
   std::error_code ec;
   fs::remove(hint, ec);
-  ARROW_RETURN_NOT_OK(stream::WriteFileAtomically(hint, std::to_string(version)).status());
+  ARROW_RETURN_NOT_OK(io::WriteFileAtomically(hint, std::to_string(version)).status());
   return true;
 }
 

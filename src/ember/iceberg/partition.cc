@@ -10,8 +10,8 @@
 #include <arrow/compute/api.h>
 #include <nlohmann/json.hpp>
 
+#include "ember/common/row_keys.h"
 #include "ember/error.h"
-#include "ember/exec/row_keys.h"
 #include "ember/iceberg/json_integer.h"
 #include "ember/iceberg/schema.h"
 
@@ -475,7 +475,7 @@ Result<std::vector<PartitionedRows>> SplitByPartition(const PartitionSpec& spec,
     types.push_back(type);
   }
   auto value_table = arrow::Table::Make(arrow::schema(value_fields), values, rows->num_rows());
-  ARROW_ASSIGN_OR_RAISE(auto keys, exec::EncodeKeys(*value_table, value_table->num_columns()));
+  ARROW_ASSIGN_OR_RAISE(auto keys, EncodeKeys(*value_table, value_table->num_columns()));
   std::unordered_map<std::string_view, size_t> group_of;
   std::vector<arrow::Int64Builder> indices;
   std::vector<int64_t> first_row;

@@ -11,7 +11,7 @@
 #include "ember/iceberg/catalog.h"
 #include "ember/iceberg/data_file.h"
 #include "ember/iceberg/table.h"
-#include "ember/stream/metadata_log.h"
+#include "ember/io/atomic_file.h"
 
 namespace ember::iceberg {
 
@@ -23,7 +23,7 @@ namespace {
 
 // The file_path of every entry of a manifest, whatever its status and content (data or deletes).
 Result<std::vector<std::string>> ManifestFilePaths(const std::string& manifest) {
-  ARROW_ASSIGN_OR_RAISE(auto bytes, stream::ReadFileIfExists(LocalPath(manifest)));
+  ARROW_ASSIGN_OR_RAISE(auto bytes, io::ReadFileIfExists(LocalPath(manifest)));
   if (!bytes) return std::vector<std::string>{};
   ARROW_ASSIGN_OR_RAISE(auto container, avro::ReadContainer(*bytes));
   const avro::Schema& schema = *container.schema;

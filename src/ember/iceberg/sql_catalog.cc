@@ -9,11 +9,12 @@
 #include <mutex>
 
 #include "ember/common/path_segment.h"
+#include "ember/common/random.h"
 #include "ember/error.h"
 #include "ember/iceberg/data_file.h"
 #include "ember/iceberg/purge.h"
+#include "ember/io/atomic_file.h"
 #include "ember/io/file_reader.h"
-#include "ember/stream/metadata_log.h"
 
 namespace ember::iceberg {
 
@@ -359,7 +360,7 @@ Result<bool> SqlCatalog::TableExists(const std::vector<std::string>& ident) cons
 Result<LoadedTable> SqlCatalog::LoadTable(const std::vector<std::string>& ident) const {
   ARROW_ASSIGN_OR_RAISE(auto location, MetadataLocation(ident));
   if (!location) return TableOrViewNotFound(ident);
-  ARROW_ASSIGN_OR_RAISE(auto text, stream::ReadFileIfExists(LocalPath(*location)));
+  ARROW_ASSIGN_OR_RAISE(auto text, io::ReadFileIfExists(LocalPath(*location)));
   if (!text) {
     return Status::IOError("The metadata file ", *location, " of table ", QualifiedName(ident),
                            ", current in the JDBC catalog, is missing");
@@ -408,7 +409,7 @@ Result<bool> SqlCatalog::Commit(const LoadedTable& base, TableMetadata updated) 
   std::snprintf(prefix, sizeof(prefix), "%05d-", version);
   std::string location = directory + "/" + prefix + NewUuid() + ".metadata.json";
   std::string file = LocalPath(location);
-  ARROW_ASSIGN_OR_RAISE(bool written, stream::WriteFileAtomically(file, updated.ToJson()));
+  ARROW_ASSIGN_OR_RAISE(bool written, io::WriteFileAtomically(file, updated.ToJson()));
   if (!written) return Status::IOError("metadata file ", location, " exists already");
 
   const auto& ident = base.ident;

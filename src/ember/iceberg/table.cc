@@ -17,12 +17,13 @@
 #include <nlohmann/json.hpp>
 #include <parquet/arrow/reader.h>
 
+#include "ember/common/random.h"
 #include "ember/error.h"
 #include "ember/iceberg/avro.h"
 #include "ember/iceberg/data_file.h"
 #include "ember/iceberg/partition.h"
 #include "ember/iceberg/schema.h"
-#include "ember/stream/metadata_log.h"
+#include "ember/io/atomic_file.h"
 
 namespace ember::iceberg {
 
@@ -128,7 +129,7 @@ Status WriteBytes(const std::string& location, const std::string& bytes) {
 
 Result<std::string> ReadBytes(const std::string& uri) {
   std::string path = LocalPath(uri);
-  ARROW_ASSIGN_OR_RAISE(auto text, stream::ReadFileIfExists(path));
+  ARROW_ASSIGN_OR_RAISE(auto text, io::ReadFileIfExists(path));
   if (!text) return Status::IOError("missing Iceberg file ", path);
   return *text;
 }

@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <list>
 #include <mutex>
-#include <random>
 
 #include <arrow/type.h>
 #include <nlohmann/json.hpp>
 
+#include "ember/common/random.h"
 #include "ember/error.h"
 #include "ember/iceberg/data_file.h"
 #include "ember/iceberg/json_integer.h"
@@ -19,13 +19,6 @@ namespace ember::iceberg {
 
 using arrow::Result;
 using nlohmann::ordered_json;
-
-namespace {
-std::mt19937_64& Rng() {
-  static thread_local std::mt19937_64 rng(std::random_device{}());
-  return rng;
-}
-}  // namespace
 
 int64_t TableMetadata::LongProperty(const std::string& key, int64_t fallback) const {
   auto it = properties.find(key);
@@ -72,21 +65,9 @@ int64_t CurrentTimeMs() {
       .count();
 }
 
-std::string NewUuid() {
-  uint64_t a = Rng()(), b = Rng()();
-  a = (a & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;
-  b = (b & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;
-  char text[37];
-  std::snprintf(text, sizeof(text), "%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(a >> 32), static_cast<unsigned>((a >> 16) & 0xFFFF),
-                static_cast<unsigned>(a & 0xFFFF), static_cast<unsigned>(b >> 48),
-                static_cast<unsigned long long>(b & 0xFFFFFFFFFFFFULL));
-  return text;
-}
-
 int64_t NewSnapshotId() {
   // Java XORs the halves of a random UUID and keeps it positive.
-  int64_t id = static_cast<int64_t>((Rng()() ^ Rng()()) & 0x7FFFFFFFFFFFFFFFULL);
+  int64_t id = static_cast<int64_t>((RandomBits() ^ RandomBits()) & 0x7FFFFFFFFFFFFFFFULL);
   return id == 0 ? 1 : id;
 }
 

@@ -81,7 +81,6 @@ void DeleteDroppedMetadata(const TableMetadata& committed, const std::vector<std
 
 /// A positive random snapshot id, as Java makes them.
 int64_t NewSnapshotId();
-std::string NewUuid();
 int64_t CurrentTimeMs();
 
 }  // namespace ember::iceberg

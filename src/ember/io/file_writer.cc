@@ -17,8 +17,8 @@
 #include <arrow/util/decimal.h>
 #include <parquet/arrow/writer.h>
 
+#include "ember/common/row_keys.h"
 #include "ember/error.h"
-#include "ember/exec/row_keys.h"
 
 namespace ember::io {
 
@@ -206,7 +206,7 @@ arrow::Result<std::vector<std::string>> WritePartFiles(
     groups.emplace_back();
   } else {
     ARROW_ASSIGN_OR_RAISE(auto key_table, table->SelectColumns(keys));
-    ARROW_ASSIGN_OR_RAISE(auto encoded, exec::EncodeKeys(*key_table, static_cast<int>(keys.size())));
+    ARROW_ASSIGN_OR_RAISE(auto encoded, EncodeKeys(*key_table, static_cast<int>(keys.size())));
     std::map<std::string, size_t> index;
     for (size_t row = 0; row < encoded.size(); ++row) {
       auto [it, fresh] = index.emplace(encoded[row], groups.size());

@@ -8,10 +8,10 @@
 #include <arrow/scalar.h>
 #include <arrow/type.h>
 
+#include "ember/common/hyperloglog.h"
 #include "ember/common/interval.h"
+#include "ember/common/spark_hash.h"
 #include "ember/error.h"
-#include "ember/exec/hyperloglog.h"
-#include "ember/exec/spark_hash.h"
 #include "ember/plan/type_names.h"
 
 namespace ember::plan {
@@ -526,14 +526,14 @@ Result<std::shared_ptr<cp::FunctionOptions>> ApproxCountDistinctOptions(
       rsd = static_cast<const arrow::DoubleScalar&>(value).value;
     }
   }
-  ARROW_ASSIGN_OR_RAISE(int precision, exec::HyperLogLog::PrecisionFor(rsd));
-  return std::make_shared<exec::HyperLogLogOptions>(precision);
+  ARROW_ASSIGN_OR_RAISE(int precision, HyperLogLog::PrecisionFor(rsd));
+  return std::make_shared<HyperLogLogOptions>(precision);
 }
 
 // approx_count_distinct(value[, rsd]): any value Spark can hash; rsd a double or decimal literal
 // (HyperLogLogPlusPlus.validateDoubleLiteral), whose precision must be at least 4.
 Result<TypedCall> ApproxCountDistinctRule(const Expr& call, std::vector<ExprPtr> args) {
-  if (!exec::SparkHashable(*args[0]->type)) {
+  if (!SparkHashable(*args[0]->type)) {
     return UnexpectedType(call, 0, *args[0], "hashable");
   }
   if (args.size() == 2) {
@@ -1281,7 +1281,7 @@ Catalog BuildCatalog() {
   Add(c, Aggregate("any_value", SameTypeAggRule, "hash_first", "first",
                    std::make_shared<cp::ScalarAggregateOptions>(true, 0)));
   {
-    // A HyperLogLog++ sketch per group (exec/hyperloglog.h), estimated after the aggregation.
+    // A HyperLogLog++ sketch per group (common/hyperloglog.h), estimated after the aggregation.
     auto approx = Aggregate("approx_count_distinct", ApproxCountDistinctRule,
                             "hash_ember_hll_sketch", "ember_hll_sketch");
     approx.max_args = 2;

@@ -14,9 +14,6 @@
 
 namespace ember::stream {
 
-/// Writes `content` to `path` atomically; false if `path` already exists.
-arrow::Result<bool> WriteFileAtomically(const std::string& path, const std::string& content);
-arrow::Result<std::optional<std::string>> ReadFileIfExists(const std::string& path);
 /// The lines after the version line "v1" of a log file's `text`; Spark's INVALID_LOG_VERSION
 /// naming `path` when the first line is not a supported version (an empty or truncated file).
 arrow::Result<std::string> LogBody(const std::string& text, const std::string& path);

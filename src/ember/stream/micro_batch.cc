@@ -21,9 +21,11 @@
 #include <nlohmann/json.hpp>
 
 #include "ember/common/interval.h"
+#include "ember/common/parallel.h"
+#include "ember/common/random.h"
 #include "ember/error.h"
 #include "ember/exec/executor.h"
-#include "ember/iceberg/table_metadata.h"
+#include "ember/io/atomic_file.h"
 #include "ember/plan/analyzer.h"
 #include "ember/session.h"
 #include "ember/stream/compactible_log.h"
@@ -172,7 +174,7 @@ Result<std::pair<int64_t, int64_t>> RunTasks(
   std::vector<arrow::Status> statuses(static_cast<size_t>(tasks));
   std::atomic<int64_t> read{0}, written{0};
   std::atomic<size_t> next{static_cast<size_t>(tasks)};
-  stream::ParallelFor(tasks, [&](int t) {
+  ParallelFor(tasks, [&](int t) {
     statuses[static_cast<size_t>(t)] = [&]() -> arrow::Status {
       for (size_t i = static_cast<size_t>(t); i < parts.size(); i = next++) {
         ARROW_ASSIGN_OR_RAISE(auto rows, source.ReadPartitions({parts[i]}, options.eval));
@@ -439,7 +441,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
 
   // The query id lives in <checkpoint>/metadata; a new checkpoint gets a new id.
   std::string metadata_path = (fs::path(root) / "metadata").string();
-  ARROW_ASSIGN_OR_RAISE(auto metadata, stream::ReadFileIfExists(metadata_path));
+  ARROW_ASSIGN_OR_RAISE(auto metadata, io::ReadFileIfExists(metadata_path));
   if (metadata) {
     auto j = json::parse(*metadata, nullptr, false);
     if (!j.is_object() || !j.value("id", json()).is_string()) {
@@ -447,11 +449,11 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     }
     query->id_ = j["id"].get<std::string>();
   } else {
-    query->id_ = iceberg::NewUuid();
+    query->id_ = NewUuid();
     ARROW_RETURN_NOT_OK(
-        stream::WriteFileAtomically(metadata_path, json({{"id", query->id_}}).dump()).status());
+        io::WriteFileAtomically(metadata_path, json({{"id", query->id_}}).dump()).status());
   }
-  query->run_id_ = iceberg::NewUuid();
+  query->run_id_ = NewUuid();
   query->sink_->SetQueryId(query->id_);
   if (latest_offsets && !query->sink_->SupportsRecovery()) {
     return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1299",
@@ -951,7 +953,7 @@ arrow::Status StreamingQuery::RunLoop() {
           const auto slices = static_cast<int>((whole->num_rows() + kSliceRows - 1) / kSliceRows);
           std::vector<std::shared_ptr<arrow::Table>> reduced(static_cast<size_t>(slices));
           std::vector<arrow::Status> statuses(static_cast<size_t>(slices));
-          stream::ParallelFor(slices, [&](int i) {
+          ParallelFor(slices, [&](int i) {
             statuses[static_cast<size_t>(i)] = [&]() -> arrow::Status {
               auto slice_data = data;
               slice_data[sliced] = whole->Slice(i * kSliceRows, kSliceRows);

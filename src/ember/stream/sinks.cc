@@ -3,7 +3,9 @@
 #include <arrow/table.h>
 
 #include "ember/common/interval.h"
+#include "ember/common/random.h"
 #include "ember/error.h"
+#include "ember/io/atomic_file.h"
 
 #include <filesystem>
 #include <fstream>
@@ -12,13 +14,13 @@
 
 #include "ember/iceberg/catalog.h"
 #include "ember/iceberg/maintenance.h"
+#include "ember/iceberg/table.h"
 #include "ember/io/file_reader.h"
 #include "ember/io/file_writer.h"
-#include "ember/stream/compactible_log.h"
-#include "ember/stream/metadata_log.h"
-#include "ember/iceberg/table.h"
 #include "ember/plan/expr.h"
 #include "ember/session.h"
+#include "ember/stream/compactible_log.h"
+#include "ember/stream/metadata_log.h"
 #include "ember/streaming.h"
 
 namespace ember {
@@ -220,7 +222,7 @@ class FileSink : public Sink {
     ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToTable());
     std::vector<std::string> entries;
     ARROW_ASSIGN_OR_RAISE(auto files, io::WritePartFiles(format_, rows, path_, partition_by_,
-                                                         iceberg::NewUuid(),
+                                                         NewUuid(),
                                                          session_->eval_context()));
     for (const auto& file : files) {
       ARROW_ASSIGN_OR_RAISE(auto status, io::StatFile(file));
@@ -267,7 +269,7 @@ class FileSink : public Sink {
     }
     std::string body = "v1";
     for (const auto& e : entries) body += "\n" + e;
-    ARROW_ASSIGN_OR_RAISE(bool added, stream::WriteFileAtomically((log / name).string(), body));
+    ARROW_ASSIGN_OR_RAISE(bool added, io::WriteFileAtomically((log / name).string(), body));
     if (added) cleaner_.AfterAdd(batch_id);
     (void)added;  // another attempt at this batch committed it first: same rows
     return arrow::Status::OK();

@@ -1,12 +1,10 @@
 #include "ember/stream/state_store.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <thread>
 #include <unordered_set>
 
 #include <arrow/api.h>
@@ -17,13 +15,14 @@
 #include <arrow/util/compression.h>
 #include <nlohmann/json.hpp>
 
+#include "ember/common/parallel.h"
+#include "ember/common/row_keys.h"
 #include "ember/error.h"
-#include "ember/exec/row_keys.h"
+#include "ember/io/atomic_file.h"
 #include "ember/stream/metadata_log.h"
 
 namespace ember::stream {
 
-using exec::EncodeKeys;
 namespace fs = std::filesystem;
 using arrow::Result;
 using arrow::Status;
@@ -134,7 +133,7 @@ std::string VersionFile(const std::string& directory, int64_t version, const cha
 }  // namespace
 
 int PartitionOf(std::string_view key, int num_partitions) {
-  return static_cast<int>(exec::HashKey(key) % static_cast<uint64_t>(num_partitions));
+  return static_cast<int>(HashKey(key) % static_cast<uint64_t>(num_partitions));
 }
 
 Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
@@ -143,7 +142,7 @@ Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
   if (num_partitions == 1) return std::vector<std::shared_ptr<arrow::Table>>{table};
   ARROW_ASSIGN_OR_RAISE(auto key_table, table->SelectColumns(key_columns));
   // The rows' key hashes, as PartitionOf would compute them from their encoded keys.
-  ARROW_ASSIGN_OR_RAISE(auto hashes, exec::HashKeys(*key_table, static_cast<int>(key_columns.size())));
+  ARROW_ASSIGN_OR_RAISE(auto hashes, HashKeys(*key_table, static_cast<int>(key_columns.size())));
   std::vector<arrow::Int64Builder> rows(static_cast<size_t>(num_partitions));
   for (size_t i = 0; i < hashes.size(); ++i) {
     ARROW_RETURN_NOT_OK(rows[hashes[i] % static_cast<uint64_t>(num_partitions)].Append(
@@ -156,22 +155,6 @@ Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
     parts.push_back(part.table());
   }
   return parts;
-}
-
-void ParallelFor(int n, const std::function<void(int)>& fn) {
-  int workers = std::min<int>(n, std::max(1u, std::thread::hardware_concurrency()));
-  if (workers <= 1) {
-    for (int i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  std::atomic<int> next{0};
-  std::vector<std::thread> threads;
-  for (int w = 0; w < workers; ++w) {
-    threads.emplace_back([&] {
-      for (int i = next++; i < n; i = next++) fn(i);
-    });
-  }
-  for (auto& t : threads) t.join();
 }
 
 StateStore::StateStore(std::string directory, std::string store_name,
@@ -195,7 +178,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
                                                      const std::string& store_name) {
   std::string directory = (fs::path(checkpoint) / "state" / std::to_string(operator_id)).string();
   std::string metadata_path = (fs::path(directory) / "_metadata" / "metadata").string();
-  ARROW_ASSIGN_OR_RAISE(auto metadata, ReadFileIfExists(metadata_path));
+  ARROW_ASSIGN_OR_RAISE(auto metadata, io::ReadFileIfExists(metadata_path));
   if (metadata) {
     ARROW_ASSIGN_OR_RAISE(auto text, LogBody(*metadata, metadata_path));
     auto body = nlohmann::json::parse(text, nullptr, false);
@@ -221,7 +204,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& checkpoi
          nlohmann::json::array({{{"storeName", store_name.empty() ? "default" : store_name},
                                  {"numColsPrefixKey", 0},
                                  {"numPartitions", num_partitions}}})}};
-    ARROW_RETURN_NOT_OK(WriteFileAtomically(metadata_path, "v1\n" + body.dump()).status());
+    ARROW_RETURN_NOT_OK(io::WriteFileAtomically(metadata_path, "v1\n" + body.dump()).status());
   }
   auto store = std::unique_ptr<StateStore>(
       new StateStore(std::move(directory), store_name, std::move(schema), num_keys, num_partitions,

@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,9 +37,6 @@ int PartitionOf(std::string_view key, int num_partitions);
 arrow::Result<std::vector<std::shared_ptr<arrow::Table>>> SplitByPartition(
     const std::shared_ptr<arrow::Table>& table, const std::vector<int>& key_columns,
     int num_partitions);
-
-/// Runs fn(0..n-1) on the machine's cores.
-void ParallelFor(int n, const std::function<void(int)>& fn);
 
 class StateStore {
  public:

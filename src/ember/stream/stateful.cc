@@ -9,17 +9,17 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 
+#include "ember/common/parallel.h"
+#include "ember/common/row_keys.h"
 #include "ember/error.h"
 #include "ember/exec/incremental_aggregate.h"
-#include "ember/exec/row_keys.h"
 #include "ember/stream/state_store.h"
-#include "ember/stream/table_ops.h"
 #include "ember/stream/stream_join.h"
+#include "ember/stream/table_ops.h"
 
 namespace ember::stream {
 
 namespace cp = arrow::compute;
-using exec::EncodeKeys;
 using arrow::Result;
 using plan::ExprKind;
 using plan::LogicalPlan;
@@ -36,7 +36,7 @@ Result<TablePtr> Take(const TablePtr& table, const std::vector<int64_t>& rows) {
 }
 
 // Rows whose encoded key is (or, with `in` false, is not) in `keys`.
-Result<TablePtr> WithKeys(const TablePtr& table, const exec::EncodedKeys& encoded,
+Result<TablePtr> WithKeys(const TablePtr& table, const EncodedKeys& encoded,
                           const std::unordered_set<std::string_view>& keys, bool in) {
   arrow::BooleanBuilder mask;
   ARROW_RETURN_NOT_OK(mask.Reserve(table->num_rows()));
@@ -45,7 +45,7 @@ Result<TablePtr> WithKeys(const TablePtr& table, const exec::EncodedKeys& encode
   return Where(table, array);
 }
 
-Result<exec::EncodedKeys> KeysOf(const TablePtr& table, const std::vector<int>& columns) {
+Result<EncodedKeys> KeysOf(const TablePtr& table, const std::vector<int>& columns) {
   ARROW_ASSIGN_OR_RAISE(auto keys, table->SelectColumns(columns));
   return EncodeKeys(*keys, static_cast<int>(columns.size()));
 }

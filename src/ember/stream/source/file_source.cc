@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ember/error.h"
+#include "ember/io/atomic_file.h"
 #include "ember/plan/functions.h"
 #include "ember/stream/metadata_log.h"
 
@@ -196,10 +197,10 @@ std::string FileStreamSource::LogPath(int64_t batch_id) const {
 Result<std::optional<std::vector<FileStreamSource::Entry>>> FileStreamSource::ReadLogFile(
     int64_t batch_id) const {
   std::string path = (fs::path(log_directory_) / std::to_string(batch_id)).string();
-  ARROW_ASSIGN_OR_RAISE(auto text, ReadFileIfExists(path));
+  ARROW_ASSIGN_OR_RAISE(auto text, io::ReadFileIfExists(path));
   if (!text) {
     path += ".compact";
-    ARROW_ASSIGN_OR_RAISE(text, ReadFileIfExists(path));
+    ARROW_ASSIGN_OR_RAISE(text, io::ReadFileIfExists(path));
     if (!text) return std::optional<std::vector<Entry>>();
   }
   ARROW_ASSIGN_OR_RAISE(auto body, LogBody(*text, path));
@@ -282,7 +283,7 @@ Status FileStreamSource::WriteEntries(int64_t batch_id, const std::vector<Entry>
     body += "\n" + j.dump();
   }
   ARROW_ASSIGN_OR_RAISE(bool added,
-                        WriteFileAtomically((fs::path(log_directory_) / name).string(), body));
+                        io::WriteFileAtomically((fs::path(log_directory_) / name).string(), body));
   if (!added) {
     return UserError(ErrorKind::kIllegalState, "CONCURRENT_STREAM_LOG_UPDATE",
                      "Concurrent update to the log. Multiple streaming jobs detected for " +

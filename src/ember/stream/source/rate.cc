@@ -19,6 +19,7 @@
 
 #include "ember/common/interval.h"
 #include "ember/error.h"
+#include "ember/io/atomic_file.h"
 #include "ember/plan/functions.h"
 #include "ember/stream/metadata_log.h"
 #include "ember/stream/source/source.h"
@@ -144,7 +145,7 @@ class RateSource : public Source {
   // The start time: read from sources/<i>/0, or now, written there on the first start.
   arrow::Status Restore() override {
     std::string path = (fs::path(directory_) / "0").string();
-    ARROW_ASSIGN_OR_RAISE(auto text, ReadFileIfExists(path));
+    ARROW_ASSIGN_OR_RAISE(auto text, io::ReadFileIfExists(path));
     if (text) {
       auto newline = text->find('\n');
       auto j = json::parse(newline == std::string::npos ? "" : text->substr(newline + 1), nullptr,
@@ -158,7 +159,7 @@ class RateSource : public Source {
       std::error_code ec;
       fs::create_directories(directory_, ec);
       ARROW_ASSIGN_OR_RAISE(bool written,
-                            WriteFileAtomically(path, "v1\n" + std::to_string(creation_ms_)));
+                            io::WriteFileAtomically(path, "v1\n" + std::to_string(creation_ms_)));
       if (!written) return Restore();  // another run wrote it first: use its time
     }
     last_ms_ = creation_ms_;

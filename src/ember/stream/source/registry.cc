@@ -7,6 +7,7 @@
 #include "ember/error.h"
 #include "ember/stream/source/file_source.h"
 #include "ember/stream/source/source.h"
+#include "ember/streaming.h"
 
 namespace ember::stream {
 
@@ -79,3 +80,32 @@ Result<std::unique_ptr<Source>> OpenSource(const SourceContext& context) {
 }
 
 }  // namespace ember::stream
+
+namespace ember {
+
+arrow::Result<DataFrame> ReadStream(const std::shared_ptr<Session>& session,
+                                    const std::string& format, const std::string& path,
+                                    std::shared_ptr<arrow::Schema> schema,
+                                    const std::map<std::string, std::string>& options) {
+  auto lower = [](std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), ::tolower);
+    return text;
+  };
+  auto spec = std::make_shared<plan::StreamSourceSpec>();
+  spec->format = lower(format);
+  if (!path.empty()) spec->paths = {path};
+  for (const auto& [key, value] : options) spec->options[lower(key)] = value;
+  spec->schema = std::move(schema);
+  ARROW_ASSIGN_OR_RAISE(spec->schema, stream::SourceSchema(*spec));
+  auto node = std::make_shared<plan::LogicalPlan>();
+  node->kind = plan::PlanKind::kStreamSource;
+  node->is_streaming = true;
+  for (const auto& f : spec->schema->fields()) {
+    node->output.push_back(
+        plan::Attribute{f->name(), plan::NewAttributeId(), f->type(), f->nullable(), ""});
+  }
+  node->stream_source = std::move(spec);
+  return DataFrame(session, node);
+}
+
+}  // namespace ember

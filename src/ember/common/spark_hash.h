@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace ember::exec {
+namespace ember {
 
 /// Spark's seed for xxhash64() and approx_count_distinct.
 constexpr uint64_t kSparkHashSeed = 42;
@@ -38,4 +38,4 @@ arrow::Result<std::vector<uint64_t>> SparkXxHash64(const arrow::Array& values,
 /// Whether SparkXxHash64 accepts values of `type`.
 bool SparkHashable(const arrow::DataType& type);
 
-}  // namespace ember::exec
+}  // namespace ember

@@ -23,7 +23,7 @@
 #include <span>
 #include <string>
 
-namespace ember::exec {
+namespace ember {
 
 /// The options of the approx_count_distinct kernels: the sketch's precision p.
 class HyperLogLogOptions : public arrow::compute::FunctionOptions {
@@ -67,4 +67,4 @@ class HyperLogLog {
   double alpha_m2_;
 };
 
-}  // namespace ember::exec
+}  // namespace ember

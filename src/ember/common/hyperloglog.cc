@@ -1,4 +1,4 @@
-#include "ember/exec/hyperloglog.h"
+#include "ember/common/hyperloglog.h"
 
 #include <algorithm>
 #include <bit>
@@ -7,7 +7,7 @@
 
 #include "ember/error.h"
 
-namespace ember::exec {
+namespace ember {
 
 namespace cp = arrow::compute;
 
@@ -34,7 +34,7 @@ struct BiasPoint {
 };
 
 constexpr BiasPoint kBiasPoints[] = {
-#include "ember/exec/hyperloglog_bias.inc"
+#include "ember/common/hyperloglog_bias.inc"
 };
 
 // The points of one precision, as parallel arrays.
@@ -225,4 +225,4 @@ int64_t HyperLogLog::Estimate(std::span<const uint64_t> words) const {
   return RoundHalfUp(estimate);
 }
 
-}  // namespace ember::exec
+}  // namespace ember

@@ -1,10 +1,10 @@
-#include "ember/exec/row_keys.h"
+#include "ember/common/row_keys.h"
 
 #include <cstring>
 
 #include <arrow/api.h>
 
-namespace ember::exec {
+namespace ember {
 
 using arrow::Result;
 using arrow::Status;
@@ -143,4 +143,4 @@ Result<std::vector<uint64_t>> HashKeys(const arrow::Table& table, int num_keys) 
   return hashes;
 }
 
-}  // namespace ember::exec
+}  // namespace ember

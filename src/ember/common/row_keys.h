@@ -12,7 +12,7 @@
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
 
-namespace ember::exec {
+namespace ember {
 
 // FNV-1a: state partitions in checkpoints depend on it, so it never changes.
 inline constexpr uint64_t kFnvOffset = 14695981039346656037ULL;
@@ -62,4 +62,4 @@ uint64_t HashKey(std::string_view key);
 /// HashKey of each row's EncodeKeys bytes, without building them.
 arrow::Result<std::vector<uint64_t>> HashKeys(const arrow::Table& table, int num_keys);
 
-}  // namespace ember::exec
+}  // namespace ember

@@ -1,4 +1,4 @@
-#include "ember/exec/spark_hash.h"
+#include "ember/common/spark_hash.h"
 
 #include <arrow/array.h>
 #include <arrow/type.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string_view>
 
-namespace ember::exec {
+namespace ember {
 
 static_assert(std::endian::native == std::endian::little,
               "Spark hashes ints and longs by their little-endian bytes; a big-endian host would "
@@ -220,4 +220,4 @@ arrow::Result<std::vector<uint64_t>> SparkXxHash64(const arrow::Array& values, u
   return hashes;
 }
 
-}  // namespace ember::exec
+}  // namespace ember
