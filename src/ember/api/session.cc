@@ -295,7 +295,7 @@ Result<DataFrame> Session::ReadFiles(const std::string& format_in,
   } else {
     for (const auto& path : paths) ARROW_RETURN_NOT_OK(io::ListDataFiles(path, false).status());
   }
-  source->schema = schema;
+  source->schema = schema = plan::AsNullable(*schema);  // as Spark's file sources make it
   auto node = std::make_shared<plan::LogicalPlan>();
   node->kind = plan::PlanKind::kFileScan;
   node->file = source;
@@ -327,7 +327,7 @@ Result<DataFrame> Session::ReadStream(const std::string& format_in, const std::s
                      "'spark.read.load(directory)' and infer schema from it.",
                      "");
   }
-  source->schema = schema;
+  source->schema = schema = plan::AsNullable(*schema);  // as Spark's file sources make it
   auto node = std::make_shared<plan::LogicalPlan>();
   node->kind = plan::PlanKind::kStreamSource;
   node->file = source;
