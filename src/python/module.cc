@@ -618,10 +618,11 @@ NB_MODULE(_core, m) {
   m.def("memory_sink", [](std::shared_ptr<Session> session, std::string name, std::string mode) {
     return ember::MakeMemorySink(std::move(session), std::move(name), std::move(mode));
   });
-  // foreachBatch: the Python function runs on the query's thread, holding the GIL.
-  m.def("foreach_batch_sink", [](nb::callable function) {
+  // foreachBatch: the Python function runs on the query's thread, holding the GIL. The foreach
+  // sink runs through it too (`foreach` true), with its own error condition.
+  m.def("foreach_batch_sink", [](nb::callable function, bool foreach) {
     auto holder = KeptPythonObject(std::move(function));
-    return ember::MakeForeachBatchSink([holder](const DataFrame& batch, int64_t batch_id) {
+    return ember::MakeForeachBatchSink([holder, foreach](const DataFrame& batch, int64_t batch_id) {
       if (!InterpreterUsable()) {
         return arrow::Status::Cancelled("the Python interpreter is shutting down");
       }
@@ -631,13 +632,19 @@ NB_MODULE(_core, m) {
         return arrow::Status::OK();
       } catch (nb::python_error& error) {
         std::string reason = error.what();
+        if (foreach) {
+          return ember::UserError(ember::ErrorKind::kRuntime, "FOREACH_USER_FUNCTION_ERROR",
+                                  "An error occurred in the user provided function in foreach "
+                                  "sink. Reason: " + reason,
+                                  "39000");
+        }
         return ember::UserError(ember::ErrorKind::kRuntime, "FOREACH_BATCH_USER_FUNCTION_ERROR",
                                 "An error occurred in the user provided function in foreach "
                                 "batch sink. Reason: " + reason,
                                 "39000");
       }
     });
-  });
+  }, nb::arg("function"), nb::arg("foreach") = false);
 
   // spark.streams' listeners: one Python dispatcher, called for every event.
   nb::class_<ember::StreamingQueryListenerBus>(m, "StreamingQueryListenerBus")

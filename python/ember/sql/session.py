@@ -5,6 +5,8 @@ from __future__ import annotations
 # threading's RLock, without importing threading (and functools with it) at start-up.
 from _thread import RLock
 
+import _signal
+
 from ember import _core
 from ember._lazy import LazyModule
 from ember.errors import PySparkTypeError, PySparkValueError
@@ -30,6 +32,17 @@ _DEFAULTS = {
     "spark.app.name": "ember",
     "spark.sql.execution.arrow.pyspark.enabled": "false",
 }
+
+
+def _interrupt_on_ctrl_c() -> None:
+    """Ctrl-C raises KeyboardInterrupt in the program (and ends a wait on a query) also when
+    the process started with SIGINT ignored, as a shell starts a job in the background: PySpark's
+    SparkContext installs its SIGINT handler the same way. A handler of the program's own stays."""
+    try:
+        if _signal.getsignal(_signal.SIGINT) in (_signal.SIG_IGN, _signal.SIG_DFL, None):
+            _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+    except ValueError:  # not the main thread, where only the main thread may set handlers
+        pass
 
 
 class RuntimeConfig:
@@ -135,6 +148,7 @@ class SparkSession:
         conf = dict(_DEFAULTS)
         conf.update(options or {})
         self._core = _core.Session.make(conf)
+        _interrupt_on_ctrl_c()
         self.conf = RuntimeConfig(self._core)
         self.catalog = Catalog(self)
         self._streams: Optional["StreamingQueryManager"] = None

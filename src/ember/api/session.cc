@@ -295,7 +295,7 @@ Result<DataFrame> Session::ReadFiles(const std::string& format_in,
   } else {
     for (const auto& path : paths) ARROW_RETURN_NOT_OK(io::ListDataFiles(path, false).status());
   }
-  source->schema = schema;
+  source->schema = schema = plan::AsNullable(*schema);  // as Spark's file sources make it
   auto node = std::make_shared<plan::LogicalPlan>();
   node->kind = plan::PlanKind::kFileScan;
   node->file = source;

@@ -194,6 +194,7 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
                    : mode == "DROPMALFORMED" ? JsonLinesOptions::Mode::kDropMalformed
                                              : JsonLinesOptions::Mode::kPermissive;
     options.corrupt_column = corrupt_index >= 0;
+    options.allow_single_quotes = BoolOption(source, "allowsinglequotes", true);
     for (const auto& f : source.schema->fields()) {
       if (f->name() != corrupt_column) options.time_columns.push_back(ReadAsText(*f->type()));
     }
@@ -212,7 +213,8 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
     if (whole.ok()) return with_corrupt(*whole, nullptr);
   }
 
-  // Some record is malformed: parse line by line to apply the mode to each record.
+  // Some record is malformed or single-quoted: parse line by line to apply the mode to each.
+  const bool single_quotes = BoolOption(source, "allowsinglequotes", true);
   std::vector<std::shared_ptr<arrow::Table>> rows;
   arrow::StringBuilder corrupt;
   std::istringstream lines{text};
@@ -230,6 +232,9 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
     }
     auto parsed = decoded ? ParseJson(*decoded + "\n", data_schema)
                           : Result<std::shared_ptr<arrow::Table>>(Status::Invalid("not UTF-8"));
+    if (!parsed.ok() && decoded && single_quotes) {
+      if (auto json = SingleQuotedJson(*decoded)) parsed = ParseJson(*json + "\n", data_schema);
+    }
     if (parsed.ok() && (*parsed)->num_rows() == 1) {
       rows.push_back(*parsed);
       ARROW_RETURN_NOT_OK(corrupt.AppendNull());
@@ -540,6 +545,9 @@ Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& sourc
         std::optional<std::string> decoded = line;
         if (!IsValidUtf8(line)) decoded = JacksonUtf8(line);
         auto table = decoded ? infer(*decoded + "\n") : Status::Invalid("not UTF-8");
+        if (!table.ok() && decoded && BoolOption(source, "allowsinglequotes", true)) {
+          if (auto json = SingleQuotedJson(*decoded)) table = infer(*json + "\n");
+        }
         if (table.ok() && (*table)->num_rows() == 1) {
           tables.push_back(*table);
         } else if (mode == "FAILFAST") {

@@ -318,6 +318,9 @@ class RangeDecoder {
     // The line is followed by more text or the file's padding: simdjson reads it in place.
     if (parser_.parse(line.data(), line.size(), /*realloc_if_needed=*/false).get(document)) {
       if (!IsValidUtf8(line)) return DecodeJacksonText(line);
+      if (options_.allow_single_quotes && !requoting_) {
+        if (std::optional<std::string> json = SingleQuotedJson(line)) return DecodeRequoted(line, *json);
+      }
       // Spark reads a line's first JSON value and ignores what follows it.
       size_t start = SkipSpace(line, 0);
       size_t end = line[start] == '{' || line[start] == '[' ? ValueEnd(line, start) : 0;
@@ -340,6 +343,20 @@ class RangeDecoder {
       if (!go_on) return false;
     }
     return true;
+  }
+
+  // A record with single quotes, decoded as its standard JSON `json`; a malformed one is still
+  // given as its own text.
+  Result<bool> DecodeRequoted(std::string_view line, const std::string& json) {
+    std::string_view outer = original_;
+    if (original_.empty()) original_ = line;
+    requoted_text_.assign(json);
+    requoted_text_.append(simdjson::SIMDJSON_PADDING, '\0');
+    requoting_ = true;
+    Result<bool> go_on = DecodeLine(std::string_view(requoted_text_.data(), json.size()));
+    requoting_ = false;
+    original_ = outer;
+    return go_on;
   }
 
   // A line that is not valid UTF-8, decoded as Jackson decodes it (an overlong form is its
@@ -554,6 +571,8 @@ class RangeDecoder {
   std::string_view original_;  // the line's own bytes while its Jackson text is decoded
   bool unread_value_ = false;  // a member's string value Jackson could not read
   std::string jackson_text_;   // with simdjson's padding
+  std::string requoted_text_;  // a single-quoted record as standard JSON, with the padding
+  bool requoting_ = false;
 };
 
 // Below this many bytes per thread, a second thread costs more than it saves.
@@ -632,6 +651,44 @@ bool JsonLinesSupports(const arrow::Schema& schema) {
     if (schema.GetAllFieldIndices(field->name()).size() > 1) return false;
   }
   return true;
+}
+
+std::optional<std::string> SingleQuotedJson(std::string_view record) {
+  if (record.find('\'') == std::string_view::npos) return std::nullopt;
+  std::string out;
+  out.reserve(record.size() + 8);
+  bool changed = false;
+  for (size_t i = 0; i < record.size(); ++i) {
+    char c = record[i];
+    if (c != '"' && c != '\'') {
+      out += c;
+      continue;
+    }
+    // A string: copied with double quotes; \' is a quote in either kind, as Jackson allows
+    // with single quotes on, and a double quote inside single quotes is escaped.
+    char close = c;
+    changed = changed || c == '\'';
+    out += '"';
+    size_t j = i + 1;
+    for (; j < record.size() && record[j] != close; ++j) {
+      if (record[j] == '\\' && j + 1 < record.size()) {
+        if (record[j + 1] == '\'') {
+          changed = true;
+        } else {
+          out += '\\';
+        }
+        out += record[++j];
+      } else {
+        if (record[j] == '"') out += '\\';
+        out += record[j];
+      }
+    }
+    if (j == record.size()) return std::nullopt;  // not closed
+    out += '"';
+    i = j;
+  }
+  if (!changed) return std::nullopt;
+  return out;
 }
 
 Result<JsonLinesResult> DecodeJsonLines(const std::string& path,

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <arrow/result.h>
@@ -23,6 +25,7 @@ struct JsonLinesOptions {
   enum class Mode { kPermissive, kDropMalformed, kFailFast };
   Mode mode = Mode::kPermissive;
   bool corrupt_column = false;    // whether to give the text of malformed records
+  bool allow_single_quotes = true;  // Spark's allowSingleQuotes (Jackson's ALLOW_SINGLE_QUOTES)
   std::vector<bool> time_columns;  // the string fields that hold a timestamp's or date's text
   int64_t chunk_bytes = 1 << 20;   // how much of the file a thread reads at a time
 };
@@ -31,6 +34,10 @@ struct JsonLinesResult {
   std::shared_ptr<arrow::Table> rows;
   std::shared_ptr<arrow::Array> corrupt;  // a string per row when asked: NULL or the record
 };
+
+/// A record with Jackson's single-quoted names and strings ({'a': 'x'}, \' for a quote in a
+/// string) as standard JSON, or nullopt when it has no single-quoted string or one is not closed.
+std::optional<std::string> SingleQuotedJson(std::string_view record);
 
 /// Decodes the lines of the file at `path` into rows of `schema` (which JsonLinesSupports), on
 /// up to `threads` threads, each reading its share of the file a chunk at a time.

@@ -309,6 +309,11 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
   auto call = std::make_shared<Expr>(e);
   call->args = unresolved_args;  // for messages, which show the user's expression
   ARROW_ASSIGN_OR_RAISE(auto typed, def->type_rule(*call, std::move(args)));
+  // A rule that lost its type or an argument is Ember's bug: an error here, not a crash later.
+  if (!typed.type || std::any_of(typed.args.begin(), typed.args.end(),
+                                 [](const ExprPtr& a) { return a == nullptr; })) {
+    return Status::Invalid("the type rule of ", e.name, " gave no type or lost an argument");
+  }
   call->args = std::move(typed.args);
   call->type = typed.type;
   call->nullable = typed.nullable;

@@ -110,7 +110,7 @@ bool AnyNullable(const std::vector<ExprPtr>& args) {
 
 TypedCall Typed(std::vector<ExprPtr> args, std::shared_ptr<arrow::DataType> type) {
   bool nullable = AnyNullable(args);
-  return TypedCall{std::move(args), std::move(type), nullable};
+  return TypedCall{std::move(type), nullable, std::move(args)};
 }
 
 // --- type rules -------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ Result<TypedCall> ComparisonRule(const Expr& call, std::vector<ExprPtr> args) {
   a = CastIfNeeded(a, common);
   b = CastIfNeeded(b, common);
   bool nullable = call.name == "<=>" ? false : AnyNullable(args);
-  return TypedCall{std::move(args), arrow::boolean(), nullable};
+  return TypedCall{arrow::boolean(), nullable, std::move(args)};
 }
 
 Result<TypedCall> ArithmeticRule(const Expr& call, std::vector<ExprPtr> args) {
@@ -205,7 +205,7 @@ Result<TypedCall> ArithmeticRule(const Expr& call, std::vector<ExprPtr> args) {
         a = CastIfNeeded(a, arrow::decimal128(38, dividend_scale));
         b = CastIfNeeded(b, db);
         int capped = std::min(38, precision);
-        return TypedCall{std::move(args), arrow::decimal128(capped, std::min(scale, capped)), true};
+        return TypedCall{arrow::decimal128(capped, std::min(scale, capped)), true, std::move(args)};
       } else {
         scale = std::max(x.scale(), y.scale());
         precision = std::max(x.precision() - x.scale(), y.precision() - y.scale()) + scale + 1;
@@ -219,7 +219,7 @@ Result<TypedCall> ArithmeticRule(const Expr& call, std::vector<ExprPtr> args) {
   a = CastIfNeeded(a, common);
   b = CastIfNeeded(b, common);
   bool nullable = AnyNullable(args) || op == "/" || op == "%" || op == "div";
-  return TypedCall{std::move(args), result, nullable};
+  return TypedCall{result, nullable, std::move(args)};
 }
 
 Result<TypedCall> BooleanRule(const Expr& call, std::vector<ExprPtr> args) {
@@ -479,7 +479,7 @@ Result<TypedCall> SumRule(const Expr& call, std::vector<ExprPtr> args) {
     const auto& d = static_cast<const arrow::Decimal128Type&>(at);
     result = arrow::decimal128(std::min(38, d.precision() + 10), d.scale());
   }
-  return TypedCall{std::move(args), result, true};
+  return TypedCall{result, true, std::move(args)};
 }
 
 Result<TypedCall> AvgRule(const Expr& call, std::vector<ExprPtr> args) {
@@ -495,12 +495,12 @@ Result<TypedCall> AvgRule(const Expr& call, std::vector<ExprPtr> args) {
     // Arrow's mean keeps the input's scale: widen it first so no digit is lost.
     args[0] = CastIfNeeded(args[0], arrow::decimal128(38, scale));
   }
-  return TypedCall{std::move(args), result, true};
+  return TypedCall{result, true, std::move(args)};
 }
 
 Result<TypedCall> SameTypeAggRule(const Expr&, std::vector<ExprPtr> args) {
   auto type = args[0]->type;
-  return TypedCall{std::move(args), type, true};
+  return TypedCall{type, true, std::move(args)};
 }
 
 Result<TypedCall> CountRule(const Expr& call, std::vector<ExprPtr> args) {
@@ -510,7 +510,7 @@ Result<TypedCall> CountRule(const Expr& call, std::vector<ExprPtr> args) {
                          std::to_string(args.size()) + ".",
                      "42605");
   }
-  return TypedCall{std::move(args), arrow::int64(), false};
+  return TypedCall{arrow::int64(), false, std::move(args)};
 }
 
 // The kernel options of approx_count_distinct(value[, rsd]): the precision for rsd (default 0.05).
@@ -546,7 +546,7 @@ Result<TypedCall> ApproxCountDistinctRule(const Expr& call, std::vector<ExprPtr>
     }
     ARROW_RETURN_NOT_OK(ApproxCountDistinctOptions(args).status());
   }
-  return TypedCall{std::move(args), arrow::int64(), false};
+  return TypedCall{arrow::int64(), false, std::move(args)};
 }
 
 Catalog BuildCatalog() {
@@ -602,7 +602,7 @@ Catalog BuildCatalog() {
   Add(c, Direct("or", 2, BooleanRule, "or_kleene"));
   Add(c, Direct("not", 1, BooleanRule, "invert"));
   auto null_test = [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
-    return TypedCall{std::move(args), arrow::boolean(), false};
+    return TypedCall{arrow::boolean(), false, std::move(args)};
   };
   Add(c, Direct("isnull", 1, null_test, "is_null"));
   Add(c, Direct("isnotnull", 1, null_test, "is_valid"));
@@ -687,7 +687,7 @@ Catalog BuildCatalog() {
                    nullable = nullable || args[i]->nullable;
                  }
                }
-               return TypedCall{std::move(args), common, nullable};
+               return TypedCall{common, nullable, std::move(args)};
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {
@@ -1012,7 +1012,7 @@ Catalog BuildCatalog() {
   Add(c, Scalar(
              "current_timestamp", 0, 0,
              [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
-               return TypedCall{std::move(args), TimestampType(), false};
+               return TypedCall{TimestampType(), false, std::move(args)};
              },
              [](const Expr&, std::vector<cp::Expression>,
                 const EvalContext& ctx) -> Result<cp::Expression> {
@@ -1073,7 +1073,7 @@ Catalog BuildCatalog() {
              [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
                ARROW_ASSIGN_OR_RAISE(auto text, LiteralString(call, args[0]));
                ARROW_RETURN_NOT_OK(ParseIntervalMicros(text).status());
-               return TypedCall{std::move(args), arrow::duration(arrow::TimeUnit::MICRO), false};
+               return TypedCall{arrow::duration(arrow::TimeUnit::MICRO), false, std::move(args)};
              },
              [](const Expr& call, std::vector<cp::Expression>,
                 const EvalContext&) -> Result<cp::Expression> {
@@ -1099,7 +1099,7 @@ Catalog BuildCatalog() {
                auto type = arrow::struct_({arrow::field("start", TimestampType()),
                                            arrow::field("end", TimestampType())});
                // Never NULL: rows without a time are filtered out below (the analyzer).
-               return TypedCall{std::move(args), type, false};
+               return TypedCall{type, false, std::move(args)};
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {
@@ -1152,7 +1152,7 @@ Catalog BuildCatalog() {
                ARROW_RETURN_NOT_OK(ParseIntervalMicros(gap).status());
                auto type = arrow::struct_({arrow::field("start", TimestampType()),
                                            arrow::field("end", TimestampType())});
-               return TypedCall{std::move(args), type, false};
+               return TypedCall{type, false, std::move(args)};
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {
@@ -1176,7 +1176,8 @@ Catalog BuildCatalog() {
                                       "column.",
                                   "42K09");
                }
-               return TypedCall{std::move(args), TimestampType(), args[0]->nullable};
+               // Spark: NULL-able, as the window struct's end field is.
+               return TypedCall{TimestampType(), true, std::move(args)};
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {
@@ -1242,7 +1243,7 @@ Catalog BuildCatalog() {
                                         : "col" + std::to_string(i + 1);
                  fields.push_back(arrow::field(name, args[i]->type, args[i]->nullable));
                }
-               return TypedCall{std::move(args), arrow::struct_(fields), false};
+               return TypedCall{arrow::struct_(fields), false, std::move(args)};
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {

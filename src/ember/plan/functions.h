@@ -25,10 +25,12 @@ struct FunctionDef;
 
 /// A function call after type checking: the arguments with implicit casts inserted, the result
 /// type and nullability.
+// `args` comes last: a rule returns TypedCall{type, nullable, std::move(args)}, and a braced
+// initialiser runs in order, so reading args for the type or nullability precedes the move.
 struct TypedCall {
-  std::vector<ExprPtr> args;
   std::shared_ptr<arrow::DataType> type;
   bool nullable = true;
+  std::vector<ExprPtr> args;
 };
 
 using TypeRule = std::function<arrow::Result<TypedCall>(const Expr& call, std::vector<ExprPtr> args)>;

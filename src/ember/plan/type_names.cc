@@ -151,7 +151,21 @@ class TypeNameReader {
           if (name.empty()) return Error();
           Accept(':');
           ARROW_ASSIGN_OR_RAISE(auto type, Read());
-          fields.push_back(arrow::field(name, type));
+          // A DDL field may say NOT NULL and have a COMMENT (StructType.toDDL writes both).
+          bool nullable = true;
+          size_t before = pos_;
+          if (Word() == "not") {
+            if (Word() != "null") return Error();
+            nullable = false;
+            before = pos_;
+          }
+          pos_ = before;
+          if (Word() == "comment") {
+            if (!SkipQuoted()) return Error();
+          } else {
+            pos_ = before;
+          }
+          fields.push_back(arrow::field(name, type, nullable));
         } while (Accept(','));
         if (!Accept('>')) return Error();
       }
@@ -203,6 +217,16 @@ class TypeNameReader {
     }
     return out;
   }
+  // A quoted string, escapes included.
+  bool SkipQuoted() {
+    SkipSpace();
+    if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"')) return false;
+    char quote = text_[pos_++];
+    while (pos_ < text_.size() && text_[pos_] != quote) pos_ += text_[pos_] == '\\' ? 2 : 1;
+    if (pos_ >= text_.size()) return false;
+    ++pos_;
+    return true;
+  }
   int Number() {
     SkipSpace();
     int n = 0;
@@ -223,6 +247,32 @@ class TypeNameReader {
 };
 
 }  // namespace
+
+namespace {
+
+std::shared_ptr<arrow::DataType> AsNullableType(const std::shared_ptr<arrow::DataType>& type) {
+  if (type->id() == arrow::Type::STRUCT) {
+    arrow::FieldVector fields;
+    for (const auto& f : type->fields()) {
+      fields.push_back(arrow::field(f->name(), AsNullableType(f->type()), true, f->metadata()));
+    }
+    return arrow::struct_(fields);
+  }
+  if (type->id() == arrow::Type::LIST) {
+    return arrow::list(AsNullableType(static_cast<const arrow::ListType&>(*type).value_type()));
+  }
+  return type;  // a map's keys stay required, as Spark's are
+}
+
+}  // namespace
+
+std::shared_ptr<arrow::Schema> AsNullable(const arrow::Schema& schema) {
+  arrow::FieldVector fields;
+  for (const auto& f : schema.fields()) {
+    fields.push_back(arrow::field(f->name(), AsNullableType(f->type()), true, f->metadata()));
+  }
+  return arrow::schema(fields, schema.metadata());
+}
 
 arrow::Result<std::shared_ptr<arrow::DataType>> ParseTypeName(const std::string& text) {
   return TypeNameReader(text).ReadAll();

@@ -19,6 +19,10 @@ std::string SparkTypeName(const arrow::DataType& type, bool upper = false);
 /// decimal(10,2), timestamp, timestamp_ntz, array<int>, struct<a:int,b:string>, map<string,int>.
 arrow::Result<std::shared_ptr<arrow::DataType>> ParseTypeName(const std::string& text);
 
+/// The schema with every field nullable, nested ones too: Spark's asNullable, which file
+/// sources apply to a user's schema (a file may lack any field).
+std::shared_ptr<arrow::Schema> AsNullable(const arrow::Schema& schema);
+
 /// Spark's TimestampType: microseconds, instant semantics.
 std::shared_ptr<arrow::DataType> TimestampType();
 

@@ -586,6 +586,27 @@ def test_window_struct_not_nullable(request, engine):
     )
 
 
+def _window_time_view(df) -> tuple:
+    return (df.columns, df.dtypes, [f.nullable for f in df.schema.fields], shown(df, truncate=False),
+            sorted(tuple(r) for r in df.collect()))
+
+
+def test_window_time(engine, spark_answers):
+    """window_time over a window column (it crashed the process while the plan was built):
+    the window's end minus one microsecond, with Spark's column name, type and nullability."""
+    F = engine.F
+    windowed = people(engine.spark).select("id", F.window("ts", "10 minutes").alias("w"))
+    timed = windowed.select(F.window_time("w"))
+    spark_answers.check(engine, "window_time:select", _window_time_view(timed))
+    counted = people(engine.spark).groupBy(F.window("ts", "5 minutes")).count()
+    timed = counted.select(F.window_time("window").alias("t"), "count")
+    spark_answers.check(engine, "window_time:grouped", _window_time_view(timed))
+    not_window = people(engine.spark).select(F.struct("ts").alias("w"))
+    with pytest.raises(Exception) as caught:
+        not_window.select(F.window_time("w")).collect()
+    spark_answers.check(engine, "window_time:not_window", type(caught.value).__name__)
+
+
 ESCAPED_SHOW = """\
 +--------------------------------+----+-------------------+
 |a column name longer than twenty|x\\ny|                old|

@@ -106,6 +106,34 @@ def exit_while_running(workdir):
     print("leaving", len(seen) >= 3, flush=True)
 
 
+def interrupt_then_stop(workdir):
+    """A blocking call (argv[4]: awaitTermination, processAllAvailable or awaitAnyTermination)
+    on a running query; the test sends SIGINT: KeyboardInterrupt, then stop() must end it."""
+    call = sys.argv[4]
+    source = os.path.join(workdir, "in")
+    os.makedirs(source)
+    spark = session()
+    writer = spark.readStream.schema("id INT").json(source).writeStream
+    if call == "processAllAvailable":  # a batch that takes a while, so the wait is real
+        with open(os.path.join(source, "a.json"), "w") as out:
+            out.write('{"id": 1}\n')
+        writer = writer.foreachBatch(lambda df, batch_id: time.sleep(3))
+    else:
+        writer = writer.format("noop")
+    query = writer.option("checkpointLocation", os.path.join(workdir, "cp")).start()
+    print("started", flush=True)
+    try:
+        {"awaitTermination": query.awaitTermination,
+         "processAllAvailable": query.processAllAvailable,
+         "awaitAnyTermination": spark.streams.awaitAnyTermination}[call]()
+        print("ended", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    query.stop()
+    print("stopped", query.isActive, flush=True)
+
+
 if __name__ == "__main__":
     {"malformed_bytes": malformed_bytes, "await_forever": await_forever,
-     "exit_while_running": exit_while_running}[sys.argv[1]](sys.argv[2])
+     "exit_while_running": exit_while_running,
+     "interrupt_then_stop": interrupt_then_stop}[sys.argv[1]](sys.argv[2])

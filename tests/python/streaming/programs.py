@@ -418,5 +418,81 @@ def manager(workdir):
     print(json.dumps(steps))
 
 
+def window_time_stream(workdir):
+    """window_time over the window column of a streaming aggregation, each batch's rows."""
+    spark = session()
+    source = os.path.join(workdir, "in")
+    os.makedirs(source)
+    for f in range(2):
+        write_file(source, f"f{f}.json", event_rows(f * 6, 6), 1_700_000_000 + f)
+    events = spark.readStream.schema(EVENTS_DDL).option("maxFilesPerTrigger", 1).json(source)
+    counted = events.groupBy(F.window("ts", "10 minutes")).count()
+    batches = []
+
+    def collect(batch_df, batch_id):
+        rows = batch_df.select(F.window_time("window").alias("t"), "count").collect()
+        batches.append(sorted([str(r.t), r["count"]] for r in rows))
+
+    query = (counted.writeStream.outputMode("complete").foreachBatch(collect)
+             .option("checkpointLocation", os.path.join(workdir, "cp")).start())
+    query.processAllAvailable()
+    query.stop()
+    print(json.dumps(batches))
+
+
+def foreach_error(workdir):
+    """A foreach sink whose function raises: the query's error, its condition and message."""
+    spark = session()
+    source = os.path.join(workdir, "in")
+    os.makedirs(source)
+    write_file(source, "f0.json", event_rows(0, 3), 1_700_000_000)
+    events = spark.readStream.schema(EVENTS_DDL).json(source)
+
+    def process(row):
+        raise ValueError("no row wanted")
+
+    query = (events.writeStream.foreach(process)
+             .option("checkpointLocation", os.path.join(workdir, "cp")).start())
+    try:
+        query.awaitTermination()
+        outcome = {"raised": None}
+    except Exception as error:  # noqa: BLE001 - what it is, is what the test compares
+        text = str(error)
+        outcome = {"raised": type(error).__name__, "condition": error.getCondition(),
+                   "conditions": sorted(c for c in ("FOREACH_USER_FUNCTION_ERROR",
+                                                    "FOREACH_BATCH_USER_FUNCTION_ERROR")
+                                        if f"[{c}]" in text),
+                   "reason": "no row wanted" in text}
+    print(json.dumps(outcome))
+
+
+def not_null_schema(workdir):
+    """readStream.schema() with NOT NULL fields, as DDL and as a StructType: the stream's schema
+    and rows, and the same for spark.read."""
+    from pyspark.sql.types import IntegerType, StringType, StructField, StructType
+
+    spark = session()
+    source = os.path.join(workdir, "in")
+    os.makedirs(source)
+    write_file(source, "f0.json", [{"id": 1, "name": "a", "inner": {"x": 1}},
+                                   {"id": 2, "inner": {}}, {"name": "no id"}], 1_700_000_000)
+    struct = StructType([StructField("id", IntegerType(), False),
+                         StructField("name", StringType(), True),
+                         StructField("inner", StructType([StructField("x", IntegerType(), False)]),
+                                     False)])
+    out = {}
+    for kind, schema in (("ddl", "id INT NOT NULL, name STRING, inner STRUCT<x: INT NOT NULL> NOT NULL"),
+                         ("struct", struct)):
+        stream = spark.readStream.schema(schema).json(source)
+        rows = []
+        query = (stream.writeStream.foreachBatch(lambda df, _: rows.extend(map(tuple, df.collect())))
+                 .option("checkpointLocation", os.path.join(workdir, "cp-" + kind)).start())
+        query.processAllAvailable()
+        query.stop()
+        out[kind] = {"stream": stream.schema.jsonValue(), "rows": sorted(map(str, rows)),
+                     "read": spark.read.schema(schema).json(source).schema.jsonValue()}
+    print(json.dumps(out))
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](sys.argv[2])

@@ -88,6 +88,42 @@ def test_ctrl_c_ends_the_wait_promptly_as_in_spark(tmp_path):
     assert ember_out.strip().endswith("interrupted") and ember_seconds < 10
 
 
+def interrupt_then_stop(call, workdir, ignore_sigint):
+    """Seconds from SIGINT to the process's end, and its output; with `ignore_sigint` the
+    process starts with SIGINT ignored, as a shell starts a job in the background."""
+    os.makedirs(workdir)
+    reset = signal.SIG_IGN if ignore_sigint else signal.SIG_DFL
+    child = subprocess.Popen([sys.executable, PROGRAM, "interrupt_then_stop", str(workdir), "ember",
+                              call], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, reset))
+    try:
+        assert child.stdout.readline().strip() == b"started"
+        time.sleep(1.0)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+        return time.monotonic() - sent, out.decode() + err.decode()[-2000:], child.returncode
+    finally:
+        child.kill()
+        child.wait()
+
+
+@pytest.mark.parametrize("ignore_sigint", [False, True], ids=["sigint", "sigint_ignored_at_start"])
+@pytest.mark.parametrize("call", ["awaitTermination", "processAllAvailable", "awaitAnyTermination"])
+def test_ctrl_c_interrupts_every_blocking_call_and_stop_ends_the_query(tmp_path, call,
+                                                                        ignore_sigint):
+    """Before: in a process started with SIGINT ignored (a job a shell starts in the background)
+    Ctrl-C did nothing, where PySpark's SparkContext installs its own SIGINT handler and
+    interrupts the wait. Each blocking call raises KeyboardInterrupt within a second or so of the
+    signal, and stop() then ends the query and the process."""
+    for attempt in range(3):  # stop() after the interrupt hung in 2 runs of 3
+        seconds, out, code = interrupt_then_stop(call, tmp_path / str(attempt), ignore_sigint)
+        assert out.split("\n")[:2] == ["interrupted", "stopped False"], out
+        assert code == 0, out
+        # processAllAvailable's batch sleeps 3 s: stop() waits for it to end.
+        assert seconds < (6 if call == "processAllAvailable" else 3), (seconds, out)
+
+
 def test_leaving_the_interpreter_while_queries_call_python(tmp_path):
     """Before: a query's thread could take the GIL while the interpreter finalized (the process
     aborted) or be joined by a destructor holding the GIL it waited for (the process hung)."""

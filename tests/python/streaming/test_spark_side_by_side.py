@@ -209,3 +209,29 @@ def test_long_run_checkpoint_matches_spark(tmp_path):
             for files in partitions.values():
                 assert len(files) <= bound, (engine, run_name, files)
     assert ember["rows"] == spark["rows"]
+
+
+def test_window_time_in_a_stream_matches_spark(tmp_path):
+    """window_time over a streaming aggregation's window column (it crashed the process)."""
+    spark = document("window_time_stream", "spark", tmp_path)
+    ember = document("window_time_stream", "ember", tmp_path)
+    assert spark[-1] and spark[-1][0][0].endswith(":59.999999")
+    assert ember == spark
+
+
+def test_foreach_sink_error_has_sparks_condition(tmp_path):
+    """A raising foreach function fails the query with FOREACH_USER_FUNCTION_ERROR, not
+    foreachBatch's condition (Ember runs foreach through its foreachBatch machinery)."""
+    spark = document("foreach_error", "spark", tmp_path)
+    ember = document("foreach_error", "ember", tmp_path)
+    assert spark["conditions"] == ["FOREACH_USER_FUNCTION_ERROR"] and spark["reason"]
+    assert ember == spark
+
+
+def test_not_null_schema_round_trips_as_in_spark(tmp_path):
+    """readStream.schema() and read.schema() with NOT NULL fields (DDL text and StructType):
+    Spark's file sources make every field nullable, nested ones too, and read the rows."""
+    spark = document("not_null_schema", "spark", tmp_path)
+    ember = document("not_null_schema", "ember", tmp_path)
+    assert spark["ddl"]["stream"]["fields"][0]["nullable"] is True
+    assert ember == spark

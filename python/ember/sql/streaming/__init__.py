@@ -242,7 +242,8 @@ class DataStreamWriter:
             return _core.memory_sink(session._core, self._name, self._output_mode)
         if fmt in ("foreachbatch", "foreach"):
             func = self._foreach_batch
-            return _core.foreach_batch_sink(lambda core, batch_id: func(DataFrame(core, session), batch_id))
+            return _core.foreach_batch_sink(lambda core, batch_id: func(DataFrame(core, session), batch_id),
+                                            foreach=fmt == "foreach")
         if fmt == "console":
             rows = int(self._options.get("numRows", 20))
             truncate = self._options.get("truncate", "true").lower() == "true"

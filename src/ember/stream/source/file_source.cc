@@ -12,6 +12,7 @@
 #include "ember/error.h"
 #include "ember/io/atomic_file.h"
 #include "ember/plan/functions.h"
+#include "ember/plan/type_names.h"
 #include "ember/stream/metadata_log.h"
 
 namespace ember::stream {
@@ -86,9 +87,7 @@ Result<std::shared_ptr<arrow::Schema>> FileStreamSource::Schema(const plan::Stre
   }
   // A file may lack any column, so each is nullable whatever the user's schema says (Spark's
   // DataSource.sourceSchema, schema.asNullable).
-  arrow::FieldVector fields;
-  for (const auto& f : schema->fields()) fields.push_back(f->WithNullable(true));
-  return arrow::schema(std::move(fields));
+  return plan::AsNullable(*schema);
 }
 
 Result<std::unique_ptr<Source>> FileStreamSource::Open(const SourceContext& context) {
