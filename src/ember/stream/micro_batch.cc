@@ -27,6 +27,7 @@
 #include "ember/exec/executor.h"
 #include "ember/io/atomic_file.h"
 #include "ember/plan/analyzer.h"
+#include "ember/plan/streaming.h"
 #include "ember/session.h"
 #include "ember/stream/compactible_log.h"
 #include "ember/stream/source/source.h"
@@ -248,91 +249,6 @@ StreamingQuery::~StreamingQuery() {
   Stop();
 }
 
-namespace {
-
-// Spark's UnsupportedOperationChecker rules (STREAMING.md 5.2) for the operators Ember has,
-// raised by start() before anything is written.
-arrow::Status CheckStreamingPlan(const LogicalPlan& plan, const std::string& mode) {
-  bool aggregates = Contains(plan, PlanKind::kAggregate);
-  if (mode == "complete" && !aggregates) {
-    // Spark 4.0's condition (STREAMING.md 5.2 quotes the older legacy message).
-    return UserError(ErrorKind::kAnalysis, "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
-                     "Invalid streaming output mode: complete. This output mode is not supported "
-                     "for no streaming aggregations on streaming DataFrames/DataSets.",
-                     "42KDE");
-  }
-  std::function<arrow::Status(const LogicalPlan&)> visit = [&](const LogicalPlan& p) -> arrow::Status {
-    if (p.kind == PlanKind::kSort && !(aggregates && mode == "complete")) {
-      return AnalysisError(
-          "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated "
-          "DataFrame/Dataset in Complete output mode;");
-    }
-    if (p.kind == PlanKind::kLimit && p.is_streaming && mode != "complete") {
-      if (mode == "update") {
-        return AnalysisError(
-            "Limits are not supported on streaming DataFrames/Datasets in Update output mode;");
-      }
-      return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
-                       "The feature is not supported: a limit on a stream in append mode is not "
-                       "supported by Ember yet.",
-                       "0A000");
-    }
-    if (p.kind == PlanKind::kUnion) {
-      bool streaming = false, batch = false;
-      for (const auto& child : p.children) (child->is_streaming ? streaming : batch) = true;
-      if (streaming && batch) {
-        return AnalysisError("Union between streaming and batch DataFrames/Datasets is not supported;");
-      }
-    }
-    if (p.kind == PlanKind::kJoin && p.children[0]->is_streaming && p.children[1]->is_streaming) {
-      ARROW_RETURN_NOT_OK(stream::CheckStreamStreamJoin(p, mode));
-    }
-    // Stream-static joins (STREAMING.md 9.1): the static side cannot be the preserved one.
-    if (p.kind == PlanKind::kJoin && p.children[0]->is_streaming != p.children[1]->is_streaming) {
-      bool stream_left = p.children[0]->is_streaming;
-      const char* name = nullptr;
-      switch (p.join_type) {
-        case plan::JoinType::kRightOuter: name = stream_left ? "RightOuter" : nullptr; break;
-        case plan::JoinType::kFullOuter: name = "FullOuter"; break;
-        case plan::JoinType::kLeftOuter: name = stream_left ? nullptr : "LeftOuter"; break;
-        case plan::JoinType::kLeftSemi: name = stream_left ? nullptr : "LeftSemi"; break;
-        case plan::JoinType::kLeftAnti: name = stream_left ? nullptr : "LeftAnti"; break;
-        default: break;
-      }
-      if (name) {
-        return AnalysisError(std::string(name) + " join with a streaming DataFrame/Dataset on the " +
-                             (stream_left ? "left and a static DataFrame/DataSet on the right"
-                                          : "right and a static DataFrame/DataSet on the left") +
-                             " not supported;");
-      }
-    }
-    // An aggregation in update or complete mode emits rows older than the watermark: a stateful
-    // operator that judges lateness after it would drop them (the global watermark check).
-    bool judges_lateness = p.kind == PlanKind::kAggregate ||
-                           (p.kind == PlanKind::kDeduplicate && p.within_watermark);
-    if (p.kind == PlanKind::kDeduplicate && !p.within_watermark) {
-      if (const LogicalPlan* w = Find(p, PlanKind::kWatermark)) {
-        for (const auto& key : p.groupings) judges_lateness = judges_lateness || key->id == w->exprs[0]->id;
-      }
-    }
-    if (mode != "append" && p.is_streaming && judges_lateness && Contains(*p.children[0], PlanKind::kAggregate)) {
-      return AnalysisError(
-          "Detected pattern of possible 'correctness' issue due to global watermark. The query "
-          "contains stateful operation which can emit rows older than the current watermark plus "
-          "allowed late record delay, which are \"late rows\" in downstream stateful operations "
-          "and these rows can be discarded. Please refer the programming guide doc for more "
-          "details. If you understand the possible risk of correctness issue and still need to "
-          "run the query, you can disable this check by setting the config "
-          "`spark.sql.streaming.statefulOperator.checkCorrectness.enabled` to false.;");
-    }
-    for (const auto& child : p.children) ARROW_RETURN_NOT_OK(visit(*child));
-    return arrow::Status::OK();
-  };
-  return visit(plan);
-}
-
-}  // namespace
-
 Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& df,
                                                               StreamingQueryOptions options,
                                                               std::shared_ptr<Sink> sink) {
@@ -343,7 +259,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   }
   std::string mode = options.output_mode;
   std::transform(mode.begin(), mode.end(), mode.begin(), ::tolower);
-  ARROW_RETURN_NOT_OK(CheckStreamingPlan(plan, mode));
+  ARROW_RETURN_NOT_OK(plan::CheckStreamingQuery(plan, mode));
 
   auto query = std::shared_ptr<StreamingQuery>(new StreamingQuery(df, std::move(options), std::move(sink)));
   auto& execution = query->execution_;

@@ -12,6 +12,7 @@
 #include "ember/common/parallel.h"
 #include "ember/common/row_keys.h"
 #include "ember/error.h"
+#include "ember/plan/streaming.h"
 #include "ember/exec/incremental_aggregate.h"
 #include "ember/stream/state_store.h"
 #include "ember/stream/stream_join.h"
@@ -351,40 +352,11 @@ arrow::Status LegacyAnalysisError(const std::string& message) {
   return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102", message, "");
 }
 
-}  // namespace
-
-void CollectEventTimes(const LogicalPlan& plan, std::set<int64_t>* times) {
-  for (const auto& child : plan.children) CollectEventTimes(*child, times);
-  auto over_event_time = [&](const plan::Expr& e) {
-    if (e.kind == ExprKind::kAttribute) return times->count(e.id) > 0;
-    return e.kind == ExprKind::kCall && (e.name == "window" || e.name == "session_window") &&
-           e.args[0]->kind == ExprKind::kAttribute && times->count(e.args[0]->id) > 0;
-  };
-  if (plan.kind == plan::PlanKind::kAggregate) {
-    for (size_t i = 0; i < plan.groupings.size(); ++i) {
-      if (over_event_time(*plan.groupings[i])) times->insert(plan.output[i].id);
-    }
-  }
-  if (plan.kind == plan::PlanKind::kExpand && !plan.projections.empty()) {
-    for (size_t i = 0; i < plan.output.size(); ++i) {
-      if (over_event_time(*plan.projections[0][i])) times->insert(plan.output[i].id);
-    }
-  }
-  if (plan.kind == plan::PlanKind::kProject) {
-    for (size_t i = 0; i < plan.exprs.size() && i < plan.output.size(); ++i) {
-      const auto& e = *plan::StripAlias(plan.exprs[i]);
-      if (e.kind == ExprKind::kAttribute && times->count(e.id) > 0) times->insert(plan.output[i].id);
-    }
-  }
-}
-
-namespace {
-
 // The grouping whose value is event time: an event-time column, or a window over one.
 int EventTimeGrouping(const LogicalPlan& node, int64_t event_time_id) {
   if (event_time_id < 0) return -1;
   std::set<int64_t> times{event_time_id};
-  CollectEventTimes(*node.children[0], &times);
+  plan::CollectEventTimes(*node.children[0], &times);
   for (size_t i = 0; i < node.groupings.size(); ++i) {
     const auto& key = *node.groupings[i];
     bool event_time = key.kind == ExprKind::kAttribute

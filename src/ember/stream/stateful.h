@@ -84,11 +84,6 @@ class StatefulOperator {
   StateMetrics metrics_;
 };
 
-/// Adds to `times` the attributes at and below `plan` that carry event time: windows (or plain
-/// keys) computed over an attribute already in `times` by an aggregation or an Expand, and
-/// aliases of one by a projection, as Spark's watermark metadata propagates.
-void CollectEventTimes(const plan::LogicalPlan& plan, std::set<int64_t>* times);
-
 /// The operator for a streaming kAggregate, kDeduplicate or (two streams) kJoin node, with Spark's errors for what a
 /// stream cannot do.
 arrow::Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const plan::LogicalPlan& node,

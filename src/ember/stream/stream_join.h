@@ -14,11 +14,6 @@
 
 namespace ember::stream {
 
-/// Spark's UnsupportedOperationChecker rules for a join of two streams, raised by start():
-/// Append output mode only, the join types a stream-stream join has, and for outer and semi
-/// joins the watermark that lets state rows be dropped.
-arrow::Status CheckStreamStreamJoin(const plan::LogicalPlan& join, const std::string& output_mode);
-
 /// The operator for a kJoin node whose children are both streams.
 arrow::Result<std::unique_ptr<StatefulOperator>> MakeStreamJoinOperator(const plan::LogicalPlan& node,
                                                                         const StatefulOptions& options);
