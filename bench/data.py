@@ -16,9 +16,10 @@ MTIME0 = 1_767_225_600  # 2026-01-01: the first file's modification time
 # The sizes of each mode: quick fits a few minutes on 2 cores, full is for the published figures.
 SIZES = {
     "quick": dict(ingest=(10, 5_000), windows=(4, 5_000), keys=(2, 50_000, 20_000),
-                  dedup=(4, 10_000), tiny=(200, 10), nexmark=(4, 30_000)),
+                  dedup=(4, 10_000), tiny=(200, 10), nexmark=(4, 30_000), rate=(10, 20_000)),
     "full": dict(ingest=(40, 50_000), windows=(20, 50_000), keys=(4, 1_000_000, 1_000_000),
-                 dedup=(10, 100_000), tiny=(1_000, 10), nexmark=(20, 2_000_000)),
+                 dedup=(10, 100_000), tiny=(1_000, 10), nexmark=(20, 2_000_000),
+                 rate=(20, 500_000)),
 }
 
 
@@ -199,6 +200,14 @@ def generate_big(directory):
     return counts
 
 
+def rate_size(directory, batches, rows_per_batch):
+    """W7 reads no files (the rate-micro-batch source makes its rows): its size, for the workload."""
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "size.json"), "w") as out:
+        json.dump({"batches": batches, "rows_per_batch": rows_per_batch}, out)
+    return batches * rows_per_batch
+
+
 def generate(directory, mode):
     """All inputs of a mode; returns the number of input events of each workload."""
     s = SIZES[mode]
@@ -212,6 +221,7 @@ def generate(directory, mode):
         "tiny": event_files(d("tiny"), 5, *s["tiny"], keys=10, minutes_per_file=1),
     }
     counts["nexmark"] = nexmark(d("nexmark"), 6, *s["nexmark"])
+    counts["rate"] = rate_size(d("rate"), *s["rate"])
     with open(d("counts.json"), "w") as out:
         json.dump(counts, out)
     return counts

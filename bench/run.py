@@ -47,6 +47,9 @@ WORKLOADS = {  # name in workloads.py: its title in the report, and what it does
     "startup": ("W6 start-up to first result", "a fresh process: session, `createDataFrame` of "
                 "1,000 rows, `groupBy().agg()`, `collect()`; five processes per engine, the one "
                 "with the median time to first result reported (a single start-up varies by 2×)."),
+    "rate": ("W7 generated stream, windowed count", "`format(\"rate-micro-batch\")` (no input "
+             "files), a count per key (`value % 1000`) and 10-second window in `update` mode, "
+             "each batch's changed groups collected by `foreachBatch`."),
     "nexmark": ("Nexmark q0-q5, q7, q8, q11 (one process)", "the queries below, one after the "
                 "other in one process per engine."),
 }

@@ -165,6 +165,33 @@ def tiny(spark, data, work):
     return rows
 
 
+# W7: a generated stream (rate-micro-batch, no input files), a count per key and 10-second
+# window in update mode; foreachBatch collects each batch's changed groups.
+def rate(spark, data, work):
+    import json
+
+    with open(os.path.join(data, "rate", "size.json")) as f:
+        size = json.load(f)
+    rows, done = [], RESULT.setdefault("batch_done", [])
+
+    def each(batch, batch_id):
+        if batch_id < size["batches"]:
+            rows.extend((batch_id,) + tuple(r) for r in batch.collect())
+            first_result()
+            done.append(time.time())
+
+    counts = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", size["rows_per_batch"])
+              .option("advanceMillisPerBatch", 5000).load()
+              .groupBy(F.window("timestamp", "10 seconds"), (F.col("value") % 1000).alias("k")).count()
+              .select(F.col("window.start").alias("w"), "k", "count"))
+    query = (counts.writeStream.outputMode("update").foreachBatch(each)
+             .option("checkpointLocation", os.path.join(work, "checkpoints", "rate")).start())
+    while len(done) < size["batches"] and query.isActive:
+        time.sleep(0.01)
+    query.stop()
+    return rows
+
+
 # W6: a fresh process's first answer: a small DataFrame, aggregated and collected.
 def startup(spark, data, work):
     df = spark.createDataFrame([(i % 7, float(i)) for i in range(1000)], "k INT, v DOUBLE")
