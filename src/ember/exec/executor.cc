@@ -5,8 +5,11 @@
 #include <set>
 
 #include <arrow/acero/exec_plan.h>
+#include <arrow/acero/map_node.h>
 #include <arrow/acero/options.h>
+#include <arrow/acero/util.h>
 #include <arrow/array/builder_primitive.h>
+#include <arrow/array/util.h>
 #include <arrow/compute/api.h>
 #include <arrow/table.h>
 
@@ -69,6 +72,54 @@ Result<cp::Expression> LowerExpr(const Expr& e, const plan::EvalContext& ctx) {
 
 namespace {
 
+// A withWatermark node as Acero sees it: each batch passes unchanged after its event-time column
+// went to the observer, so the engine's statistics need no second run of the node's input.
+struct WatermarkTapOptions : ac::ExecNodeOptions {
+  int64_t event_time_id = -1;
+  std::function<void(int64_t, const arrow::Array&)> observer;
+};
+
+class WatermarkTapNode : public ac::MapNode {
+ public:
+  WatermarkTapNode(ac::ExecPlan* plan, std::vector<ac::ExecNode*> inputs, const WatermarkTapOptions& options)
+      : MapNode(plan, inputs, inputs[0]->output_schema()),
+        column_(inputs[0]->output_schema()->GetFieldIndex(ColumnName(options.event_time_id))),
+        options_(options) {}
+
+  static Result<ac::ExecNode*> Make(ac::ExecPlan* plan, std::vector<ac::ExecNode*> inputs,
+                                    const ac::ExecNodeOptions& options) {
+    ARROW_RETURN_NOT_OK(ac::ValidateExecNodeInputs(plan, inputs, 1, "WatermarkTapNode"));
+    const auto& tap = static_cast<const WatermarkTapOptions&>(options);
+    return plan->EmplaceNode<WatermarkTapNode>(plan, std::move(inputs), tap);
+  }
+
+  const char* kind_name() const override { return "WatermarkTapNode"; }
+
+ protected:
+  Result<cp::ExecBatch> ProcessBatch(cp::ExecBatch batch) override {
+    if (column_ < 0) return Status::Invalid("the event-time column of a watermark is missing");
+    const arrow::Datum& times = batch.values[static_cast<size_t>(column_)];
+    if (times.is_array()) {
+      options_.observer(options_.event_time_id, *times.make_array());
+    } else {
+      ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayFromScalar(*times.scalar(), batch.length));
+      options_.observer(options_.event_time_id, *array);
+    }
+    return batch;
+  }
+
+ private:
+  int column_;
+  WatermarkTapOptions options_;
+};
+
+constexpr const char* kWatermarkTap = "ember_watermark_tap";
+
+Status RegisterWatermarkTap() {
+  static Status registered = ac::default_exec_factory_registry()->AddFactory(kWatermarkTap, WatermarkTapNode::Make);
+  return registered;
+}
+
 // Builds Acero declarations for a plan; every declaration's columns are named by attribute id,
 // in the plan's output order.
 class PlanBuilder {
@@ -106,8 +157,17 @@ class PlanBuilder {
         return Source(table, p);
       }
       case PlanKind::kSubqueryAlias:
-      case PlanKind::kWatermark:  // the streaming engine applies watermarks; a batch ignores them
         return Build(*p.children[0]);
+      case PlanKind::kWatermark: {
+        // The streaming engine applies watermarks; a batch query passes rows through.
+        ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
+        if (!options_.watermark_observer) return input;
+        ARROW_RETURN_NOT_OK(RegisterWatermarkTap());
+        WatermarkTapOptions tap;
+        tap.event_time_id = p.exprs[0]->id;
+        tap.observer = options_.watermark_observer;
+        return ac::Declaration(kWatermarkTap, {std::move(input)}, std::move(tap));
+      }
       case PlanKind::kProject: {
         ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
         std::vector<cp::Expression> exprs;

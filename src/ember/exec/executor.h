@@ -2,6 +2,7 @@
 // the user's names. Relational work is done by Acero; sort and limit materialise their input.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include <arrow/result.h>
@@ -17,6 +18,10 @@ struct ExecOptions {
   /// Largest arrow batch an operator sees; 0 lets arrow choose. EMBER_BATCH_SIZE sets it, so tests
   /// can force tiny batches.
   int64_t max_batch_rows = 0;
+  /// Sees the event times of the rows that pass each withWatermark node (identified by its
+  /// event-time attribute), batch by batch, maybe from several threads at once: the streaming
+  /// engine's watermark statistics, taken as the rows go by. None: watermarks pass rows unseen.
+  std::function<void(int64_t event_time_id, const arrow::Array& event_times)> watermark_observer;
 };
 
 /// The batch size from EMBER_BATCH_SIZE, or 0.

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -570,31 +571,20 @@ void StreamingQuery::ReportProgress(std::string progress, bool executed) {
 
 namespace {
 
-// The column of a source's output holding an attribute, or -1.
-int ColumnOf(const LogicalPlan& source, int64_t attribute) {
-  for (size_t i = 0; i < source.output.size(); ++i) {
-    if (source.output[i].id == attribute) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 // What the watermark node saw in a batch (Spark's EventTimeStats). As Spark reads the column
 // with getLong, a NULL event time counts as 0.
 struct EventTimeStats {
   int64_t max_ms = 0, min_ms = 0, count = 0;
   double avg_ms = 0;
 
-  void Add(const arrow::Table& table, int column) {
-    for (const auto& chunk : table.column(column)->chunks()) {
-      const auto& ts = static_cast<const arrow::TimestampArray&>(*chunk);
-      for (int64_t i = 0; i < ts.length(); ++i) {
-        int64_t micros = ts.IsNull(i) ? 0 : ts.Value(i);
-        int64_t ms = micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000);
-        max_ms = count == 0 ? ms : std::max(max_ms, ms);
-        min_ms = count == 0 ? ms : std::min(min_ms, ms);
-        ++count;
-        avg_ms += (static_cast<double>(ms) - avg_ms) / static_cast<double>(count);
-      }
+  void Add(const arrow::TimestampArray& ts) {
+    for (int64_t i = 0; i < ts.length(); ++i) {
+      int64_t micros = ts.IsNull(i) ? 0 : ts.Value(i);
+      int64_t ms = micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000);
+      max_ms = count == 0 ? ms : std::max(max_ms, ms);
+      min_ms = count == 0 ? ms : std::min(min_ms, ms);
+      ++count;
+      avg_ms += (static_cast<double>(ms) - avg_ms) / static_cast<double>(count);
     }
   }
 
@@ -622,19 +612,6 @@ struct EventTimeStats {
     return j;
   }
 };
-
-// The event times reaching a watermark node in this batch, as a one-column table.
-Result<std::shared_ptr<arrow::Table>> EventTimes(
-    const LogicalPlan& node, const std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>>& data,
-    const plan::Analyzer& analyzer, const exec::ExecOptions& options) {
-  const LogicalPlan& child = *node.children[0];
-  int64_t attribute = node.exprs[0]->id;
-  int column = ColumnOf(child, attribute);
-  if (child.kind == PlanKind::kStreamSource) return data.at(&child)->SelectColumns({column});
-  ARROW_ASSIGN_OR_RAISE(auto projected,
-                        analyzer.Project(Bind(node.children[0], data), {plan::AttributeRef(child.output[column])}));
-  return exec::Execute(projected, options);
-}
 
 }  // namespace
 
@@ -817,25 +794,18 @@ arrow::Status StreamingQuery::RunLoop() {
         num_output_rows = rows.second;
         source_rows.push_back(num_input_rows);
       }
-      // Each watermark node observes the rows reaching it (Spark's EventTimeWatermarkExec); the
-      // next batch's watermark is the policy over the nodes' watermarks, never decreasing.
-      EventTimeStats event_times;
-      std::optional<int64_t> candidate;
-      for (auto& w : ex.watermarks) {
-        const LogicalPlan& node = *w.node;
-        ARROW_ASSIGN_OR_RAISE(auto times, EventTimes(node, data, session->analyzer(), exec_options));
-        EventTimeStats seen;
-        seen.Add(*times, 0);
-        event_times.Merge(seen);
-        if (seen.count > 0 && (!w.watermark_ms || seen.max_ms - node.limit > *w.watermark_ms)) {
-          w.watermark_ms = seen.max_ms - node.limit;
-        }
-        int64_t node_ms = w.watermark_ms.value_or(0);
-        candidate = !candidate ? node_ms
-                    : ex.watermark_policy == "max" ? std::max(*candidate, node_ms)
-                                                   : std::min(*candidate, node_ms);
+      // Each watermark node observes the rows passing it as the plan runs (Spark's
+      // EventTimeWatermarkExec and its EventTimeStats accumulator).
+      std::map<int64_t, EventTimeStats> seen_by_watermark;  // by event-time attribute
+      std::mutex seen_mutex;
+      if (!ex.watermarks.empty()) {
+        exec_options.watermark_observer = [&](int64_t event_time_id, const arrow::Array& times) {
+          EventTimeStats seen;
+          seen.Add(static_cast<const arrow::TimestampArray&>(times));
+          std::lock_guard<std::mutex> lock(seen_mutex);
+          seen_by_watermark[event_time_id].Merge(seen);
+        };
       }
-      int64_t next_watermark = std::max(ex.watermark_ms, candidate.value_or(0));
       // Stateful operators run bottom-up; each one's output replaces its node for the rest.
       stream::BatchContext batch;
       batch.batch_id = ex.next_batch;
@@ -908,6 +878,22 @@ arrow::Status StreamingQuery::RunLoop() {
         ARROW_RETURN_NOT_OK(sink_->AddBatch(ex.next_batch, batch_df));
       }
       timed("addBatch", add_batch_start);
+      // The next batch's watermark: the policy over the nodes' watermarks, never decreasing.
+      EventTimeStats event_times;
+      std::optional<int64_t> candidate;
+      for (auto& w : ex.watermarks) {
+        const LogicalPlan& node = *w.node;
+        const EventTimeStats& seen = seen_by_watermark[node.exprs[0]->id];
+        event_times.Merge(seen);
+        if (seen.count > 0 && (!w.watermark_ms || seen.max_ms - node.limit > *w.watermark_ms)) {
+          w.watermark_ms = seen.max_ms - node.limit;
+        }
+        int64_t node_ms = w.watermark_ms.value_or(0);
+        candidate = !candidate ? node_ms
+                    : ex.watermark_policy == "max" ? std::max(*candidate, node_ms)
+                                                   : std::min(*candidate, node_ms);
+      }
+      int64_t next_watermark = std::max(ex.watermark_ms, candidate.value_or(0));
       ex.durations["addBatch"] = std::max<int64_t>(0, ex.durations["addBatch"] - ex.durations["queryPlanning"]);
       int64_t commit_start = NowMs();
       ARROW_ASSIGN_OR_RAISE(bool committed,
