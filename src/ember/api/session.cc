@@ -314,6 +314,28 @@ Result<DataFrame> Session::ReadStream(const std::string& format, const std::stri
   if (!path.empty()) spec->paths = {path};
   for (const auto& [k, v] : options) spec->options[Lower(k)] = v;
   spec->schema = std::move(schema);
+  if (spec->format == "iceberg") {
+    // The table is resolved here, where the catalogs are; the stream reloads it each trigger.
+    if (spec->schema) {
+      return UserError(ErrorKind::kAnalysis, "",
+                       "Iceberg tables do not support a user-specified schema in readStream", "");
+    }
+    if (path.empty()) {
+      return UserError(ErrorKind::kIllegalArgument, "",
+                       "Cannot open table: path is not set (give load() or table() a table name)",
+                       "");
+    }
+    auto parts = plan::ColumnFromString(path)->name_parts;
+    ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveTableName(parts));
+    ARROW_ASSIGN_OR_RAISE(auto table, resolved.first->LoadTable(resolved.second));
+    std::shared_ptr<iceberg::Catalog> catalog;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      catalog = catalogs_.at(resolved.first->name());
+    }
+    spec->table = std::make_shared<iceberg::StreamedTable>(catalog, resolved.second);
+    spec->schema = iceberg::PlainSchema(*table.metadata.schema);
+  }
   ARROW_ASSIGN_OR_RAISE(spec->schema, stream::SourceSchema(*spec));
   auto node = std::make_shared<plan::LogicalPlan>();
   node->kind = plan::PlanKind::kStreamSource;
