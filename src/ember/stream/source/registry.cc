@@ -17,6 +17,8 @@ Result<std::shared_ptr<arrow::Schema>> RateSchema(const plan::StreamSourceSpec& 
 Result<std::unique_ptr<Source>> OpenRate(const SourceContext& context);
 Result<std::shared_ptr<arrow::Schema>> RateMicroBatchSchema(const plan::StreamSourceSpec& spec);
 Result<std::unique_ptr<Source>> OpenRateMicroBatch(const SourceContext& context);
+Result<std::shared_ptr<arrow::Schema>> IcebergSchema(const plan::StreamSourceSpec& spec);
+Result<std::unique_ptr<Source>> OpenIceberg(const SourceContext& context);
 
 namespace {
 
@@ -33,6 +35,7 @@ const SourceFormat kFormats[] = {
     {"text", FileStreamSource::Schema, FileStreamSource::Open},
     {"rate", RateSchema, OpenRate},
     {"rate-micro-batch", RateMicroBatchSchema, OpenRateMicroBatch},
+    {"iceberg", IcebergSchema, OpenIceberg},
 };
 
 Result<const SourceFormat*> Find(const std::string& format) {
