@@ -6,6 +6,7 @@
 // added by it, each manifest starting at the sum of the added and existing files of the ones
 // before it. Read limits may end a batch inside a snapshot. A replace snapshot (compaction) is
 // skipped; a delete or overwrite snapshot fails the query unless the options skip it.
+// Trigger.AvailableNow reads everything up to the snapshot current at the start in one batch.
 //
 // The first offset is chosen when the query first starts and kept in sources/<i>/offsets/0, as
 // Iceberg keeps it: the oldest ancestor of the current snapshot (or the oldest one committed at
@@ -14,6 +15,8 @@
 
 #include <cctype>
 #include <climits>
+#include <cstdio>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -154,11 +157,11 @@ class IcebergSource : public Source {
     return arrow::Status::OK();
   }
 
-  // Later batches end at the snapshot current now, still within the read limits.
+  // Iceberg 1.10's source lacks SupportsTriggerAvailableNow, so Spark wraps it: one end offset,
+  // everything up to the snapshot current now, fetched once without read limits.
   arrow::Status PrepareForAvailableNow() override {
-    ARROW_ASSIGN_OR_RAISE(auto last, Latest(initial_, INT_MAX, INT_MAX));
-    // An empty table bounds nothing yet (Iceberg's bound of -1 would fail the next trigger).
-    if (last && *last != kStart) available_now_snapshot_ = last->snapshot_id;
+    ARROW_ASSIGN_OR_RAISE(available_now_end_, Latest(initial_, INT_MAX, INT_MAX));
+    available_now_ = true;
     return arrow::Status::OK();
   }
 
@@ -169,7 +172,10 @@ class IcebergSource : public Source {
     if (start) {
       ARROW_ASSIGN_OR_RAISE(from, Parse(*start));
     }
-    ARROW_ASSIGN_OR_RAISE(auto latest, Latest(from, options_.max_files, options_.max_rows));
+    std::optional<Position> latest = available_now_end_;
+    if (!available_now_) {
+      ARROW_ASSIGN_OR_RAISE(latest, Latest(from, options_.max_files, options_.max_rows));
+    }
     if (!latest) return start;  // nothing new
     return Json(*latest);
   }
@@ -202,8 +208,12 @@ class IcebergSource : public Source {
     return rows->CombineChunks();
   }
 
+  // Spark's is Java's default toString, the class and an identity hash.
   std::string Description() const override {
-    return "SparkMicroBatchStream(table=" + table_->Name() + ")";
+    char hash[16];
+    std::snprintf(hash, sizeof(hash), "%x",
+                  static_cast<unsigned>(std::hash<const void*>()(this) & 0x7fffffff));
+    return std::string("org.apache.iceberg.spark.source.SparkMicroBatchStream@") + hash;
   }
 
  private:
@@ -380,7 +390,6 @@ class IcebergSource : public Source {
       ARROW_ASSIGN_OR_RAISE(from, StartingPosition());
     }
     ARROW_ASSIGN_OR_RAISE(const iceberg::Snapshot* snapshot, SnapshotAt(from));
-    int64_t latest_id = available_now_snapshot_.value_or(current->snapshot_id);
     int64_t start_position = from.position;
     bool scan_all = from.scan_all_files;
     bool more = true;
@@ -406,7 +415,7 @@ class IcebergSource : public Source {
           ++position;
         }
       }
-      if (snapshot->snapshot_id == latest_id) break;
+      if (snapshot->snapshot_id == current->snapshot_id) break;
       if (more) {
         ARROW_ASSIGN_OR_RAISE(const iceberg::Snapshot* next, NextValidSnapshot(*snapshot));
         if (!next) break;
@@ -464,7 +473,8 @@ class IcebergSource : public Source {
   Options options_;
   std::string directory_;
   Position initial_;
-  std::optional<int64_t> available_now_snapshot_;
+  bool available_now_ = false;
+  std::optional<Position> available_now_end_;
   iceberg::LoadedTable meta_;
   std::shared_ptr<arrow::Schema> file_schema_;
   std::map<std::pair<int64_t, bool>, std::vector<IndexedManifest>> manifests_;
