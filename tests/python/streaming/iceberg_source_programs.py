@@ -86,8 +86,8 @@ def error_of(action):
         action()
     except Exception as e:  # noqa: BLE001 - the message is what is compared
         text = str(e)
-        found = re.search(r"Cannot (process|load|find)[^\n]*", text)
-        return found.group(0).rstrip(".") if found else text.split("\n")[0]
+        found = re.search(r"Cannot (process|load|find)[^\n]*?(?= SQLSTATE|\n|$)", text)
+        return found.group(0) if found else text.split("\n")[0]
     return None
 
 
