@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <arrow/result.h>
@@ -19,6 +20,7 @@ namespace ember {
 
 namespace plan {
 class Analyzer;
+class StreamTable;
 struct EvalContext;
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
@@ -47,6 +49,10 @@ class Session : public std::enable_shared_from_this<Session> {
                                      std::shared_ptr<arrow::Schema> schema,
                                      const std::map<std::string, std::string>& options);
   arrow::Result<DataFrame> Table(const std::string& name);
+  /// An Iceberg table of a configured catalog, for a stream that reads it (readStream.table):
+  /// a handle that loads the table afresh, and the table's columns now.
+  arrow::Result<std::pair<std::shared_ptr<const plan::StreamTable>, std::shared_ptr<arrow::Schema>>>
+  StreamedTable(const std::string& name);
 
   /// The Iceberg catalog configured as spark.sql.catalog.<name> (type hadoop or jdbc), or null.
   arrow::Result<iceberg::Catalog*> IcebergCatalog(const std::string& name);

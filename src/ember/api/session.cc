@@ -305,6 +305,20 @@ Result<DataFrame> Session::ReadFiles(const std::string& format_in,
   return DataFrame(shared_from_this(), node);
 }
 
+Result<std::pair<std::shared_ptr<const plan::StreamTable>, std::shared_ptr<arrow::Schema>>>
+Session::StreamedTable(const std::string& name) {
+  auto parts = plan::ColumnFromString(name)->name_parts;
+  ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveTableName(parts));
+  ARROW_ASSIGN_OR_RAISE(auto table, resolved.first->LoadTable(resolved.second));
+  std::shared_ptr<iceberg::Catalog> catalog;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    catalog = catalogs_.at(resolved.first->name());
+  }
+  return std::make_pair(std::make_shared<iceberg::StreamedTable>(catalog, resolved.second),
+                        iceberg::PlainSchema(*table.metadata.schema));
+}
+
 Result<DataFrame> Session::Table(const std::string& name) {
   auto parts = plan::ColumnFromString(name)->name_parts;
   ARROW_ASSIGN_OR_RAISE(auto plan, analyzer().Resolve([&] {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ember/iceberg/table_metadata.h"
+#include "ember/plan/logical_plan.h"
 
 namespace ember::iceberg {
 
@@ -115,6 +116,19 @@ class HadoopCatalog : public Catalog {
 
  private:
   std::string warehouse_;
+};
+
+/// A table of a catalog that a stream reads: loaded afresh at every trigger.
+class StreamedTable : public plan::StreamTable {
+ public:
+  StreamedTable(std::shared_ptr<Catalog> catalog, std::vector<std::string> ident)
+      : catalog_(std::move(catalog)), ident_(std::move(ident)) {}
+  arrow::Result<LoadedTable> Load() const { return catalog_->LoadTable(ident_); }
+  std::string Name() const override { return catalog_->QualifiedName(ident_); }
+
+ private:
+  std::shared_ptr<Catalog> catalog_;
+  std::vector<std::string> ident_;
 };
 
 /// Spark's errors for catalog operations, shared by the catalogs.

@@ -1010,35 +1010,40 @@ Result<std::vector<FileRows>> ScanFiles(const LoadedTable& table,
     return UserError(ErrorKind::kAnalysis, "", "Cannot find snapshot with ID " + std::to_string(*snapshot_id), "");
   }
   if (!snapshot) return std::vector<FileRows>{};
-  auto out_schema = PlainSchema(*schema);
   ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(m, *snapshot));
   std::vector<FileRows> parts;
   for (const auto& f : files) {
     bool skip = std::any_of(predicates.begin(), predicates.end(),
                             [&](const ColumnPredicate& p) { return !MayMatch(m, f, p); });
     if (skip) continue;
-    ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(LocalPath(f.path)));
-    ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
-    std::shared_ptr<arrow::Table> data;
-    ARROW_RETURN_NOT_OK(reader->ReadTable(&data));
-    // Columns by field id: renames keep ids; a column missing from an older file reads as NULL.
-    arrow::ChunkedArrayVector columns;
-    for (const auto& field : schema->fields()) {
-      int id = FieldId(*field);
-      int index = -1;
-      for (int i = 0; i < data->num_columns(); ++i) {
-        if (FieldId(*data->field(i)) == id) index = i;
-      }
-      if (index < 0) {
-        ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(field->type(), data->num_rows()));
-        columns.push_back(std::make_shared<arrow::ChunkedArray>(nulls));
-      } else {
-        columns.push_back(data->column(index));
-      }
-    }
-    parts.push_back(FileRows{f.path, arrow::Table::Make(out_schema, columns, data->num_rows())});
+    ARROW_ASSIGN_OR_RAISE(auto rows, ReadDataFile(schema, f.path));
+    parts.push_back(FileRows{f.path, std::move(rows)});
   }
   return parts;
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadDataFile(const std::shared_ptr<arrow::Schema>& schema,
+                                                   const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(auto input, arrow::io::ReadableFile::Open(LocalPath(path)));
+  ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
+  std::shared_ptr<arrow::Table> data;
+  ARROW_RETURN_NOT_OK(reader->ReadTable(&data));
+  // Columns by field id: renames keep ids; a column missing from an older file reads as NULL.
+  arrow::ChunkedArrayVector columns;
+  for (const auto& field : schema->fields()) {
+    int id = FieldId(*field);
+    int index = -1;
+    for (int i = 0; i < data->num_columns(); ++i) {
+      if (FieldId(*data->field(i)) == id) index = i;
+    }
+    if (index < 0) {
+      ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(field->type(), data->num_rows()));
+      columns.push_back(std::make_shared<arrow::ChunkedArray>(nulls));
+    } else {
+      columns.push_back(data->column(index));
+    }
+  }
+  return arrow::Table::Make(PlainSchema(*schema), columns, data->num_rows());
 }
 
 Result<std::shared_ptr<arrow::Table>> ScanTable(const LoadedTable& table,
@@ -1072,6 +1077,17 @@ Result<std::vector<std::string>> ManifestLiveFilePaths(const TableMetadata& meta
     if (e.status != 2) paths.push_back(std::move(e.path));
   }
   return paths;
+}
+
+Result<std::vector<ManifestDataEntry>> ManifestDataEntries(const TableMetadata& metadata,
+                                                           const Datum& manifest) {
+  std::vector<ManifestDataEntry> out;
+  if (!IsDataManifest(manifest)) return out;
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(metadata, manifest));
+  for (auto& e : entries) {
+    out.push_back(ManifestDataEntry{e.status, e.snapshot_id, std::move(e.path), e.record_count, e.size});
+  }
+  return out;
 }
 
 std::shared_ptr<arrow::Schema> PlainSchema(const arrow::Schema& schema) {

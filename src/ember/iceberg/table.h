@@ -131,6 +131,23 @@ arrow::Result<std::vector<LiveDataFile>> SnapshotDataFiles(const TableMetadata& 
 arrow::Result<std::vector<std::string>> ManifestLiveFilePaths(const TableMetadata& metadata,
                                                               const avro::Datum& manifest);
 
+/// An entry of a data manifest (the ADDED, EXISTING and DELETED ones, in the manifest's order),
+/// as a streaming read counts a snapshot's files.
+struct ManifestDataEntry {
+  int32_t status = 1;  // 0 EXISTING, 1 ADDED, 2 DELETED
+  int64_t snapshot_id = 0;
+  std::string path;
+  int64_t record_count = 0;
+  int64_t size = 0;
+};
+arrow::Result<std::vector<ManifestDataEntry>> ManifestDataEntries(const TableMetadata& metadata,
+                                                                  const avro::Datum& manifest);
+
+/// The rows of one data file, columns of `schema` (a table schema with field ids) matched by
+/// field id; a column the file lacks (added later) reads as NULL.
+arrow::Result<std::shared_ptr<arrow::Table>> ReadDataFile(
+    const std::shared_ptr<arrow::Schema>& schema, const std::string& path);
+
 /// The table schema without Iceberg's field-id metadata, as scans return it.
 std::shared_ptr<arrow::Schema> PlainSchema(const arrow::Schema& schema);
 

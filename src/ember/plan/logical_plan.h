@@ -52,11 +52,21 @@ struct FileSource {
 
 /// A streaming source as the user described it (spark.readStream.format(f).options(...).load(p));
 /// the stream layer's source registry knows the formats.
+/// A catalog table a stream reads (readStream.table): the api layer resolves its name with the
+/// session's catalogs; the source of the stream's format knows the concrete type.
+class StreamTable {
+ public:
+  virtual ~StreamTable() = default;
+  /// "local.db.t", for messages.
+  virtual std::string Name() const = 0;
+};
+
 struct StreamSourceSpec {
   std::string format;                          // lower-cased: json, rate, socket, ...
   std::vector<std::string> paths;              // load()'s paths, if any
   std::shared_ptr<arrow::Schema> schema;       // the source's columns
   std::map<std::string, std::string> options;  // keys lower-cased
+  std::shared_ptr<const StreamTable> table;    // the table read, for a table's format
 };
 
 /// A catalog table read when the plan runs, so that a filter right above it can skip files.

@@ -66,6 +66,13 @@ class DataStreamReader:
         core = self._session._core.read_stream(self._format, path, self._schema or "", self._options)
         return DataFrame(core, self._session)
 
+    def table(self, tableName: str) -> DataFrame:
+        """A catalog table as a stream: its appended snapshots, read incrementally (Iceberg)."""
+        if not isinstance(tableName, str):
+            raise TypeError(f"tableName should be a str, got {type(tableName).__name__}")
+        core = self._session._core.read_stream("iceberg", tableName, self._schema or "", self._options)
+        return DataFrame(core, self._session)
+
     def _load(self, fmt: str, path: str, schema: Any, options: Dict[str, Any]) -> DataFrame:
         return self.load(path, format=fmt, schema=schema,
                          **{k: v for k, v in options.items() if v is not None})

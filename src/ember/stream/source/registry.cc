@@ -7,6 +7,7 @@
 #include "ember/error.h"
 #include "ember/stream/source/file_source.h"
 #include "ember/stream/source/source.h"
+#include "ember/session.h"
 #include "ember/streaming.h"
 
 namespace ember::stream {
@@ -20,6 +21,8 @@ Result<std::shared_ptr<arrow::Schema>> RateMicroBatchSchema(const plan::StreamSo
 Result<std::unique_ptr<Source>> OpenRateMicroBatch(const SourceContext& context);
 Result<std::shared_ptr<arrow::Schema>> SocketSchema(const plan::StreamSourceSpec& spec);
 Result<std::unique_ptr<Source>> OpenSocket(const SourceContext& context);
+Result<std::shared_ptr<arrow::Schema>> IcebergSchema(const plan::StreamSourceSpec& spec);
+Result<std::unique_ptr<Source>> OpenIceberg(const SourceContext& context);
 
 namespace {
 
@@ -37,6 +40,7 @@ const SourceFormat kFormats[] = {
     {"rate", RateSchema, OpenRate},
     {"rate-micro-batch", RateMicroBatchSchema, OpenRateMicroBatch},
     {"socket", SocketSchema, OpenSocket},
+    {"iceberg", IcebergSchema, OpenIceberg},
 };
 
 Result<const SourceFormat*> Find(const std::string& format) {
@@ -96,6 +100,20 @@ arrow::Result<DataFrame> ReadStream(const std::shared_ptr<Session>& session,
   if (!path.empty()) spec->paths = {path};
   for (const auto& [key, value] : options) spec->options[lower(key)] = value;
   spec->schema = std::move(schema);
+  if (spec->format == "iceberg") {
+    // The table is resolved now, with the session's catalogs; the stream reloads it each trigger.
+    if (spec->schema) {
+      return UserError(ErrorKind::kAnalysis, "",
+                       "Iceberg tables do not support a user-specified schema in readStream", "");
+    }
+    if (path.empty()) {
+      return UserError(ErrorKind::kIllegalArgument, "",
+                       "Cannot open table: path is not set (give load() or table() a table name)", "");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto table, session->StreamedTable(path));
+    spec->table = std::move(table.first);
+    spec->schema = std::move(table.second);
+  }
   ARROW_ASSIGN_OR_RAISE(spec->schema, stream::SourceSchema(*spec));
   auto node = std::make_shared<plan::LogicalPlan>();
   node->kind = plan::PlanKind::kStreamSource;
