@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ember/error.h"
+#include "ember/session.h"
 #include "ember/stream/source/file_source.h"
 #include "ember/stream/source/source.h"
-#include "ember/session.h"
 #include "ember/streaming.h"
 
 namespace ember::stream {
@@ -108,7 +108,8 @@ arrow::Result<DataFrame> ReadStream(const std::shared_ptr<Session>& session,
     }
     if (path.empty()) {
       return UserError(ErrorKind::kIllegalArgument, "",
-                       "Cannot open table: path is not set (give load() or table() a table name)", "");
+                       "Cannot open table: path is not set (give load() or table() a table name)",
+                       "");
     }
     ARROW_ASSIGN_OR_RAISE(auto table, session->StreamedTable(path));
     spec->table = std::move(table.first);
