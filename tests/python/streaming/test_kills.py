@@ -251,3 +251,58 @@ def test_stream_stream_join_killed_a_hundred_times(tmp_path):
     want = sources.expected()
     assert len(want) > sources.files  # matches within files and across them
     assert got == want
+
+
+RATE_JOB = textwrap.dedent("""
+    import sys, time
+    from ember.sql import SparkSession
+    warehouse, checkpoint = sys.argv[1:3]
+    spark = (SparkSession.builder.config("spark.sql.catalog.local.type", "hadoop")
+             .config("spark.sql.catalog.local.warehouse", warehouse).getOrCreate())
+    spark.sql("CREATE TABLE IF NOT EXISTS local.db.rate (timestamp TIMESTAMP, value BIGINT) USING iceberg")
+    q = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 50)
+         .option("numPartitions", 2).option("startTimestamp", 1000).option("advanceMillisPerBatch", 500)
+         .load().writeStream.option("checkpointLocation", checkpoint)
+         .trigger(processingTime="10 milliseconds").toTable("local.db.rate"))
+    print("started", flush=True)
+    first = None
+    while True:  # five batches a run
+        progress = q.lastProgress
+        if progress is not None:
+            first = progress["batchId"] if first is None else first
+            if progress["batchId"] >= first + 4:
+                break
+        time.sleep(0.005)
+    q.stop()
+""")
+
+
+def test_rate_source_into_iceberg_killed_forty_times(tmp_path):
+    """rate-micro-batch (50 rows a batch, its timestamp 500 ms later each batch) into an Iceberg
+    table, killed at random instants: every committed batch's rows are in the table exactly once,
+    with the values and timestamps of their batch (Spark's rule, compared with Spark in
+    test_sources.py), read back by PyIceberg."""
+    warehouse, checkpoint = tmp_path / "wh", tmp_path / "cp"
+    (warehouse / "db").mkdir(parents=True)
+    job = tmp_path / "job.py"
+    job.write_text(RATE_JOB)
+    args = [sys.executable, str(job), str(warehouse), str(checkpoint)]
+    mid_batch = MidBatchKills(checkpoint)
+    kill_while_streaming(args, seed=26, more_input=lambda: None, kills=40, window=0.3,
+                         after_kill=mid_batch)
+    assert mid_batch.count >= 5, mid_batch.count
+    subprocess.run(args, check=True, timeout=300, capture_output=True)
+    metadata = warehouse / "db" / "rate" / "metadata"
+    version = int((metadata / "version-hint.text").read_text())
+    while (metadata / f"v{version + 1}.metadata.json").exists():
+        version += 1
+    table = StaticTable.from_metadata(str(metadata / f"v{version}.metadata.json"))
+    rows = table.scan().to_arrow().sort_by("value").to_pylist()
+    commits = sorted(int(n) for n in os.listdir(checkpoint / "commits") if n.isdigit())
+    batches = commits[-1] + 1
+    assert [r["value"] for r in rows] == list(range(50 * batches))
+    for r in rows:
+        batch = r["value"] // 50
+        assert r["timestamp"].timestamp() * 1000 == 1000 + 500 * batch, r
+    batch_ids = [int(dict(s["summary"])["ember.batch-id"]) for s in table.inspect.snapshots().to_pylist()]
+    assert sorted(batch_ids) == list(range(batches))
