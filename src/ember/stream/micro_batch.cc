@@ -76,12 +76,19 @@ void CollectKind(const LogicalPlan& plan, PlanKind kind, std::vector<const Logic
   for (const auto& child : plan.children) CollectKind(*child, kind, out);
 }
 
-// The streaming aggregations, deduplications and stream-stream joins of a plan, children first.
-void CollectStateful(const LogicalPlan& plan, std::vector<const LogicalPlan*>* out) {
-  for (const auto& child : plan.children) CollectStateful(*child, out);
+// The streaming aggregations, deduplications, stream-stream joins and limits of a plan,
+// children first. A limit keeps state where its input is appends (Spark's
+// StreamingGlobalLimitStrategy): in append mode, and in complete mode below every aggregation;
+// above one in complete mode it cuts each batch's whole result, as a batch limit does.
+void CollectStateful(const LogicalPlan& plan, const std::string& mode,
+                     std::vector<const LogicalPlan*>* out) {
+  for (const auto& child : plan.children) CollectStateful(*child, mode, out);
   bool stateful = plan.kind == PlanKind::kAggregate || plan.kind == PlanKind::kDeduplicate ||
                   (plan.kind == PlanKind::kJoin && plan.children[0]->is_streaming &&
-                   plan.children[1]->is_streaming);
+                   plan.children[1]->is_streaming) ||
+                  (plan.kind == PlanKind::kLimit &&
+                   (mode == "append" ||
+                    (mode == "complete" && !Contains(*plan.children[0], PlanKind::kAggregate))));
   if (stateful && plan.is_streaming &&
       std::find(out->begin(), out->end(), &plan) == out->end()) {
     out->push_back(&plan);
@@ -267,15 +274,9 @@ arrow::Status CheckStreamingPlan(const LogicalPlan& plan, const std::string& mod
           "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated "
           "DataFrame/Dataset in Complete output mode;");
     }
-    if (p.kind == PlanKind::kLimit && p.is_streaming && mode != "complete") {
-      if (mode == "update") {
-        return AnalysisError(
-            "Limits are not supported on streaming DataFrames/Datasets in Update output mode;");
-      }
-      return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
-                       "The feature is not supported: a limit on a stream in append mode is not "
-                       "supported by Ember yet.",
-                       "0A000");
+    if (p.kind == PlanKind::kLimit && p.is_streaming && mode == "update") {
+      return AnalysisError(
+          "Limits are not supported on streaming DataFrames/Datasets in Update output mode;");
     }
     if (p.kind == PlanKind::kUnion) {
       bool streaming = false, batch = false;
@@ -386,7 +387,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   // checkpoint was started with.
   const std::set<int64_t> referenced = plan::ReferencedAttributes(plan);
   std::vector<const LogicalPlan*> stateful;
-  CollectStateful(plan, &stateful);
+  CollectStateful(plan, mode, &stateful);
   if (!stateful.empty()) {
     stream::StatefulOptions state;
     state.checkpoint = root;
