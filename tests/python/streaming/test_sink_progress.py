@@ -1,0 +1,13 @@
+"""Progress's sink entry beside the real Spark (sink_programs.py): each sink's `description` is
+Spark's (JVM hashes compared by shape), `metrics` is {} and `sources[].metrics` too."""
+
+from .oracle import document, needs_spark
+
+
+@needs_spark
+def test_each_sinks_description_is_sparks(tmp_path):
+    spark = document("sink_programs", "sinks", "spark", tmp_path / "spark")
+    ember = document("sink_programs", "sinks", "ember", tmp_path / "ember")
+    assert spark["memory"]["description"] == "MemorySink"
+    assert spark["parquet"]["description"] == "FileSink[file:<workdir>/out/p]"
+    assert ember == spark
