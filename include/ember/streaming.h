@@ -66,6 +66,10 @@ class Sink {
 
 class Session;
 
+/// explain() of a streaming DataFrame, or of a query in `output_mode`: the plan with Spark's
+/// names for the stateful operators; `ran` once the query ran a batch (sources as their scan).
+std::string ExplainStream(const DataFrame& df, const std::string& output_mode, bool ran);
+
 /// spark.readStream.format(f)...load(path): a stream from a source of any registered format
 /// (src/ember/stream/source/registry.cc); `path` empty when load() has none. File formats need
 /// a schema except text, as in Spark; the others decide their columns themselves.

@@ -603,6 +603,7 @@ NB_MODULE(_core, m) {
       .def("drop_temp_view", &Session::DropTempView)
       .def("temp_view_names", &Session::TempViewNames);
 
+  m.def("explain_stream", &ember::ExplainStream, nb::arg("df"), nb::arg("mode"), nb::arg("ran"));
   nb::class_<ember::Sink>(m, "Sink");
   m.def("table_sink", [](std::shared_ptr<Session> session, const std::string& name, std::string mode,
                          const DataFrame& df) {

@@ -320,6 +320,7 @@ class DataStreamWriter:
             temporary, manager._bus,
         )
         query = StreamingQuery(core, session)
+        query._explained = (self._df, self._output_mode)
         manager._register(query)
         return query
 
@@ -399,7 +400,14 @@ class StreamingQuery:
         return [StreamingQueryProgress(json.loads(p)) for p in self._q.recent_progress()]
 
     def explain(self, extended: bool = False) -> None:
-        print("== Physical Plan ==")
+        # Spark explains the last batch's plan; before the first batch there is none.
+        ran = any("addBatch" in p.get("durationMs", {}) for p in self.recentProgress)
+        explained = getattr(self, "_explained", None)
+        if not ran or explained is None:
+            print("No physical plan. Waiting for data.")
+            return
+        df, mode = explained
+        print("== Physical Plan ==\n" + _core.explain_stream(df._df, mode, True))
 
 
 class StreamingQueryManager:
