@@ -62,6 +62,9 @@ class Sink {
   virtual void SetQueryId(const std::string& /*query_id*/) {}
   /// Progress's sink.description: the text Spark's sink of the same kind gives.
   virtual std::string Description() const = 0;
+  /// Whether progress's sink.numOutputRows counts rows: Spark's V1 sinks (foreachBatch, files)
+  /// report -1 instead.
+  virtual bool CountsOutputRows() const { return true; }
 };
 
 class Session;

@@ -767,7 +767,8 @@ void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
     sources.push_back(source);
   }
   progress["sources"] = sources;
-  progress["sink"] = {{"description", sink_->Description()}, {"numOutputRows", 0}};
+  progress["sink"] = {{"description", sink_->Description()},
+                      {"numOutputRows", sink_->CountsOutputRows() ? 0 : -1}};
   ReportProgress(progress.dump(), /*executed=*/false);
   std::lock_guard<std::mutex> lock(mutex_);
   if (last) {
@@ -1030,7 +1031,8 @@ arrow::Status StreamingQuery::RunLoop() {
         sources.push_back(source);
       }
       progress["sources"] = sources;
-      progress["sink"] = {{"description", sink_->Description()}, {"numOutputRows", num_output_rows}};
+      progress["sink"] = {{"description", sink_->Description()},
+                          {"numOutputRows", sink_->CountsOutputRows() ? num_output_rows : -1}};
       ex.last_executed_progress = progress;
       ReportProgress(progress.dump(), /*executed=*/true);
       std::lock_guard<std::mutex> lock(mutex_);

@@ -108,6 +108,9 @@ class ForeachBatchSink : public Sink {
     return function_(batch, batch_id);
   }
   std::string Description() const override { return description_; }
+  // Spark's foreachBatch is a V1 sink; the console, noop and foreach sinks that run through
+  // this class are V2 tables, which count.
+  bool CountsOutputRows() const override { return description_ != "ForeachBatchSink"; }
 
  private:
   std::function<arrow::Status(const DataFrame&, int64_t)> function_;
@@ -236,6 +239,8 @@ class FileSink : public Sink {
     if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
     return "FileSink[file:" + normal + "]";
   }
+
+  bool CountsOutputRows() const override { return false; }  // a V1 sink in Spark
 
   arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
     std::filesystem::path log = std::filesystem::path(path_) / "_spark_metadata";

@@ -56,6 +56,7 @@ def sinks(workdir):
         progress = query.lastProgress
         out[name] = {"description": shape(progress["sink"]["description"], workdir),
                      "metrics": progress["sink"]["metrics"],
+                     "numOutputRows": progress["sink"]["numOutputRows"],
                      "attribute": shape(progress.sink.description, workdir),
                      "source_metrics": progress["sources"][0]["metrics"],
                      "in_json": sorted(json.loads(progress.json)["sink"])}
