@@ -533,7 +533,9 @@ Result<std::vector<FileEntry>> ListFileIndex(const std::string& path_in, bool re
       fs::is_directory(fs::path(path) / "_spark_metadata", ec)) {
     return ListDataFiles(path_in, /*recursive=*/true);
   }
-  const fs::path root = fs::path(path).lexically_normal();
+  // Absolute, without a trailing separator: partition walks stop at it, errors print it.
+  fs::path root = fs::absolute(path, ec).lexically_normal();
+  if (!root.has_filename() && root.has_parent_path() && root != root.root_path()) root = root.parent_path();
   // Each directory's files, directories in the order the walk met them.
   std::vector<std::pair<fs::path, std::vector<FileEntry>>> dirs;
   std::vector<fs::path> pending{root};
