@@ -60,9 +60,18 @@ class Sink {
   virtual bool SupportsRecovery() const { return true; }
   /// Called once the query's id (stable across restarts) is known, before any batch.
   virtual void SetQueryId(const std::string& /*query_id*/) {}
+  /// Progress's sink.description: the text Spark's sink of the same kind gives.
+  virtual std::string Description() const = 0;
+  /// Whether progress's sink.numOutputRows counts rows: Spark's V1 sinks (foreachBatch, files)
+  /// report -1 instead.
+  virtual bool CountsOutputRows() const { return true; }
 };
 
 class Session;
+
+/// explain() of a streaming DataFrame, or of a query in `output_mode`: the plan with Spark's
+/// names for the stateful operators; `ran` once the query ran a batch (sources as their scan).
+std::string ExplainStream(const DataFrame& df, const std::string& output_mode, bool ran);
 
 /// spark.readStream.format(f)...load(path): a stream from a source of any registered format
 /// (src/ember/stream/source/registry.cc); `path` empty when load() has none. File formats need
@@ -76,8 +85,10 @@ arrow::Result<DataFrame> ReadStream(const std::shared_ptr<Session>& session, con
 std::shared_ptr<Sink> MakeMemorySink(std::shared_ptr<Session> session, std::string view_name,
                                      std::string output_mode);
 /// foreachBatch: calls the function with each batch and its id (at-least-once, as in Spark).
+/// The console, noop and foreach sinks run through it too, each with Spark's description.
 std::shared_ptr<Sink> MakeForeachBatchSink(
-    std::function<arrow::Status(const DataFrame&, int64_t)> function);
+    std::function<arrow::Status(const DataFrame&, int64_t)> function,
+    std::string description = "ForeachBatchSink");
 
 /// writeStream.toTable: appends each batch to an Iceberg table (complete mode replaces the
 /// table's rows) in one snapshot whose summary records ember.query-id and ember.batch-id; a batch

@@ -603,6 +603,7 @@ NB_MODULE(_core, m) {
       .def("drop_temp_view", &Session::DropTempView)
       .def("temp_view_names", &Session::TempViewNames);
 
+  m.def("explain_stream", &ember::ExplainStream, nb::arg("df"), nb::arg("mode"), nb::arg("ran"));
   nb::class_<ember::Sink>(m, "Sink");
   m.def("table_sink", [](std::shared_ptr<Session> session, const std::string& name, std::string mode,
                          const DataFrame& df) {
@@ -620,7 +621,7 @@ NB_MODULE(_core, m) {
   });
   // foreachBatch: the Python function runs on the query's thread, holding the GIL. The foreach
   // sink runs through it too (`foreach` true), with its own error condition.
-  m.def("foreach_batch_sink", [](nb::callable function, bool foreach) {
+  m.def("foreach_batch_sink", [](nb::callable function, bool foreach, std::string description) {
     auto holder = KeptPythonObject(std::move(function));
     return ember::MakeForeachBatchSink([holder, foreach](const DataFrame& batch, int64_t batch_id) {
       if (!InterpreterUsable()) {
@@ -643,8 +644,8 @@ NB_MODULE(_core, m) {
                                 "batch sink. Reason: " + reason,
                                 "39000");
       }
-    });
-  }, nb::arg("function"), nb::arg("foreach") = false);
+    }, std::move(description));
+  }, nb::arg("function"), nb::arg("foreach") = false, nb::arg("description") = "ForeachBatchSink");
 
   // spark.streams' listeners: one Python dispatcher, called for every event.
   nb::class_<ember::StreamingQueryListenerBus>(m, "StreamingQueryListenerBus")

@@ -268,6 +268,11 @@ class DataFrame:
         print(self.schema.treeString(level) if level else self.schema.treeString())
 
     def explain(self, extended: Any = None, mode: Optional[str] = None) -> None:
+        if self.isStreaming:
+            from ember import _core
+
+            print("== Physical Plan ==\n" + _core.explain_stream(self._df, "append", False))
+            return
         print("== Physical Plan ==\n" + self._df.explain())
 
     def __repr__(self) -> str:

@@ -493,6 +493,124 @@ Result<std::vector<FileEntry>> ListDataFiles(const std::string& path_in, bool re
   return files;
 }
 
+namespace {
+
+// Spark's HadoopFSUtils.shouldFilterOutPathName, for files and directories alike (Parquet's
+// summary files are kept).
+bool FilteredOut(const std::string& name) {
+  auto ends_with = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  bool excluded = (name[0] == '_' && name.find('=') == std::string::npos) || name[0] == '.' ||
+                  ends_with("._COPYING_");
+  return excluded && name.rfind("_metadata", 0) != 0 && name.rfind("_common_metadata", 0) != 0;
+}
+
+// The base of Spark's PartitioningUtils.parsePartition for a directory holding files: walking up
+// from it towards `root`, `col=value` names are partition columns (added to `columns`, outermost
+// first), and the walk ends at the root or at the first other name above a column (the base is
+// then its parent). Without a column the base is the directory itself.
+fs::path PartitionBase(const fs::path& root, const fs::path& dir, std::vector<std::string>* columns) {
+  fs::path current = dir;
+  while (current != root && current.has_parent_path() && current != current.parent_path()) {
+    const std::string name = current.filename().string();
+    const size_t equals = name.find('=');
+    if (equals != std::string::npos) columns->insert(columns->begin(), name.substr(0, equals));
+    current = current.parent_path();
+    if (equals == std::string::npos && !columns->empty()) break;
+  }
+  return columns->empty() ? dir : current;
+}
+
+}  // namespace
+
+Result<std::vector<FileEntry>> ListFileIndex(const std::string& path_in, bool recursive_file_lookup) {
+  std::string path = path_in.rfind("file://", 0) == 0 ? path_in.substr(7) : path_in;
+  if (path.rfind("file:", 0) == 0) path = path.substr(5);
+  // A glob, a file, or a file sink's output: as batch reads list them.
+  std::error_code ec;
+  if (path.find_first_of("*?[") != std::string::npos || !fs::is_directory(path, ec) ||
+      fs::is_directory(fs::path(path) / "_spark_metadata", ec)) {
+    return ListDataFiles(path_in, /*recursive=*/true);
+  }
+  // Absolute, without a trailing separator: partition walks stop at it, errors print it.
+  fs::path root = fs::absolute(path, ec).lexically_normal();
+  if (!root.has_filename() && root.has_parent_path() && root != root.root_path()) root = root.parent_path();
+  // Each directory's files, directories in the order the walk met them.
+  std::vector<std::pair<fs::path, std::vector<FileEntry>>> dirs;
+  std::vector<fs::path> pending{root};
+  while (!pending.empty()) {
+    fs::path dir = pending.back();
+    pending.pop_back();
+    std::vector<FileEntry> files;
+    for (const auto& item : fs::directory_iterator(dir, ec)) {
+      std::string name = item.path().filename().string();
+      if (FilteredOut(name)) continue;
+      ARROW_RETURN_NOT_OK(CheckFileName(item.path().string()));
+      if (item.is_directory()) {
+        pending.push_back(item.path());
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto entry, Stat(item.path().string()));
+        files.push_back(entry);
+      }
+    }
+    if (!files.empty()) dirs.emplace_back(dir, std::move(files));
+  }
+  std::vector<FileEntry> out;
+  std::vector<std::string> bases;                  // lower-cased, as Spark compares them
+  std::vector<std::vector<std::string>> column_lists;  // distinct, in the order met
+  std::vector<std::string> partition_dirs;
+  std::vector<bool> partitioned(dirs.size());
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    std::vector<std::string> columns;
+    std::string base = PartitionBase(root, dirs[i].first, &columns).string();
+    std::transform(base.begin(), base.end(), base.begin(), ::tolower);
+    if (std::find(bases.begin(), bases.end(), base) == bases.end()) bases.push_back(base);
+    partitioned[i] = !columns.empty();
+    if (columns.empty()) continue;
+    partition_dirs.push_back("file:" + dirs[i].first.string());
+    if (std::find(column_lists.begin(), column_lists.end(), columns) == column_lists.end()) {
+      column_lists.push_back(columns);
+    }
+  }
+  const bool any_partitioned = !partition_dirs.empty();
+  if (any_partitioned && !recursive_file_lookup && bases.size() > 1) {
+    std::string listed = "\n";
+    for (const auto& base : bases) listed += "\tfile:" + base + "\n";
+    return UserError(ErrorKind::kRuntime, "CONFLICTING_DIRECTORY_STRUCTURES",
+                     "Conflicting directory structures detected.\nSuspicious paths:\n" + listed +
+                         "\nIf provided paths are partition directories, please set \"basePath\" in "
+                         "the options of the data source to specify the root directory of the "
+                         "table.\nIf there are multiple root directories, please load them "
+                         "separately and then union them.",
+                     "KD009");
+  }
+  if (any_partitioned && !recursive_file_lookup && column_lists.size() > 1) {
+    std::string lists = "\n";
+    for (size_t i = 0; i < column_lists.size(); ++i) {
+      std::string names;
+      for (const auto& name : column_lists[i]) names += (names.empty() ? "" : ", ") + name;
+      lists += "\tPartition column name list #" + std::to_string(i) + ": " + names + "\n";
+    }
+    std::string paths;
+    for (const auto& dir : partition_dirs) paths += "\n\t" + dir;
+    return UserError(ErrorKind::kRuntime, "CONFLICTING_PARTITION_COLUMN_NAMES",
+                     "Conflicting partition column names detected:\n" + lists +
+                         "\nFor partitioned table directories, data files should only live in leaf "
+                         "directories.\nAnd directories at the same level should have the same "
+                         "partition column name.\nPlease check the following directories for "
+                         "unexpected files or inconsistent partition column names:\n" + paths,
+                     "KD009");
+  }
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    // Spark reads the files of partition directories only, or without partitions the path's own.
+    bool read = recursive_file_lookup || (any_partitioned ? bool(partitioned[i]) : dirs[i].first == root);
+    if (read) out.insert(out.end(), dirs[i].second.begin(), dirs[i].second.end());
+  }
+  std::sort(out.begin(), out.end(), [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
+  return out;
+}
+
 Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& source,
                                                    const std::vector<std::string>& files) {
   if (source.format == "text") return arrow::schema({arrow::field("value", arrow::utf8())});

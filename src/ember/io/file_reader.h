@@ -32,6 +32,15 @@ arrow::Result<FileEntry> StatFile(const std::string& path);
 /// asked), skipping names that start with '_' or '.'; glob patterns are expanded.
 arrow::Result<std::vector<FileEntry>> ListDataFiles(const std::string& path, bool recursive);
 
+/// The files Spark's InMemoryFileIndex.allFiles gives for a path, as its streaming file source
+/// lists them: every directory below is walked (names starting with '.', or with '_' and
+/// holding no '=', and names ending in "._COPYING_" skipped), then the directories that hold
+/// files are parsed for `col=value` partition directories. Without any, only the files directly
+/// in the path are read; with some, only the files of partition directories, after Spark's
+/// CONFLICTING_DIRECTORY_STRUCTURES check. `recursive_file_lookup` takes every file instead.
+arrow::Result<std::vector<FileEntry>> ListFileIndex(const std::string& path,
+                                                    bool recursive_file_lookup);
+
 /// The schema Spark would infer for the files (JSON and CSV with inferSchema), or the schema
 /// stored in Parquet files.
 arrow::Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& source,

@@ -360,15 +360,9 @@ arrow::Status CheckStreamingQuery(const LogicalPlan& plan, const std::string& mo
           "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated "
           "DataFrame/Dataset in Complete output mode;");
     }
-    if (p.kind == PlanKind::kLimit && p.is_streaming && mode != "complete") {
-      if (mode == "update") {
-        return AnalysisError(
-            "Limits are not supported on streaming DataFrames/Datasets in Update output mode;");
-      }
-      return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
-                       "The feature is not supported: a limit on a stream in append mode is not "
-                       "supported by Ember yet.",
-                       "0A000");
+    if (p.kind == PlanKind::kLimit && p.is_streaming && mode == "update") {
+      return AnalysisError(
+          "Limits are not supported on streaming DataFrames/Datasets in Update output mode;");
     }
     if (p.kind == PlanKind::kUnion) {
       bool streaming = false, batch = false;

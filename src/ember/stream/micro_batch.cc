@@ -78,12 +78,19 @@ void CollectKind(const LogicalPlan& plan, PlanKind kind, std::vector<const Logic
   for (const auto& child : plan.children) CollectKind(*child, kind, out);
 }
 
-// The streaming aggregations, deduplications and stream-stream joins of a plan, children first.
-void CollectStateful(const LogicalPlan& plan, std::vector<const LogicalPlan*>* out) {
-  for (const auto& child : plan.children) CollectStateful(*child, out);
+// The streaming aggregations, deduplications, stream-stream joins and limits of a plan,
+// children first. A limit keeps state where its input is appends (Spark's
+// StreamingGlobalLimitStrategy): in append mode, and in complete mode below every aggregation;
+// above one in complete mode it cuts each batch's whole result, as a batch limit does.
+void CollectStateful(const LogicalPlan& plan, const std::string& mode,
+                     std::vector<const LogicalPlan*>* out) {
+  for (const auto& child : plan.children) CollectStateful(*child, mode, out);
   bool stateful = plan.kind == PlanKind::kAggregate || plan.kind == PlanKind::kDeduplicate ||
                   (plan.kind == PlanKind::kJoin && plan.children[0]->is_streaming &&
-                   plan.children[1]->is_streaming);
+                   plan.children[1]->is_streaming) ||
+                  (plan.kind == PlanKind::kLimit &&
+                   (mode == "append" ||
+                    (mode == "complete" && !Contains(*plan.children[0], PlanKind::kAggregate))));
   if (stateful && plan.is_streaming &&
       std::find(out->begin(), out->end(), &plan) == out->end()) {
     out->push_back(&plan);
@@ -303,7 +310,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
   // checkpoint was started with.
   const std::set<int64_t> referenced = plan::ReferencedAttributes(plan);
   std::vector<const LogicalPlan*> stateful;
-  CollectStateful(plan, &stateful);
+  CollectStateful(plan, mode, &stateful);
   if (!stateful.empty()) {
     stream::StatefulOptions state;
     state.checkpoint = root;
@@ -659,7 +666,8 @@ void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
     sources.push_back(source);
   }
   progress["sources"] = sources;
-  progress["sink"] = {{"numOutputRows", 0}};
+  progress["sink"] = {{"description", sink_->Description()},
+                      {"numOutputRows", sink_->CountsOutputRows() ? 0 : -1}};
   ReportProgress(progress.dump(), /*executed=*/false);
   std::lock_guard<std::mutex> lock(mutex_);
   if (last) {
@@ -931,7 +939,8 @@ arrow::Status StreamingQuery::RunLoop() {
         sources.push_back(source);
       }
       progress["sources"] = sources;
-      progress["sink"] = {{"numOutputRows", num_output_rows}};
+      progress["sink"] = {{"description", sink_->Description()},
+                          {"numOutputRows", sink_->CountsOutputRows() ? num_output_rows : -1}};
       ex.last_executed_progress = progress;
       ReportProgress(progress.dump(), /*executed=*/true);
       std::lock_guard<std::mutex> lock(mutex_);

@@ -41,7 +41,9 @@ ordered_json StateOperatorsProgress(const std::vector<std::unique_ptr<StatefulOp
                           {"memoryUsedBytes", m.memory_bytes},
                           {"numRowsDroppedByWatermark", m.rows_dropped_by_watermark},
                           {"numShufflePartitions", m.num_partitions},
-                          {"numStateStoreInstances", m.num_partitions * m.stores_per_partition}};
+                          {"numStateStoreInstances", m.store_instances >= 0
+                                                         ? m.store_instances
+                                                         : m.num_partitions * m.stores_per_partition}};
     if (!custom.empty()) entry["customMetrics"] = custom;
     all.push_back(entry);
   }

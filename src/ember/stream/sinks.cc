@@ -49,6 +49,7 @@ class MemorySink : public Sink {
 
   // Only complete mode can start again from a checkpoint: appended rows are not in it.
   bool SupportsRecovery() const override { return complete_; }
+  std::string Description() const override { return "MemorySink"; }
 
  private:
   // The parts' rows, appended in the batch's order of files when the batch commits (Spark's
@@ -100,14 +101,20 @@ class MemorySink : public Sink {
 
 class ForeachBatchSink : public Sink {
  public:
-  explicit ForeachBatchSink(std::function<arrow::Status(const DataFrame&, int64_t)> function)
-      : function_(std::move(function)) {}
+  ForeachBatchSink(std::function<arrow::Status(const DataFrame&, int64_t)> function,
+                   std::string description)
+      : function_(std::move(function)), description_(std::move(description)) {}
   arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
     return function_(batch, batch_id);
   }
+  std::string Description() const override { return description_; }
+  // Spark's foreachBatch is a V1 sink; the console, noop and foreach sinks that run through
+  // this class are V2 tables, which count.
+  bool CountsOutputRows() const override { return description_ != "ForeachBatchSink"; }
 
  private:
   std::function<arrow::Status(const DataFrame&, int64_t)> function_;
+  std::string description_;
 };
 
 class TableSink : public Sink {
@@ -116,6 +123,12 @@ class TableSink : public Sink {
       : catalog_(catalog), ident_(std::move(ident)), complete_(complete) {}
 
   void SetQueryId(const std::string& query_id) override { query_id_ = query_id; }
+  // Iceberg's SparkTable prints its table's name: the catalog, then the identifier.
+  std::string Description() const override {
+    std::string name = catalog_->name();
+    for (const auto& part : ident_) name += "." + part;
+    return name;
+  }
 
   arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
     ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToTable());
@@ -215,6 +228,19 @@ class FileSink : public Sink {
         retention_ms_(retention_ms),
         policy_(policy),
         cleaner_((std::filesystem::path(path_) / "_spark_metadata").string(), policy) {}
+
+  // Spark's FileStreamSink prints its qualified Hadoop path: file: and the absolute path,
+  // normalized, with no trailing slash.
+  std::string Description() const override {
+    std::string path = path_.rfind("file:", 0) == 0 ? path_.substr(5) : path_;
+    while (path.rfind("//", 0) == 0) path = path.substr(1);
+    std::error_code ec;
+    std::string normal = std::filesystem::absolute(path, ec).lexically_normal().string();
+    if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+    return "FileSink[file:" + normal + "]";
+  }
+
+  bool CountsOutputRows() const override { return false; }  // a V1 sink in Spark
 
   arrow::Status AddBatch(int64_t batch_id, const DataFrame& batch) override {
     std::filesystem::path log = std::filesystem::path(path_) / "_spark_metadata";
@@ -359,8 +385,8 @@ std::shared_ptr<Sink> MakeMemorySink(std::shared_ptr<Session> session, std::stri
 }
 
 std::shared_ptr<Sink> MakeForeachBatchSink(
-    std::function<arrow::Status(const DataFrame&, int64_t)> function) {
-  return std::make_shared<ForeachBatchSink>(std::move(function));
+    std::function<arrow::Status(const DataFrame&, int64_t)> function, std::string description) {
+  return std::make_shared<ForeachBatchSink>(std::move(function), std::move(description));
 }
 
 }  // namespace ember

@@ -1,5 +1,6 @@
 #include "ember/stream/stateful.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <set>
@@ -348,6 +349,58 @@ class DeduplicateOperator : public StatefulOperator {
   int64_t known_version_ = -1;
 };
 
+// limit(n) on a stream whose rows are appends (Spark's StreamingGlobalLimitExec): the number
+// of rows emitted so far is one value in the state store, so a restart goes on counting and,
+// once n rows went out in total, nothing more is emitted. One partition: the count is global.
+class GlobalLimitOperator : public StatefulOperator {
+ public:
+  GlobalLimitOperator(const LogicalPlan& node, int64_t limit, int num_shuffle_partitions,
+                      std::unique_ptr<StateStore> store)
+      : StatefulOperator(&node), limit_(limit), store_(std::move(store)) {
+    metrics_.operator_name = "globalLimit";
+    metrics_.num_partitions = num_shuffle_partitions;
+    metrics_.store_instances = 1;
+  }
+
+  bool UsesWatermark() const override { return false; }
+
+  Result<TablePtr> Process(TablePtr input, const BatchContext& batch) override {
+    int64_t start = NowMs();
+    ARROW_RETURN_NOT_OK(store_->Load(batch.batch_id));
+    const TablePtr& stored = store_->rows(0);
+    int64_t before = 0;
+    if (stored->num_rows() > 0) {
+      ARROW_ASSIGN_OR_RAISE(auto value, stored->column(1)->GetScalar(0));
+      before = std::static_pointer_cast<arrow::Int64Scalar>(value)->value;
+    }
+    const int64_t taken = std::clamp<int64_t>(limit_ - before, 0, input->num_rows());
+    metrics_.rows_updated = 0;
+    if (taken > 0) {
+      // Spark's key is a single NULL; a NULL int keeps the store's key encoding simple.
+      arrow::Int32Builder key;
+      arrow::Int64Builder count;
+      ARROW_RETURN_NOT_OK(key.AppendNull());
+      ARROW_RETURN_NOT_OK(count.Append(before + taken));
+      ARROW_ASSIGN_OR_RAISE(auto key_array, key.Finish());
+      ARROW_ASSIGN_OR_RAISE(auto count_array, count.Finish());
+      auto rows = arrow::Table::Make(store_->schema(), {key_array, count_array});
+      store_->Stage(0, rows, rows, nullptr);
+      metrics_.rows_updated = 1;
+    }
+    int64_t commit_start = NowMs();
+    metrics_.update_ms = commit_start - start;
+    ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1));
+    metrics_.commit_ms = NowMs() - commit_start;
+    metrics_.rows_total = store_->num_rows();
+    metrics_.memory_bytes = store_->memory_bytes();
+    return input->Slice(0, taken);
+  }
+
+ private:
+  int64_t limit_;
+  std::unique_ptr<StateStore> store_;
+};
+
 arrow::Status LegacyAnalysisError(const std::string& message) {
   return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102", message, "");
 }
@@ -380,6 +433,14 @@ Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan
     if (input[i].id == options.event_time_id) event_time_column = static_cast<int>(i);
   }
   if (node.kind == plan::PlanKind::kJoin) return MakeStreamJoinOperator(node, options);
+  if (node.kind == plan::PlanKind::kLimit) {
+    auto schema = arrow::schema({arrow::field("key", arrow::int32()), arrow::field("value", arrow::int64())});
+    ARROW_ASSIGN_OR_RAISE(auto store, StateStore::Open(options.checkpoint, options.operator_id,
+                                                       "globalLimit", 1, schema, 1, options.store_conf));
+    return std::make_unique<GlobalLimitOperator>(node, node.limit, options.num_partitions,
+                                                 std::move(store));
+  }
+
   if (node.kind == plan::PlanKind::kAggregate) {
     int key = EventTimeGrouping(node, options.event_time_id);
     if (options.output_mode == "append" && key < 0) {

@@ -48,6 +48,7 @@ struct StateMetrics {
   int64_t update_ms = 0, removal_ms = 0, commit_ms = 0, memory_bytes = 0;
   int num_partitions = 0;
   int stores_per_partition = 1;  // a join keeps one store per side
+  int store_instances = -1;      // when not num_partitions * stores_per_partition (a limit's 1)
 };
 
 class StatefulOperator {
@@ -84,8 +85,8 @@ class StatefulOperator {
   StateMetrics metrics_;
 };
 
-/// The operator for a streaming kAggregate, kDeduplicate or (two streams) kJoin node, with Spark's errors for what a
-/// stream cannot do.
+/// The operator for a streaming kAggregate, kDeduplicate, kLimit or (two streams) kJoin node,
+/// with Spark's errors for what a stream cannot do.
 arrow::Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const plan::LogicalPlan& node,
                                                                       const StatefulOptions& options);
 

@@ -92,6 +92,14 @@ class DataStreamReader:
 
 _ONE_TIME_SINKS = {"memory", "foreach", "foreachbatch", "console", "noop"}
 
+# Spark's console, noop and foreach sinks describe themselves as JVM objects (Object.toString:
+# the class, then an identity hash in hex); Ember prints the same shape.
+_JVM = "org.apache.spark.sql.execution."
+
+
+def _identity(obj: Any) -> str:
+    return f"{hash(obj) & 0x7FFFFFFF:x}"
+
 
 class DataStreamWriter:
     """df.writeStream."""
@@ -249,8 +257,14 @@ class DataStreamWriter:
             return _core.memory_sink(session._core, self._name, self._output_mode)
         if fmt in ("foreachbatch", "foreach"):
             func = self._foreach_batch
+            description = "ForeachBatchSink"
+            if fmt == "foreach":
+                description = (
+                    f"ForeachWriterTable({_JVM}python.streaming.PythonForeachWriter@{_identity(func)},"
+                    f"Right({_JVM}streaming.sources.ForeachWriterTable$$$Lambda$1/0x"
+                    f"{id(self):016x}@{_identity(self)}))")
             return _core.foreach_batch_sink(lambda core, batch_id: func(DataFrame(core, session), batch_id),
-                                            foreach=fmt == "foreach")
+                                            foreach=fmt == "foreach", description=description)
         if fmt == "console":
             rows = int(self._options.get("numRows", 20))
             truncate = self._options.get("truncate", "true").lower() == "true"
@@ -261,9 +275,12 @@ class DataStreamWriter:
                 print("-------------------------------------------")
                 df.show(rows, truncate)
 
-            return _core.foreach_batch_sink(lambda core, batch_id: show(DataFrame(core, session), batch_id))
+            return _core.foreach_batch_sink(lambda core, batch_id: show(DataFrame(core, session), batch_id),
+                                            description=f"{_JVM}streaming.ConsoleTable$@{_identity(show)}")
         if fmt == "noop":
-            return _core.foreach_batch_sink(lambda core, batch_id: None)
+            return _core.foreach_batch_sink(
+                lambda core, batch_id: None,
+                description=f"{_JVM}datasources.noop.NoopTable$@{_identity(self)}")
         if fmt in ("parquet", "json", "csv"):
             path = self._options.get("path")
             if not path:
@@ -310,6 +327,7 @@ class DataStreamWriter:
             temporary, manager._bus,
         )
         query = StreamingQuery(core, session)
+        query._explained = (self._df, self._output_mode)
         manager._register(query)
         return query
 
@@ -389,7 +407,14 @@ class StreamingQuery:
         return [StreamingQueryProgress(json.loads(p)) for p in self._q.recent_progress()]
 
     def explain(self, extended: bool = False) -> None:
-        print("== Physical Plan ==")
+        # Spark explains the last batch's plan; before the first batch there is none.
+        ran = any("addBatch" in p.get("durationMs", {}) for p in self.recentProgress)
+        explained = getattr(self, "_explained", None)
+        if not ran or explained is None:
+            print("No physical plan. Waiting for data.")
+            return
+        df, mode = explained
+        print("== Physical Plan ==\n" + _core.explain_stream(df._df, mode, True))
 
 
 class StreamingQueryManager:

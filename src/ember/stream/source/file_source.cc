@@ -85,6 +85,14 @@ Result<std::shared_ptr<arrow::Schema>> FileStreamSource::Schema(const plan::Stre
                      "'spark.read.load(directory)' and infer schema from it.",
                      "");
   }
+  // Spark lists the path when the stream is loaded, to find its partitions: a directory of
+  // conflicting partition layouts fails here, before any query starts.
+  std::error_code ec;
+  if (std::filesystem::is_directory(spec.paths[0], ec)) {
+    auto lookup = spec.options.find("recursivefilelookup");
+    bool recursive = lookup != spec.options.end() && Lower(lookup->second) == "true";
+    ARROW_RETURN_NOT_OK(io::ListFileIndex(spec.paths[0], recursive).status());
+  }
   // A file may lack any column, so each is nullable whatever the user's schema says (Spark's
   // DataSource.sourceSchema, schema.asNullable).
   return plan::AsNullable(*schema);
@@ -297,8 +305,10 @@ Status FileStreamSource::WriteEntries(int64_t batch_id, const std::vector<Entry>
 
 Result<std::vector<io::FileEntry>> FileStreamSource::ListAll() const {
   std::vector<io::FileEntry> all;
+  auto lookup = source_.options.find("recursivefilelookup");
+  const bool recursive = lookup != source_.options.end() && Lower(lookup->second) == "true";
   for (const auto& path : source_.paths) {
-    ARROW_ASSIGN_OR_RAISE(auto files, io::ListDataFiles(path, /*recursive=*/true));
+    ARROW_ASSIGN_OR_RAISE(auto files, io::ListFileIndex(path, recursive));
     all.insert(all.end(), std::make_move_iterator(files.begin()), std::make_move_iterator(files.end()));
   }
   std::stable_sort(all.begin(), all.end(), [&](const io::FileEntry& a, const io::FileEntry& b) {
