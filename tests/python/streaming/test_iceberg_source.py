@@ -14,10 +14,11 @@ import sys
 import textwrap
 
 import pytest
-from pyiceberg.table import StaticTable
 
 from crash import kill_while_streaming
 from differential.conftest import spark_enabled
+from streaming import test_sources as sources
+from streaming.test_kills import newest_table
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JAR = os.path.expanduser(
@@ -29,13 +30,7 @@ needs_spark = pytest.mark.skipif(not spark_enabled()[0] or not os.path.exists(JA
 
 def document(program, engine, workdir):
     """The JSON document `iceberg_source_programs.py program` prints last, run on the engine."""
-    os.makedirs(workdir, exist_ok=True)
-    result = subprocess.run(
-        [sys.executable, os.path.join(HERE, "iceberg_source_programs.py"), program, str(workdir), engine],
-        capture_output=True, timeout=600, env={**os.environ, "TZ": "UTC"}, cwd=HERE,
-    )
-    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:].decode(errors="replace")
-    return json.loads(result.stdout.decode().strip().split("\n")[-1])
+    return sources.document(program, engine, workdir, programs="iceberg_source_programs.py")
 
 
 def offset(snapshot_id, position):
@@ -181,14 +176,6 @@ APPEND_JOB = textwrap.dedent("""
 """)
 
 
-def latest_table(folder):
-    metadata = folder / "metadata"
-    version = int((metadata / "version-hint.text").read_text())
-    while (metadata / f"v{version + 1}.metadata.json").exists():
-        version += 1
-    return StaticTable.from_metadata(str(metadata / f"v{version}.metadata.json"))
-
-
 def test_iceberg_to_iceberg_killed_forty_times(tmp_path):
     warehouse, checkpoint = tmp_path / "wh", tmp_path / "cp"
     (warehouse / "db").mkdir(parents=True)
@@ -205,7 +192,7 @@ def test_iceberg_to_iceberg_killed_forty_times(tmp_path):
     args = [sys.executable, str(tmp_path / "job.py"), str(warehouse), str(checkpoint)]
     kill_while_streaming(args, seed=22, more_input=more_input, kills=40, window=0.3)
     subprocess.run(args, check=True, timeout=300, capture_output=True)
-    source = latest_table(warehouse / "db" / "src").scan().to_arrow().sort_by("id").to_pylist()
-    out = latest_table(warehouse / "db" / "out").scan().to_arrow().sort_by("id").to_pylist()
+    source = newest_table(warehouse / "db" / "src").scan().to_arrow().sort_by("id").to_pylist()
+    out = newest_table(warehouse / "db" / "out").scan().to_arrow().sort_by("id").to_pylist()
     assert len(source) == appended[0]
     assert out == source

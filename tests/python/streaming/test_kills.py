@@ -81,6 +81,17 @@ class MidBatchKills:
         self.previous = logs
 
 
+def newest_table(location):
+    """A Hadoop table's newest version. A kill between a commit's metadata file and its version
+    hint leaves the hint one behind, as with Java's Hadoop tables: readers probe past it, as
+    Java's do."""
+    metadata = location / "metadata"
+    version = int((metadata / "version-hint.text").read_text())
+    while (metadata / f"v{version + 1}.metadata.json").exists():
+        version += 1
+    return StaticTable.from_metadata(str(metadata / f"v{version}.metadata.json"))
+
+
 def committed_files(out):
     """The files the sink's log lists as added and not deleted, read from its JSON lines."""
     log = out / "_spark_metadata"
@@ -165,13 +176,7 @@ def test_iceberg_sink_killed_a_hundred_times(tmp_path, partitioning, files_per_b
     kill_while_streaming(args, seed=202, more_input=source.add, after_kill=mid_batch)
     assert mid_batch.count >= 10, mid_batch.count
     subprocess.run(args, check=True, timeout=300, capture_output=True)
-    metadata = warehouse / "db" / "events" / "metadata"
-    # A kill between a commit's metadata file and its version hint leaves the hint one behind,
-    # as with Java's Hadoop tables: readers probe past it, as Java's do.
-    version = int((metadata / "version-hint.text").read_text())
-    while (metadata / f"v{version + 1}.metadata.json").exists():
-        version += 1
-    table = StaticTable.from_metadata(str(metadata / f"v{version}.metadata.json"))
+    table = newest_table(warehouse / "db" / "events")
     rows = table.scan().to_arrow().sort_by("event_id").to_pylist()
     assert [tuple(r.values()) for r in rows] == source.expected()
     # One snapshot per committed batch, each batch id once (the commit log keeps the last 100).
@@ -292,11 +297,7 @@ def test_rate_source_into_iceberg_killed_forty_times(tmp_path):
                          after_kill=mid_batch)
     assert mid_batch.count >= 5, mid_batch.count
     subprocess.run(args, check=True, timeout=300, capture_output=True)
-    metadata = warehouse / "db" / "rate" / "metadata"
-    version = int((metadata / "version-hint.text").read_text())
-    while (metadata / f"v{version + 1}.metadata.json").exists():
-        version += 1
-    table = StaticTable.from_metadata(str(metadata / f"v{version}.metadata.json"))
+    table = newest_table(warehouse / "db" / "rate")
     rows = table.scan().to_arrow().sort_by("value").to_pylist()
     commits = sorted(int(n) for n in os.listdir(checkpoint / "commits") if n.isdigit())
     batches = commits[-1] + 1

@@ -17,11 +17,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 needs_spark = pytest.mark.skipif(not spark_enabled()[0], reason=f"Spark is off: {spark_enabled()[1]}")
 
 
-def document(program, engine, workdir):
-    """The JSON document `source_programs.py program` prints last, run on the engine."""
+def document(program, engine, workdir, programs="source_programs.py"):
+    """The JSON document `programs program` prints last, run on the engine."""
     os.makedirs(workdir, exist_ok=True)
     result = subprocess.run(
-        [sys.executable, os.path.join(HERE, "source_programs.py"), program, str(workdir), engine],
+        [sys.executable, os.path.join(HERE, programs), program, str(workdir), engine],
         capture_output=True, timeout=600, env={**os.environ, "TZ": "UTC"}, cwd=HERE,
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-5000:].decode(errors="replace")
