@@ -70,7 +70,8 @@ Result<int64_t> DurationMs(const std::string& option, const std::string& text) {
 
 }  // namespace
 
-Result<std::shared_ptr<arrow::Schema>> FileStreamSource::Schema(const plan::StreamSourceSpec& spec) {
+Result<std::shared_ptr<arrow::Schema>> FileStreamSource::Schema(Session& /*session*/,
+                                                                plan::StreamSourceSpec& spec) {
   if (spec.paths.empty()) {
     return UserError(ErrorKind::kIllegalArgument, "_LEGACY_ERROR_TEMP_2047", "'path' is not specified.", "");
   }

@@ -27,7 +27,7 @@ class FileStreamSource : public Source {
   /// directory, compacted and cleaned up by spark.sql.streaming.fileSource.log.*.
   static arrow::Result<std::unique_ptr<Source>> Open(const SourceContext& context);
   /// A file stream's columns: the user's schema (required except for text), every field nullable.
-  static arrow::Result<std::shared_ptr<arrow::Schema>> Schema(const plan::StreamSourceSpec& spec);
+  static arrow::Result<std::shared_ptr<arrow::Schema>> Schema(Session& session, plan::StreamSourceSpec& spec);
 
   /// Restores the files seen from the source log; fails naming a damaged entry.
   arrow::Status Restore() override;

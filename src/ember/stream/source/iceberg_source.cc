@@ -25,6 +25,7 @@
 
 #include "ember/error.h"
 #include "ember/io/atomic_file.h"
+#include "ember/session.h"
 #include "ember/iceberg/catalog.h"
 #include "ember/iceberg/table.h"
 #include "ember/stream/metadata_log.h"
@@ -494,9 +495,20 @@ Result<const iceberg::StreamedTable*> TableOf(const plan::StreamSourceSpec& spec
 
 }  // namespace
 
-Result<std::shared_ptr<arrow::Schema>> IcebergSchema(const plan::StreamSourceSpec& spec) {
-  ARROW_RETURN_NOT_OK(TableOf(spec).status());
-  return spec.schema;
+// The table, resolved now with the session's catalogs (the stream reloads it each trigger), and
+// its columns.
+Result<std::shared_ptr<arrow::Schema>> IcebergSchema(Session& session, plan::StreamSourceSpec& spec) {
+  if (spec.schema) {
+    return UserError(ErrorKind::kAnalysis, "",
+                     "Iceberg tables do not support a user-specified schema in readStream", "");
+  }
+  if (spec.paths.empty()) {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Cannot open table: path is not set (give load() or table() a table name)", "");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto table, session.StreamedTable(spec.paths[0]));
+  spec.table = std::move(table.first);
+  return std::move(table.second);
 }
 
 Result<std::unique_ptr<Source>> OpenIceberg(const SourceContext& context) {

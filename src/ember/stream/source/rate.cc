@@ -322,7 +322,8 @@ class RateMicroBatchSource : public Source {
 
 }  // namespace
 
-Result<std::shared_ptr<arrow::Schema>> RateSchema(const plan::StreamSourceSpec& spec) {
+Result<std::shared_ptr<arrow::Schema>> RateSchema(Session& /*session*/,
+                                                  plan::StreamSourceSpec& spec) {
   ARROW_RETURN_NOT_OK(ParseRate(spec).status());
   return RateColumns();
 }
@@ -332,7 +333,8 @@ Result<std::unique_ptr<Source>> OpenRate(const SourceContext& context) {
   return std::make_unique<RateSource>(options, context.directory);
 }
 
-Result<std::shared_ptr<arrow::Schema>> RateMicroBatchSchema(const plan::StreamSourceSpec& spec) {
+Result<std::shared_ptr<arrow::Schema>> RateMicroBatchSchema(Session& /*session*/,
+                                                            plan::StreamSourceSpec& spec) {
   ARROW_RETURN_NOT_OK(ParseRateMicroBatch(spec).status());
   return RateColumns();
 }

@@ -15,20 +15,22 @@ namespace ember::stream {
 using arrow::Result;
 
 // Defined by each source's file.
-Result<std::shared_ptr<arrow::Schema>> RateSchema(const plan::StreamSourceSpec& spec);
+Result<std::shared_ptr<arrow::Schema>> RateSchema(Session& session, plan::StreamSourceSpec& spec);
 Result<std::unique_ptr<Source>> OpenRate(const SourceContext& context);
-Result<std::shared_ptr<arrow::Schema>> RateMicroBatchSchema(const plan::StreamSourceSpec& spec);
+Result<std::shared_ptr<arrow::Schema>> RateMicroBatchSchema(Session& session,
+                                                            plan::StreamSourceSpec& spec);
 Result<std::unique_ptr<Source>> OpenRateMicroBatch(const SourceContext& context);
-Result<std::shared_ptr<arrow::Schema>> SocketSchema(const plan::StreamSourceSpec& spec);
+Result<std::shared_ptr<arrow::Schema>> SocketSchema(Session& session, plan::StreamSourceSpec& spec);
 Result<std::unique_ptr<Source>> OpenSocket(const SourceContext& context);
-Result<std::shared_ptr<arrow::Schema>> IcebergSchema(const plan::StreamSourceSpec& spec);
+Result<std::shared_ptr<arrow::Schema>> IcebergSchema(Session& session,
+                                                     plan::StreamSourceSpec& spec);
 Result<std::unique_ptr<Source>> OpenIceberg(const SourceContext& context);
 
 namespace {
 
 struct SourceFormat {
   const char* name;
-  Result<std::shared_ptr<arrow::Schema>> (*schema)(const plan::StreamSourceSpec&);
+  Result<std::shared_ptr<arrow::Schema>> (*schema)(Session&, plan::StreamSourceSpec&);
   Result<std::unique_ptr<Source>> (*open)(const SourceContext&);
 };
 
@@ -73,9 +75,10 @@ Result<std::shared_ptr<arrow::Table>> Source::ReadPartitions(
   return arrow::Status::NotImplemented(Description(), " has no input partitions");
 }
 
-Result<std::shared_ptr<arrow::Schema>> SourceSchema(const plan::StreamSourceSpec& spec) {
+Result<std::shared_ptr<arrow::Schema>> SourceSchema(Session& session,
+                                                    plan::StreamSourceSpec& spec) {
   ARROW_ASSIGN_OR_RAISE(const SourceFormat* format, Find(spec.format));
-  return format->schema(spec);
+  return format->schema(session, spec);
 }
 
 Result<std::unique_ptr<Source>> OpenSource(const SourceContext& context) {
@@ -100,22 +103,7 @@ arrow::Result<DataFrame> ReadStream(const std::shared_ptr<Session>& session,
   if (!path.empty()) spec->paths = {path};
   for (const auto& [key, value] : options) spec->options[lower(key)] = value;
   spec->schema = std::move(schema);
-  if (spec->format == "iceberg") {
-    // The table is resolved now, with the session's catalogs; the stream reloads it each trigger.
-    if (spec->schema) {
-      return UserError(ErrorKind::kAnalysis, "",
-                       "Iceberg tables do not support a user-specified schema in readStream", "");
-    }
-    if (path.empty()) {
-      return UserError(ErrorKind::kIllegalArgument, "",
-                       "Cannot open table: path is not set (give load() or table() a table name)",
-                       "");
-    }
-    ARROW_ASSIGN_OR_RAISE(auto table, session->StreamedTable(path));
-    spec->table = std::move(table.first);
-    spec->schema = std::move(table.second);
-  }
-  ARROW_ASSIGN_OR_RAISE(spec->schema, stream::SourceSchema(*spec));
+  ARROW_ASSIGN_OR_RAISE(spec->schema, stream::SourceSchema(*session, *spec));
   auto node = std::make_shared<plan::LogicalPlan>();
   node->kind = plan::PlanKind::kStreamSource;
   node->is_streaming = true;

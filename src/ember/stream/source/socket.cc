@@ -274,7 +274,8 @@ class SocketSource : public Source {
 }  // namespace
 
 // Spark warns as load() reads the options.
-Result<std::shared_ptr<arrow::Schema>> SocketSchema(const plan::StreamSourceSpec& spec) {
+Result<std::shared_ptr<arrow::Schema>> SocketSchema(Session& /*session*/,
+                                                    plan::StreamSourceSpec& spec) {
   std::cerr << "WARN TextSocketSourceProvider: The socket source should not be used for production "
                "applications! It does not support recovery."
             << std::endl;

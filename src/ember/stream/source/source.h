@@ -5,7 +5,8 @@
 // a start time) in its own directory of the checkpoint, sources/<i>.
 //
 // Adding a source: one file with a class implementing Source, and a line in registry.cc naming
-// its format, its schema and how it opens.
+// its format, its schema (from the options, with the session when it resolves a table) and how
+// it opens.
 #pragma once
 
 #include <arrow/result.h>
@@ -20,6 +21,10 @@
 #include <vector>
 
 #include "ember/plan/logical_plan.h"
+
+namespace ember {
+class Session;
+}  // namespace ember
 
 namespace ember::plan {
 struct EvalContext;
@@ -97,8 +102,9 @@ class Source {
 };
 
 /// The columns a stream of this spec has (Spark's sourceSchema), checking the options that
-/// decide them; an unknown format is Spark's DATA_SOURCE_NOT_FOUND.
-arrow::Result<std::shared_ptr<arrow::Schema>> SourceSchema(const plan::StreamSourceSpec& spec);
+/// decide them; a source may also attach to the spec what it resolved with the session (a
+/// catalog's table). An unknown format is Spark's DATA_SOURCE_NOT_FOUND.
+arrow::Result<std::shared_ptr<arrow::Schema>> SourceSchema(Session& session, plan::StreamSourceSpec& spec);
 
 /// Opens the source of the spec's format.
 arrow::Result<std::unique_ptr<Source>> OpenSource(const SourceContext& context);
