@@ -8,6 +8,7 @@
 
 #include "ember/plan/expr.h"
 #include "ember/plan/logical_plan.h"
+#include "ember/stream/stateful.h"
 #include "ember/streaming.h"
 
 namespace ember {
@@ -27,12 +28,6 @@ std::string Attributes(const std::vector<plan::Attribute>& attrs) {
   std::string out;
   for (const auto& a : attrs) out += (out.empty() ? "" : ", ") + a.name + "#" + std::to_string(a.id);
   return out;
-}
-
-bool Contains(const LogicalPlan& plan, PlanKind kind) {
-  if (plan.kind == kind) return true;
-  return std::any_of(plan.children.begin(), plan.children.end(),
-                     [&](const auto& child) { return Contains(*child, kind); });
 }
 
 bool IsFileFormat(const std::string& format) {
@@ -68,9 +63,7 @@ struct Printer {
         return;
       }
       case PlanKind::kLimit: {
-        // Spark's StreamingGlobalLimitStrategy: state where the limit's input is appends.
-        bool stateful = p.is_streaming && (lower == "append" || (lower == "complete" &&
-                                                                 !Contains(*p.children[0], PlanKind::kAggregate)));
+        bool stateful = stream::LimitKeepsState(p, lower);
         Line(depth, (stateful ? "StreamingGlobalLimit " : "GlobalLimit ") + std::to_string(p.limit) +
                         (stateful ? ", " + mode : ""));
         Line(depth + 1, "LocalLimit " + std::to_string(p.limit));

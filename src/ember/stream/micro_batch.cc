@@ -78,19 +78,15 @@ void CollectKind(const LogicalPlan& plan, PlanKind kind, std::vector<const Logic
   for (const auto& child : plan.children) CollectKind(*child, kind, out);
 }
 
-// The streaming aggregations, deduplications, stream-stream joins and limits of a plan,
-// children first. A limit keeps state where its input is appends (Spark's
-// StreamingGlobalLimitStrategy): in append mode, and in complete mode below every aggregation;
-// above one in complete mode it cuts each batch's whole result, as a batch limit does.
+// The streaming aggregations, deduplications, stream-stream joins and limits that keep state
+// of a plan, children first.
 void CollectStateful(const LogicalPlan& plan, const std::string& mode,
                      std::vector<const LogicalPlan*>* out) {
   for (const auto& child : plan.children) CollectStateful(*child, mode, out);
   bool stateful = plan.kind == PlanKind::kAggregate || plan.kind == PlanKind::kDeduplicate ||
                   (plan.kind == PlanKind::kJoin && plan.children[0]->is_streaming &&
                    plan.children[1]->is_streaming) ||
-                  (plan.kind == PlanKind::kLimit &&
-                   (mode == "append" ||
-                    (mode == "complete" && !Contains(*plan.children[0], PlanKind::kAggregate))));
+                  stream::LimitKeepsState(plan, mode);
   if (stateful && plan.is_streaming &&
       std::find(out->begin(), out->end(), &plan) == out->end()) {
     out->push_back(&plan);

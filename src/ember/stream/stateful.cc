@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <set>
 #include <unordered_set>
 
@@ -424,6 +425,15 @@ int EventTimeGrouping(const LogicalPlan& node, int64_t event_time_id) {
 }
 
 }  // namespace
+
+bool LimitKeepsState(const LogicalPlan& limit, const std::string& output_mode) {
+  std::function<bool(const LogicalPlan&)> aggregates = [&](const LogicalPlan& p) {
+    return p.kind == plan::PlanKind::kAggregate ||
+           std::any_of(p.children.begin(), p.children.end(), [&](const auto& c) { return aggregates(*c); });
+  };
+  return limit.kind == plan::PlanKind::kLimit && limit.is_streaming &&
+         (output_mode == "append" || (output_mode == "complete" && !aggregates(*limit.children[0])));
+}
 
 Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan& node,
                                                                const StatefulOptions& options) {

@@ -85,6 +85,11 @@ class StatefulOperator {
   StateMetrics metrics_;
 };
 
+/// Whether a streaming kLimit keeps state (Spark's StreamingGlobalLimitStrategy): where its input
+/// is appends, that is in append mode, and in complete mode below every aggregation; above one in
+/// complete mode it cuts each batch's whole result, as a batch limit does.
+bool LimitKeepsState(const plan::LogicalPlan& limit, const std::string& output_mode);
+
 /// The operator for a streaming kAggregate, kDeduplicate, kLimit or (two streams) kJoin node,
 /// with Spark's errors for what a stream cannot do.
 arrow::Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const plan::LogicalPlan& node,
