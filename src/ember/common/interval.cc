@@ -1,5 +1,7 @@
 #include "ember/common/interval.h"
 
+#include <chrono>
+
 #include <algorithm>
 #include <cctype>
 #include <functional>
@@ -121,6 +123,12 @@ arrow::Result<int64_t> ParseTimeStringMs(const std::string& text) {
   // TimeUnit.convert: whole units, truncated toward zero.
   if (micros_per_unit >= 1000) return split.number * (micros_per_unit / 1000);
   return split.number / (1000 / micros_per_unit);
+}
+
+int64_t NowEpochMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 arrow::Result<int64_t> ParseByteString(const std::string& text) {

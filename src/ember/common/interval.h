@@ -18,6 +18,9 @@ arrow::Result<int64_t> ParseIntervalMicros(const std::string& text);
 /// Finer units truncate ("1500us" is 1 ms). Anything else is Spark's NumberFormatException.
 arrow::Result<int64_t> ParseTimeStringMs(const std::string& text);
 
+/// The wall clock: milliseconds since the epoch (batch timestamps, rate and socket rows).
+int64_t NowEpochMs();
+
 /// Bytes of a size string as Spark's JavaUtils.byteStringAsBytes reads it: an integer and an
 /// optional binary unit (b, k, kb, m, mb, g, gb, t, tb, p, pb; bytes without one), e.g. "4m".
 arrow::Result<int64_t> ParseByteString(const std::string& text);

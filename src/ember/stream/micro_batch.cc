@@ -56,12 +56,6 @@ constexpr int64_t kPollingDelayMs = 10;       // spark.sql.streaming.pollingDela
 // its child's rows (sliding windows multiply them) then never exist for the whole batch.
 constexpr int64_t kSliceRows = 1 << 17;
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 bool Contains(const LogicalPlan& plan, PlanKind kind) {
   if (plan.kind == kind) return true;
   for (const auto& child : plan.children) {
@@ -256,7 +250,7 @@ StreamingQuery::~StreamingQuery() {
 Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& df,
                                                               StreamingQueryOptions options,
                                                               std::shared_ptr<Sink> sink) {
-  int64_t start_ms = NowMs();
+  int64_t start_ms = NowEpochMs();
   const LogicalPlan& plan = *df.plan();
   if (!plan.is_streaming) {
     return AnalysisError("'writeStream' can be called only on streaming Dataset/DataFrame");
@@ -620,7 +614,7 @@ struct EventTimeStats {
 
 void StreamingQuery::ReportIdleTrigger(int64_t trigger_start_ms) {
   Execution& ex = *execution_;
-  int64_t now = NowMs();
+  int64_t now = NowEpochMs();
   std::optional<int64_t> last;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -687,14 +681,14 @@ arrow::Status StreamingQuery::RunLoop() {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stop_requested_) return arrow::Status::OK();
     }
-    int64_t trigger_start = NowMs();
+    int64_t trigger_start = NowEpochMs();
     // Trigger.Once ends after its one trigger: the loop's next pass is no trigger of Spark's.
     bool real_trigger = !(options_.trigger.kind == TriggerKind::kOnce && ran_once);
     ex.previous_trigger_start_ms = ex.current_trigger_start_ms;
     ex.current_trigger_start_ms = trigger_start;
     ex.durations.clear();
     auto timed = [&](const char* phase, int64_t since) {
-      ex.durations[phase] += std::max<int64_t>(NowMs() - since, 0);
+      ex.durations[phase] += std::max<int64_t>(NowEpochMs() - since, 0);
     };
     std::vector<stream::Offset> end;
     int64_t batch_timestamp = trigger_start;
@@ -705,7 +699,7 @@ arrow::Status StreamingQuery::RunLoop() {
       ex.rerun_end.reset();
       has_batch = true;
     } else if (!(options_.trigger.kind == TriggerKind::kOnce && ran_once)) {
-      int64_t latest_start = NowMs();
+      int64_t latest_start = NowEpochMs();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
         ARROW_ASSIGN_OR_RAISE(auto latest, ex.sources[i]->LatestOffset(ex.committed[i]));
         end.push_back(std::move(latest));
@@ -721,7 +715,7 @@ arrow::Status StreamingQuery::RunLoop() {
                            ex.watermark_ms > *ex.last_batch_watermark_ms;
       has_batch = new_data || no_data_batch;
       if (has_batch) {
-        int64_t wal_start = NowMs();
+        int64_t wal_start = NowEpochMs();
         // offsets/N first: the write-ahead log of what batch N reads.
         // OffsetSeqMetadata, its fields in Spark's order.
         ordered_json conf = ordered_json::object();
@@ -773,7 +767,7 @@ arrow::Status StreamingQuery::RunLoop() {
           ARROW_ASSIGN_OR_RAISE(parted, sink_->BeginParts(ex.next_batch, tasks));
         }
       }
-      int64_t get_batch_start = NowMs();
+      int64_t get_batch_start = NowEpochMs();
       for (size_t i = 0; i < ex.sources.size() && !parted; ++i) {
         // A source without data yet (of several) reads nothing.
         std::shared_ptr<arrow::Table> fresh;
@@ -789,7 +783,7 @@ arrow::Status StreamingQuery::RunLoop() {
       timed("getBatch", get_batch_start);
       // addBatch: running the batch's plan (stateful operators included) and the sink, as in
       // Spark, where the plan runs lazily inside the sink's addBatch.
-      int64_t add_batch_start = NowMs();
+      int64_t add_batch_start = NowEpochMs();
       if (parted) {
         ARROW_ASSIGN_OR_RAISE(auto rows, RunTasks(*ex.sources[0], ex.source_nodes[0], df_.plan(), task_parts,
                                                    tasks, exec_options, parted.get()));
@@ -873,7 +867,7 @@ arrow::Status StreamingQuery::RunLoop() {
         replace[&node] = local;
       }
       if (!parted) {
-        int64_t planning_start = NowMs();
+        int64_t planning_start = NowEpochMs();
         PlanPtr bound = Bind(df_.plan(), data, replace);
         timed("queryPlanning", planning_start);
         ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(bound, exec_options));
@@ -899,7 +893,7 @@ arrow::Status StreamingQuery::RunLoop() {
       }
       int64_t next_watermark = std::max(ex.watermark_ms, candidate.value_or(0));
       ex.durations["addBatch"] = std::max<int64_t>(0, ex.durations["addBatch"] - ex.durations["queryPlanning"]);
-      int64_t commit_start = NowMs();
+      int64_t commit_start = NowEpochMs();
       ARROW_ASSIGN_OR_RAISE(bool committed,
                             ex.commits.Add(ex.next_batch, json({{"nextBatchWatermarkMs", next_watermark}}).dump()));
       (void)committed;  // an existing commit means this batch was already committed
@@ -913,7 +907,7 @@ arrow::Status StreamingQuery::RunLoop() {
         ARROW_RETURN_NOT_OK(ex.commits.Purge(ex.next_batch - ex.min_batches_to_retain));
       }
       timed("commitOffsets", commit_start);
-      int64_t duration = std::max<int64_t>(NowMs() - trigger_start, 0);
+      int64_t duration = std::max<int64_t>(NowEpochMs() - trigger_start, 0);
       ordered_json progress = stream::ProgressHeader(id_, run_id_, options_.name, ex.next_batch, trigger_start,
                                              ex.previous_trigger_start_ms, duration, num_input_rows);
       ex.durations["triggerExecution"] = duration;
@@ -940,7 +934,7 @@ arrow::Status StreamingQuery::RunLoop() {
       ex.last_executed_progress = progress;
       ReportProgress(progress.dump(), /*executed=*/true);
       std::lock_guard<std::mutex> lock(mutex_);
-      last_report_ms_ = NowMs();
+      last_report_ms_ = NowEpochMs();
       ++ex.next_batch;
     }
     if (!has_batch && real_trigger) ReportIdleTrigger(trigger_start);
@@ -958,7 +952,7 @@ arrow::Status StreamingQuery::RunLoop() {
         int64_t wait_ms = kPollingDelayMs;
         if (options_.trigger.kind == TriggerKind::kProcessingTime && options_.trigger.interval_ms > 0) {
           int64_t interval = options_.trigger.interval_ms;
-          wait_ms = std::max<int64_t>(0, (trigger_start / interval + 1) * interval - NowMs());
+          wait_ms = std::max<int64_t>(0, (trigger_start / interval + 1) * interval - NowEpochMs());
         }
         changed_.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return stop_requested_; });
       }

@@ -85,25 +85,6 @@ struct Options {
   int64_t max_rows = INT_MAX;
 };
 
-// An integer option as Java's Integer.parseInt / Long.parseLong reads it.
-Result<int64_t> IntegerOption(const plan::StreamSourceSpec& spec, const std::string& key,
-                              int64_t fallback, int64_t low, int64_t high) {
-  auto it = spec.options.find(key);
-  if (it == spec.options.end()) return fallback;
-  const std::string& text = it->second;
-  size_t digits = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
-  bool ok = text.size() > digits && text.find_first_not_of("0123456789", digits) == std::string::npos;
-  if (ok) {
-    try {
-      int64_t value = std::stoll(text);
-      if (value >= low && value <= high) return value;
-    } catch (...) {
-    }
-  }
-  return UserError(ErrorKind::kNumberFormat, "",
-                   "For input string: \"" + text + "\" (option " + key + ")", "");
-}
-
 // Java's Boolean.parseBoolean: "true" in any case, anything else false.
 bool BoolOption(const plan::StreamSourceSpec& spec, const std::string& key) {
   auto it = spec.options.find(key);

@@ -37,20 +37,6 @@ std::shared_ptr<arrow::Schema> RateColumns() {
                         arrow::field("value", arrow::int64())});
 }
 
-// An integer option as Spark's CaseInsensitiveStringMap.getLong reads it.
-Result<int64_t> LongOption(const plan::StreamSourceSpec& spec, const std::string& key,
-                           int64_t fallback) {
-  auto it = spec.options.find(key);
-  if (it == spec.options.end()) return fallback;
-  try {
-    size_t used = 0;
-    int64_t value = std::stoll(it->second, &used);
-    if (used == it->second.size()) return value;
-  } catch (...) {
-  }
-  return UserError(ErrorKind::kNumberFormat, "", "For input string: \"" + it->second + "\"", "");
-}
-
 arrow::Status Invalid(int64_t value, const std::string& option, const std::string& rule) {
   return UserError(
       ErrorKind::kIllegalArgument, "",
@@ -60,7 +46,7 @@ arrow::Status Invalid(int64_t value, const std::string& option, const std::strin
 // numPartitions: Spark's default parallelism, one per core on one machine.
 Result<int64_t> NumPartitions(const plan::StreamSourceSpec& spec) {
   int64_t cores = std::max(1u, std::thread::hardware_concurrency());
-  ARROW_ASSIGN_OR_RAISE(int64_t n, LongOption(spec, "numpartitions", cores));
+  ARROW_ASSIGN_OR_RAISE(int64_t n, IntegerOption(spec, "numpartitions", cores));
   if (n <= 0) return Invalid(n, "numPartitions", "must be positive");
   return n;
 }
@@ -96,12 +82,6 @@ Result<int64_t> LongOffset(const std::string& text) {
   return j.get<int64_t>();
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 struct RateOptions {
   int64_t rows_per_second = 1;
   int64_t ramp_up_seconds = 0;
@@ -111,7 +91,7 @@ struct RateOptions {
 
 Result<RateOptions> ParseRate(const plan::StreamSourceSpec& spec) {
   RateOptions o;
-  ARROW_ASSIGN_OR_RAISE(o.rows_per_second, LongOption(spec, "rowspersecond", 1));
+  ARROW_ASSIGN_OR_RAISE(o.rows_per_second, IntegerOption(spec, "rowspersecond", 1));
   if (o.rows_per_second <= 0)
     return Invalid(o.rows_per_second, "rowsPerSecond", "must be positive");
   if (auto it = spec.options.find("rampuptime"); it != spec.options.end()) {
@@ -155,7 +135,7 @@ class RateSource : public Source {
       }
       creation_ms_ = j.get<int64_t>();
     } else {
-      creation_ms_ = NowMs();
+      creation_ms_ = NowEpochMs();
       std::error_code ec;
       fs::create_directories(directory_, ec);
       ARROW_ASSIGN_OR_RAISE(bool written,
@@ -175,7 +155,7 @@ class RateSource : public Source {
 
   Result<Offset> LatestOffset(const Offset& /*start*/) override {
     if (available_now_) return available_now_;
-    last_ms_ = std::max(last_ms_, NowMs());
+    last_ms_ = std::max(last_ms_, NowEpochMs());
     return std::to_string((last_ms_ - creation_ms_) / 1000);
   }
 
@@ -245,13 +225,13 @@ struct RateMicroBatchOptions {
 
 Result<RateMicroBatchOptions> ParseRateMicroBatch(const plan::StreamSourceSpec& spec) {
   RateMicroBatchOptions o;
-  ARROW_ASSIGN_OR_RAISE(o.rows_per_batch, LongOption(spec, "rowsperbatch", 0));
+  ARROW_ASSIGN_OR_RAISE(o.rows_per_batch, IntegerOption(spec, "rowsperbatch", 0));
   if (o.rows_per_batch <= 0) return Invalid(o.rows_per_batch, "rowsPerBatch", "must be positive");
   ARROW_ASSIGN_OR_RAISE(o.partitions, NumPartitions(spec));
-  ARROW_ASSIGN_OR_RAISE(o.start_timestamp, LongOption(spec, "starttimestamp", 0));
+  ARROW_ASSIGN_OR_RAISE(o.start_timestamp, IntegerOption(spec, "starttimestamp", 0));
   if (o.start_timestamp < 0)
     return Invalid(o.start_timestamp, "startTimestamp", "must be non-negative");
-  ARROW_ASSIGN_OR_RAISE(o.advance_ms, LongOption(spec, "advancemillisperbatch", 1000));
+  ARROW_ASSIGN_OR_RAISE(o.advance_ms, IntegerOption(spec, "advancemillisperbatch", 1000));
   if (o.advance_ms < 0)
     return Invalid(o.advance_ms, "advanceMillisPerBatch", "must be non-negative");
   return o;

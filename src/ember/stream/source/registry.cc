@@ -75,6 +75,25 @@ Result<std::shared_ptr<arrow::Table>> Source::ReadPartitions(
   return arrow::Status::NotImplemented(Description(), " has no input partitions");
 }
 
+Result<int64_t> IntegerOption(const plan::StreamSourceSpec& spec, const std::string& key,
+                              int64_t fallback, int64_t low, int64_t high) {
+  auto it = spec.options.find(key);
+  if (it == spec.options.end()) return fallback;
+  const std::string& text = it->second;
+  size_t digits = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  bool ok =
+      text.size() > digits && text.find_first_not_of("0123456789", digits) == std::string::npos;
+  if (ok) {
+    try {
+      int64_t value = std::stoll(text);
+      if (value >= low && value <= high) return value;
+    } catch (...) {
+    }
+  }
+  return UserError(ErrorKind::kNumberFormat, "",
+                   "For input string: \"" + text + "\" (option " + key + ")", "");
+}
+
 Result<std::shared_ptr<arrow::Schema>> SourceSchema(Session& session,
                                                     plan::StreamSourceSpec& spec) {
   ARROW_ASSIGN_OR_RAISE(const SourceFormat* format, Find(spec.format));

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "ember/common/interval.h"
 #include "ember/error.h"
 #include "ember/io/utf8.h"
 #include "ember/plan/functions.h"
@@ -61,22 +62,11 @@ Result<SocketOptions> ParseSocket(const plan::StreamSourceSpec& spec) {
   }
   o.host = *option("host");
   o.include_timestamp = timestamp == "true";
-  auto integer = [&](const char* key, const std::string& text) -> Result<int64_t> {
-    try {
-      size_t used = 0;
-      int64_t value = std::stoll(text, &used);
-      if (used == text.size()) return value;
-    } catch (...) {
-    }
-    return UserError(ErrorKind::kNumberFormat, "",
-                     "For input string: \"" + text + "\" (option " + key + ")", "");
-  };
-  ARROW_ASSIGN_OR_RAISE(int64_t port, integer("port", *option("port")));
+  ARROW_ASSIGN_OR_RAISE(int64_t port, IntegerOption(spec, "port", 0, 0, 65535));
   o.port = static_cast<int>(port);
-  o.partitions = std::max(1u, std::thread::hardware_concurrency());
-  if (auto n = option("numpartitions")) {
-    ARROW_ASSIGN_OR_RAISE(o.partitions, integer("numPartitions", *n));
-  }
+  ARROW_ASSIGN_OR_RAISE(
+      o.partitions,
+      IntegerOption(spec, "numpartitions", std::max(1u, std::thread::hardware_concurrency())));
   if (o.partitions <= 0) {
     return UserError(ErrorKind::kIllegalArgument, "",
                      "Invalid value '" + std::to_string(o.partitions) +
@@ -91,12 +81,6 @@ std::shared_ptr<arrow::Schema> SocketColumns(bool include_timestamp) {
   if (include_timestamp)
     fields.push_back(arrow::field("timestamp", arrow::timestamp(arrow::TimeUnit::MICRO, "UTC")));
   return arrow::schema(fields);
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 class SocketSource : public Source {
@@ -257,7 +241,7 @@ class SocketSource : public Source {
 
   void Add(std::string line) {
     std::lock_guard<std::mutex> lock(mutex_);
-    buffer_.push_back(Line{io::ReplaceMalformedUtf8(line), NowMs()});
+    buffer_.push_back(Line{io::ReplaceMalformedUtf8(line), NowEpochMs()});
     ++current_;
   }
 

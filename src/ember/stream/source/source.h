@@ -13,6 +13,7 @@
 #include <arrow/status.h>
 #include <arrow/type_fwd.h>
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -105,6 +106,12 @@ class Source {
 /// decide them; a source may also attach to the spec what it resolved with the session (a
 /// catalog's table). An unknown format is Spark's DATA_SOURCE_NOT_FOUND.
 arrow::Result<std::shared_ptr<arrow::Schema>> SourceSchema(Session& session, plan::StreamSourceSpec& spec);
+
+/// An integer option as Java's Integer.parseInt / Long.parseLong reads it, within [low, high];
+/// `fallback` when it is not set. Anything else is Java's NumberFormatException, naming the option.
+arrow::Result<int64_t> IntegerOption(const plan::StreamSourceSpec& spec, const std::string& key,
+                                     int64_t fallback, int64_t low = INT64_MIN,
+                                     int64_t high = INT64_MAX);
 
 /// Opens the source of the spec's format.
 arrow::Result<std::unique_ptr<Source>> OpenSource(const SourceContext& context);
