@@ -7,8 +7,12 @@
 
 namespace ember {
 
+int CoreCount() {
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 void ParallelFor(int n, const std::function<void(int)>& fn) {
-  int workers = std::min<int>(n, std::max(1u, std::thread::hardware_concurrency()));
+  int workers = std::min(n, CoreCount());
   if (workers <= 1) {
     for (int i = 0; i < n; ++i) fn(i);
     return;

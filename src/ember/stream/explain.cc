@@ -8,7 +8,7 @@
 
 #include "ember/plan/expr.h"
 #include "ember/plan/logical_plan.h"
-#include "ember/stream/stateful.h"
+#include "ember/stream/incremental.h"
 #include "ember/streaming.h"
 
 namespace ember {
@@ -63,7 +63,7 @@ struct Printer {
         return;
       }
       case PlanKind::kLimit: {
-        bool stateful = stream::LimitKeepsState(p, lower);
+        bool stateful = stream::KeepsState(p, lower);
         Line(depth, (stateful ? "StreamingGlobalLimit " : "GlobalLimit ") + std::to_string(p.limit) +
                         (stateful ? ", " + mode : ""));
         Line(depth + 1, "LocalLimit " + std::to_string(p.limit));
@@ -71,7 +71,7 @@ struct Printer {
         return;
       }
       case PlanKind::kAggregate:
-        if (p.is_streaming) {
+        if (stream::KeepsState(p, lower)) {
           const std::string keys = "[" + List(p.groupings) + "]";
           Line(depth, "HashAggregate(keys=" + keys + ", functions=[" + List(p.exprs) + "])");
           Line(depth + 1, "StateStoreSave " + keys + ", " + mode);
@@ -82,7 +82,7 @@ struct Printer {
         }
         break;
       case PlanKind::kDeduplicate:
-        if (p.is_streaming) {
+        if (stream::KeepsState(p, lower)) {
           Line(depth, std::string(p.within_watermark ? "StreamingDeduplicateWithinWatermark ["
                                                      : "StreamingDeduplicate [") +
                           List(p.groupings) + "]");
@@ -91,7 +91,7 @@ struct Printer {
         }
         break;
       case PlanKind::kJoin:
-        if (p.children[0]->is_streaming && p.children[1]->is_streaming) {
+        if (stream::KeepsState(p, lower)) {
           Line(depth, std::string("StreamingSymmetricHashJoin ") + plan::JoinTypeName(p.join_type) +
                           (p.exprs.empty() ? "" : ", " + List(p.exprs)));
           for (const auto& child : p.children) Print(*child, depth + 1);

@@ -31,6 +31,7 @@
 #include "ember/plan/streaming.h"
 #include "ember/session.h"
 #include "ember/stream/compactible_log.h"
+#include "ember/stream/incremental.h"
 #include "ember/stream/source/source.h"
 #include "ember/stream/metadata_log.h"
 #include "ember/stream/progress.h"
@@ -52,141 +53,12 @@ using plan::PlanPtr;
 namespace {
 
 constexpr int64_t kPollingDelayMs = 10;       // spark.sql.streaming.pollingDelay
-// Source rows per slice of a batch fed to an operator that reduces slices (an aggregation):
-// its child's rows (sliding windows multiply them) then never exist for the whole batch.
-constexpr int64_t kSliceRows = 1 << 17;
-
-bool Contains(const LogicalPlan& plan, PlanKind kind) {
-  if (plan.kind == kind) return true;
-  for (const auto& child : plan.children) {
-    if (Contains(*child, kind)) return true;
-  }
-  return false;
-}
-
 // The nodes of one kind, in plan order, each once.
 void CollectKind(const LogicalPlan& plan, PlanKind kind, std::vector<const LogicalPlan*>* out) {
   if (plan.kind == kind && std::find(out->begin(), out->end(), &plan) == out->end()) {
     out->push_back(&plan);
   }
   for (const auto& child : plan.children) CollectKind(*child, kind, out);
-}
-
-// The streaming aggregations, deduplications, stream-stream joins and limits that keep state
-// of a plan, children first.
-void CollectStateful(const LogicalPlan& plan, const std::string& mode,
-                     std::vector<const LogicalPlan*>* out) {
-  for (const auto& child : plan.children) CollectStateful(*child, mode, out);
-  bool stateful = plan.kind == PlanKind::kAggregate || plan.kind == PlanKind::kDeduplicate ||
-                  (plan.kind == PlanKind::kJoin && plan.children[0]->is_streaming &&
-                   plan.children[1]->is_streaming) ||
-                  stream::LimitKeepsState(plan, mode);
-  if (stateful && plan.is_streaming &&
-      std::find(out->begin(), out->end(), &plan) == out->end()) {
-    out->push_back(&plan);
-  }
-}
-
-// State partitions when the session does not set spark.sql.shuffle.partitions: one per core,
-// since Ember runs on one machine (Spark's 200 is sized for a cluster).
-int DefaultPartitions() {
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-const LogicalPlan* Find(const LogicalPlan& plan, PlanKind kind) {
-  if (plan.kind == kind) return &plan;
-  for (const auto& child : plan.children) {
-    if (const LogicalPlan* found = Find(*child, kind)) return found;
-  }
-  return nullptr;
-}
-
-// The stream source under `plan` when each node on the way computes each row on its own
-// (projections, filters, aliases, watermarks, the expansion of sliding windows), so that the
-// plan's rows over consecutive slices of the source are its rows over the whole, in order.
-const LogicalPlan* RowWiseSource(const LogicalPlan& plan,
-                                 const std::map<const LogicalPlan*, PlanPtr>& replaced) {
-  if (replaced.count(&plan)) return nullptr;
-  switch (plan.kind) {
-    case PlanKind::kStreamSource:
-      return &plan;
-    case PlanKind::kProject:
-    case PlanKind::kFilter:
-    case PlanKind::kSubqueryAlias:
-    case PlanKind::kWatermark:
-    case PlanKind::kExpand:
-      return RowWiseSource(*plan.children[0], replaced);
-    default:
-      return nullptr;
-  }
-}
-
-// Whether `plan` reads `source` other than through a node in `replaced` (a stateful operator
-// that has run, or is running). `seen`: nodes already walked, each once (a DataFrame used twice).
-bool ReadsSource(const LogicalPlan& plan, const LogicalPlan* source,
-                 const std::map<const LogicalPlan*, PlanPtr>& replaced, std::set<const LogicalPlan*>* seen) {
-  if (&plan == source) return true;
-  if (replaced.count(&plan) || !seen->insert(&plan).second) return false;
-  return std::any_of(plan.children.begin(), plan.children.end(),
-                     [&](const PlanPtr& child) { return ReadsSource(*child, source, replaced, seen); });
-}
-
-// The plan with each streaming source replaced by the rows of this batch, and other nodes
-// replaced as `replace` says (a stateful operator's output).
-PlanPtr Bind(const PlanPtr& plan, const std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>>& data,
-             const std::map<const LogicalPlan*, PlanPtr>& replace = {}) {
-  auto replaced = replace.find(plan.get());
-  if (replaced != replace.end()) return Bind(replaced->second, data, {});
-  if (plan->kind == PlanKind::kStreamSource) {
-    auto local = std::make_shared<LogicalPlan>();
-    local->kind = PlanKind::kLocalTable;
-    local->output = plan->output;
-    local->table = data.at(plan.get());
-    return local;
-  }
-  if (!plan->is_streaming) return plan;
-  auto copy = std::make_shared<LogicalPlan>(*plan);
-  copy->is_streaming = false;
-  for (auto& child : copy->children) child = Bind(child, data, replace);
-  return copy;
-}
-
-// How many tasks a batch's files make: one per core at most, each worth at least
-// `min_task_bytes`. A single task (the batch is read whole) when there are too few files or bytes
-// for more.
-int TaskCount(const std::vector<stream::InputPartition>& parts, int64_t min_task_bytes) {
-  int64_t bytes = 0;
-  for (const auto& part : parts) bytes += part.bytes;
-  return static_cast<int>(std::min<int64_t>({DefaultPartitions(), static_cast<int64_t>(parts.size()),
-                                             bytes / std::max<int64_t>(1, min_task_bytes)}));
-}
-
-// Runs a batch as `tasks` tasks: task t starts with input part t, then takes the next part not
-// yet taken (in the batch's order: for files largest first, as Spark packs its file
-// partitions), runs the plan over the part's rows and writes the result to its own part of the
-// output, so no task waits while parts are left and each gets one at least. Returns the rows
-// read and the rows written.
-Result<std::pair<int64_t, int64_t>> RunTasks(
-    const stream::Source& source, const LogicalPlan* source_node, const PlanPtr& plan,
-    const std::vector<stream::InputPartition>& parts, int tasks,
-    const exec::ExecOptions& options, PartedBatch* parted) {
-  std::vector<arrow::Status> statuses(static_cast<size_t>(tasks));
-  std::atomic<int64_t> read{0}, written{0};
-  std::atomic<size_t> next{static_cast<size_t>(tasks)};
-  ParallelFor(tasks, [&](int t) {
-    statuses[static_cast<size_t>(t)] = [&]() -> arrow::Status {
-      for (size_t i = static_cast<size_t>(t); i < parts.size(); i = next++) {
-        ARROW_ASSIGN_OR_RAISE(auto rows, source.ReadPartitions({parts[i]}, options.eval));
-        read += rows->num_rows();
-        ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(Bind(plan, {{source_node, rows}}), options));
-        written += result->num_rows();
-        ARROW_RETURN_NOT_OK(parted->Write(t, static_cast<int64_t>(i), result));
-      }
-      return arrow::Status::OK();
-    }();
-  });
-  for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
-  return std::make_pair(read.load(), written.load());
 }
 
 arrow::Status AnalysisError(const std::string& message) {
@@ -220,8 +92,8 @@ struct StreamingQuery::Execution {
   std::string watermark_policy = "min";
   // The watermark the last batch ran with (its late rows are judged by it); none before batch 0.
   std::optional<int64_t> last_batch_watermark_ms;
-  // Aggregations and deduplications, children before parents.
-  std::vector<std::unique_ptr<stream::StatefulOperator>> operators;
+  // The physical plan: the stateful operators, and how each batch runs.
+  std::unique_ptr<stream::IncrementalExecution> incremental;
   // The semantic confs offsets/N records (Spark's OffsetSeqMetadata.relevantSQLConfs), in the
   // order Spark writes them.
   std::vector<std::pair<std::string, std::string>> logged_conf;
@@ -296,34 +168,24 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
                         ParseTimeStringMs(df.session()->GetConf(
                             "spark.sql.streaming.noDataProgressEventInterval", "10000")));
 
-  // Stateful operators, numbered bottom-up. The number of state partitions is the one the
-  // checkpoint was started with.
+  // The physical plan, its stateful operators numbered bottom-up. The number of state
+  // partitions is the one the checkpoint was started with.
   const std::set<int64_t> referenced = plan::ReferencedAttributes(plan);
-  std::vector<const LogicalPlan*> stateful;
-  CollectStateful(plan, mode, &stateful);
-  if (!stateful.empty()) {
-    stream::StatefulOptions state;
-    state.checkpoint = root;
-    state.output_mode = mode;
+  stream::StatefulOptions state;
+  state.checkpoint = root;
+  state.output_mode = mode;
+  state.referenced = &referenced;
+  if (stream::HasState(plan, mode)) {
     state.store_conf.min_versions_to_retain = execution->min_batches_to_retain;
     ARROW_ASSIGN_OR_RAISE(state.store_conf.min_deltas_for_snapshot,
                           stream::PositiveIntConf(session_conf,
                                                   "spark.sql.streaming.stateStore.minDeltasForSnapshot",
                                                   10, "Must be greater than 0"));
-    state.referenced = &referenced;
     std::string partitions = conf("spark.sql.shuffle.partitions", "");
-    state.num_partitions = partitions.empty() ? DefaultPartitions() : std::stoi(partitions);
+    state.num_partitions = partitions.empty() ? CoreCount() : std::stoi(partitions);
     execution->num_partitions = state.num_partitions;
-    for (const LogicalPlan* node : stateful) {
-      // An operator's event time is the one watermarked below it.
-      const LogicalPlan* below = Find(*node, PlanKind::kWatermark);
-      state.event_time_id = below ? below->exprs[0]->id : -1;
-      state.delay_ms = below ? below->limit : 0;
-      ARROW_ASSIGN_OR_RAISE(auto op, stream::MakeStatefulOperator(*node, state));
-      execution->operators.push_back(std::move(op));
-      ++state.operator_id;
-    }
   }
+  ARROW_ASSIGN_OR_RAISE(execution->incremental, stream::IncrementalExecution::Plan(df.plan(), state));
 
   // Spark 4.0's values where neither the checkpoint nor the session sets one.
   const std::pair<const char*, const char*> kLoggedConfs[] = {
@@ -346,7 +208,7 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
     } else if (std::string(key) == "spark.sql.shuffle.partitions") {
       // The state's partitions; without state, what the session says (Spark records it always).
       value = execution->num_partitions > 0 ? std::to_string(execution->num_partitions)
-                                            : conf(key, std::to_string(DefaultPartitions()));
+                                            : conf(key, std::to_string(CoreCount()));
     } else {
       value = conf(key, fallback);
     }
@@ -709,9 +571,7 @@ arrow::Status StreamingQuery::RunLoop() {
       for (size_t i = 0; i < end.size(); ++i) new_data = new_data || !stream::SameOffset(end[i], ex.committed[i]);
       // Spark's no-data batch: the watermark moved, and a stateful operator can use it to emit
       // or evict.
-      bool uses_watermark = false;
-      for (const auto& op : ex.operators) uses_watermark = uses_watermark || op->UsesWatermark();
-      bool no_data_batch = !new_data && uses_watermark && ex.last_batch_watermark_ms &&
+      bool no_data_batch = !new_data && ex.incremental->UsesWatermark() && ex.last_batch_watermark_ms &&
                            ex.watermark_ms > *ex.last_batch_watermark_ms;
       has_batch = new_data || no_data_batch;
       if (has_batch) {
@@ -743,55 +603,17 @@ arrow::Status StreamingQuery::RunLoop() {
     if (has_batch) {
       plan::EvalContext ctx = session->eval_context();
       ctx.current_timestamp_us = batch_timestamp * 1000;
-      std::map<const LogicalPlan*, std::shared_ptr<arrow::Table>> data;
-      std::vector<int64_t> source_rows;
       exec::ExecOptions exec_options;
       exec_options.eval = ctx;
       exec_options.max_batch_rows = exec::BatchSizeFromEnvironment();
-      // A large batch of a query without state runs as Spark runs it: in tasks, one per core,
-      // each reading parts of the input (files) and writing its own part of the output, so
-      // reading and writing overlap and no task holds more than a part of the batch. Not with a
-      // static side (a stream-static join), which each task would read again for every part.
-      std::unique_ptr<PartedBatch> parted;
-      std::vector<stream::InputPartition> task_parts;
-      int tasks = 1;
-      const LogicalPlan& query_plan = *df_.plan();
-      if (ex.sources.size() == 1 && end[0] && ex.operators.empty() && ex.watermarks.empty() &&
-          !Contains(query_plan, PlanKind::kFileScan) && !Contains(query_plan, PlanKind::kTableScan)) {
-        ARROW_ASSIGN_OR_RAISE(task_parts, ex.sources[0]->PlanInputPartitions(ex.committed[0], *end[0]));
-        // Spark's cost of opening a file, in bytes: a part smaller than that is worth no task.
-        ARROW_ASSIGN_OR_RAISE(int64_t open_cost,
-                              ParseByteString(session->GetConf("spark.sql.files.openCostInBytes", "4m")));
-        tasks = TaskCount(task_parts, open_cost);
-        if (tasks > 1) {
-          ARROW_ASSIGN_OR_RAISE(parted, sink_->BeginParts(ex.next_batch, tasks));
-        }
+      std::vector<stream::BatchSource> batch_sources;
+      for (size_t i = 0; i < ex.sources.size(); ++i) {
+        batch_sources.push_back({ex.source_nodes[i], ex.sources[i].get(), ex.committed[i], end[i]});
       }
-      int64_t get_batch_start = NowEpochMs();
-      for (size_t i = 0; i < ex.sources.size() && !parted; ++i) {
-        // A source without data yet (of several) reads nothing.
-        std::shared_ptr<arrow::Table> fresh;
-        if (end[i]) {
-          ARROW_ASSIGN_OR_RAISE(fresh, ex.sources[i]->ReadBatch(ex.committed[i], *end[i], ctx));
-        } else {
-          ARROW_ASSIGN_OR_RAISE(fresh, arrow::Table::MakeEmpty(ex.source_nodes[i]->stream_source->schema));
-        }
-        num_input_rows += fresh->num_rows();
-        source_rows.push_back(fresh->num_rows());
-        data[ex.source_nodes[i]] = fresh;
-      }
-      timed("getBatch", get_batch_start);
-      // addBatch: running the batch's plan (stateful operators included) and the sink, as in
-      // Spark, where the plan runs lazily inside the sink's addBatch.
-      int64_t add_batch_start = NowEpochMs();
-      if (parted) {
-        ARROW_ASSIGN_OR_RAISE(auto rows, RunTasks(*ex.sources[0], ex.source_nodes[0], df_.plan(), task_parts,
-                                                   tasks, exec_options, parted.get()));
-        ARROW_RETURN_NOT_OK(parted->Commit());
-        num_input_rows = rows.first;
-        num_output_rows = rows.second;
-        source_rows.push_back(num_input_rows);
-      }
+      // Spark's cost of opening a file, in bytes: a part smaller than that is worth no task.
+      ARROW_ASSIGN_OR_RAISE(int64_t open_cost,
+                            ParseByteString(session->GetConf("spark.sql.files.openCostInBytes", "4m")));
+      ARROW_ASSIGN_OR_RAISE(auto batch_plan, ex.incremental->PlanBatch(batch_sources, open_cost));
       // Each watermark node observes the rows passing it as the plan runs (Spark's
       // EventTimeWatermarkExec and its EventTimeStats accumulator).
       std::map<int64_t, EventTimeStats> seen_by_watermark;  // by event-time attribute
@@ -804,77 +626,19 @@ arrow::Status StreamingQuery::RunLoop() {
           seen_by_watermark[event_time_id].Merge(seen);
         };
       }
-      // Stateful operators run bottom-up; each one's output replaces its node for the rest.
       stream::BatchContext batch;
       batch.batch_id = ex.next_batch;
       batch.late_ms = ex.last_batch_watermark_ms.value_or(0);
       batch.eviction_ms = ex.watermark_ms;
       batch.eval = ctx;
-      std::map<const LogicalPlan*, PlanPtr> replace;
-      // Once the operator at `index` has its input, a source that neither a later operator nor
-      // the rest of the plan reads lets go of its rows: the operator's merge, a join's state,
-      // no longer shares the memory with the whole batch as read.
-      auto release_sources = [&](size_t index) {
-        auto done = replace;
-        done[ex.operators[index]->node()] = nullptr;
-        for (auto it = data.begin(); it != data.end();) {
-          std::set<const LogicalPlan*> seen;
-          bool read = ReadsSource(*df_.plan(), it->first, done, &seen);
-          for (size_t j = index + 1; j < ex.operators.size() && !read; ++j) {
-            read = ReadsSource(*ex.operators[j]->node(), it->first, done, &seen);
-          }
-          it = read ? std::next(it) : data.erase(it);
-        }
-      };
-      for (size_t index = 0; index < ex.operators.size(); ++index) {
-        const auto& op = ex.operators[index];
-        const LogicalPlan& node = *op->node();
-        const LogicalPlan* sliced = op->TakesSlices() ? RowWiseSource(*node.children[0], replace) : nullptr;
-        std::shared_ptr<arrow::Table> output;
-        if (sliced && data.at(sliced)->num_rows() > kSliceRows) {
-          // The slices run on every core; their partials stay in the slices' order.
-          std::shared_ptr<arrow::Table> whole = data.at(sliced);
-          const auto slices = static_cast<int>((whole->num_rows() + kSliceRows - 1) / kSliceRows);
-          std::vector<std::shared_ptr<arrow::Table>> reduced(static_cast<size_t>(slices));
-          std::vector<arrow::Status> statuses(static_cast<size_t>(slices));
-          ParallelFor(slices, [&](int i) {
-            statuses[static_cast<size_t>(i)] = [&]() -> arrow::Status {
-              auto slice_data = data;
-              slice_data[sliced] = whole->Slice(i * kSliceRows, kSliceRows);
-              ARROW_ASSIGN_OR_RAISE(auto rows, exec::Execute(Bind(node.children[0], slice_data, replace),
-                                                             exec_options));
-              ARROW_ASSIGN_OR_RAISE(reduced[static_cast<size_t>(i)], op->ReduceSlice(std::move(rows), batch));
-              return arrow::Status::OK();
-            }();
-          });
-          for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
-          whole.reset();
-          release_sources(index);
-          ARROW_ASSIGN_OR_RAISE(output, op->ProcessSlices(std::move(reduced), batch));
-        } else {
-          std::vector<std::shared_ptr<arrow::Table>> inputs;
-          for (const auto& child : node.children) {
-            ARROW_ASSIGN_OR_RAISE(auto input, exec::Execute(Bind(child, data, replace), exec_options));
-            inputs.push_back(std::move(input));
-          }
-          release_sources(index);
-          ARROW_ASSIGN_OR_RAISE(output, op->ProcessChildren(std::move(inputs), batch));
-        }
-        auto local = std::make_shared<LogicalPlan>();
-        local->kind = PlanKind::kLocalTable;
-        local->output = node.output;
-        local->table = output;
-        replace[&node] = local;
-      }
-      if (!parted) {
-        int64_t planning_start = NowEpochMs();
-        PlanPtr bound = Bind(df_.plan(), data, replace);
-        timed("queryPlanning", planning_start);
-        ARROW_ASSIGN_OR_RAISE(auto result, exec::Execute(bound, exec_options));
-        num_output_rows = result->num_rows();
-        ARROW_ASSIGN_OR_RAISE(auto batch_df, session->FromArrow(result));
-        ARROW_RETURN_NOT_OK(sink_->AddBatch(ex.next_batch, batch_df));
-      }
+      // addBatch: running the batch's plan (stateful operators included) and the sink, as in
+      // Spark, where the plan runs lazily inside the sink's addBatch.
+      int64_t add_batch_start = NowEpochMs();
+      ARROW_ASSIGN_OR_RAISE(auto outcome, ex.incremental->RunBatch(batch_plan, batch_sources, batch, exec_options,
+                                                                   *session, *sink_, timed));
+      num_input_rows = outcome.input_rows;
+      num_output_rows = outcome.output_rows;
+      const std::vector<int64_t>& source_rows = outcome.source_rows;
       timed("addBatch", add_batch_start);
       // The next batch's watermark: the policy over the nodes' watermarks, never decreasing.
       EventTimeStats event_times;
@@ -892,7 +656,9 @@ arrow::Status StreamingQuery::RunLoop() {
                                                    : std::min(*candidate, node_ms);
       }
       int64_t next_watermark = std::max(ex.watermark_ms, candidate.value_or(0));
-      ex.durations["addBatch"] = std::max<int64_t>(0, ex.durations["addBatch"] - ex.durations["queryPlanning"]);
+      // RunBatch's reading (getBatch) and planning (queryPlanning) are phases of their own.
+      ex.durations["addBatch"] = std::max<int64_t>(
+          0, ex.durations["addBatch"] - ex.durations["getBatch"] - ex.durations["queryPlanning"]);
       int64_t commit_start = NowEpochMs();
       ARROW_ASSIGN_OR_RAISE(bool committed,
                             ex.commits.Add(ex.next_batch, json({{"nextBatchWatermarkMs", next_watermark}}).dump()));
@@ -915,7 +681,7 @@ arrow::Status StreamingQuery::RunLoop() {
       if (!ex.watermarks.empty()) {
         progress["eventTime"] = ordered_json::parse(event_times.Progress(batch_watermark).dump());
       }
-      progress["stateOperators"] = stream::StateOperatorsProgress(ex.operators);
+      progress["stateOperators"] = stream::StateOperatorsProgress(ex.incremental->operators());
       ordered_json sources = ordered_json::array();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
         ordered_json source = {{"description", ex.sources[i]->Description()},

@@ -47,7 +47,7 @@ def fill(directory):
 
 
 def write_input(directory, files=3):
-    directory.mkdir()
+    directory.mkdir(exist_ok=True)
     for f in range(files):
         with open(directory / f"{f}.json", "w") as out:
             for i in range(f * 10, f * 10 + 10):
@@ -100,7 +100,7 @@ def test_a_full_disk_under_the_checkpoint_names_the_file(spark, tmp_path, small_
     source, checkpoint, out = tmp_path / "in", small_disk / "cp", tmp_path / "out"
     source.mkdir()
     run(spark, source, checkpoint, out)  # no input yet: the query's metadata is written
-    write_input(source / "batch")
+    write_input(source)  # beside the files, not in a subfolder: Spark's listing reads no subfolders
     filler = fill(small_disk)  # the offsets of the first batch do not fit
     with pytest.raises(StreamingQueryException) as failure:
         run(spark, source, checkpoint, out)
@@ -110,7 +110,7 @@ def test_a_full_disk_under_the_checkpoint_names_the_file(spark, tmp_path, small_
     assert "No space left on device (errno 28)" in message
     filler.unlink()
     run(spark, source, checkpoint, out)
-    assert written(spark, out) == expected(source / "batch")
+    assert written(spark, out) == expected(source)
 
 
 def test_a_full_disk_under_an_iceberg_table_names_the_file(tmp_path, small_disk):

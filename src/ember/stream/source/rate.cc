@@ -15,9 +15,9 @@
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "ember/common/interval.h"
+#include "ember/common/parallel.h"
 #include "ember/error.h"
 #include "ember/io/atomic_file.h"
 #include "ember/plan/functions.h"
@@ -45,8 +45,7 @@ arrow::Status Invalid(int64_t value, const std::string& option, const std::strin
 
 // numPartitions: Spark's default parallelism, one per core on one machine.
 Result<int64_t> NumPartitions(const plan::StreamSourceSpec& spec) {
-  int64_t cores = std::max(1u, std::thread::hardware_concurrency());
-  ARROW_ASSIGN_OR_RAISE(int64_t n, IntegerOption(spec, "numpartitions", cores));
+  ARROW_ASSIGN_OR_RAISE(int64_t n, IntegerOption(spec, "numpartitions", CoreCount()));
   if (n <= 0) return Invalid(n, "numPartitions", "must be positive");
   return n;
 }

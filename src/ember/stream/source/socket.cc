@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "ember/common/interval.h"
+#include "ember/common/parallel.h"
 #include "ember/error.h"
 #include "ember/io/utf8.h"
 #include "ember/plan/functions.h"
@@ -66,7 +67,7 @@ Result<SocketOptions> ParseSocket(const plan::StreamSourceSpec& spec) {
   o.port = static_cast<int>(port);
   ARROW_ASSIGN_OR_RAISE(
       o.partitions,
-      IntegerOption(spec, "numpartitions", std::max(1u, std::thread::hardware_concurrency())));
+      IntegerOption(spec, "numpartitions", CoreCount()));
   if (o.partitions <= 0) {
     return UserError(ErrorKind::kIllegalArgument, "",
                      "Invalid value '" + std::to_string(o.partitions) +
