@@ -6,23 +6,28 @@ import subprocess
 import time
 
 
-def kill_at_random_instants(args, seed, kills=3, attempts=20):
-    """Starts `args` repeatedly and SIGKILLs each run after a random delay, until `kills` runs
-    were killed while still running. A run that ends by itself must succeed."""
+def kill_at_random_instants(args, seed, kills=3, attempts=20, window=0.15):
+    """Starts `args` repeatedly and SIGKILLs each run at a random instant within `window` seconds
+    after it prints "started" (its query runs: the instant does not depend on how long the
+    process takes to start, nor on how fast the engine is), until `kills` runs were killed while
+    still running. A run that ends by itself must succeed."""
     rng = random.Random(seed)
     killed = 0
     for _ in range(attempts):
-        process = subprocess.Popen(args, stderr=subprocess.PIPE)
-        time.sleep(rng.uniform(0.05, 0.6))
+        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if process.stdout.readline().strip() == b"started":
+            time.sleep(rng.uniform(0, window))
         if process.poll() is None:
             process.send_signal(signal.SIGKILL)
             process.wait()
             killed += 1
-            if killed == kills:
-                break
         else:
+            process.wait()
             assert process.returncode == 0, process.stderr.read().decode()[-3000:]
-    process.stderr.close()
+        process.stdout.close()
+        process.stderr.close()
+        if killed == kills:
+            break
     return killed
 
 

@@ -218,6 +218,7 @@ JOB = textwrap.dedent("""
          .option("maxFilesPerTrigger", 1).json(source)
          .writeStream.option("checkpointLocation", checkpoint).trigger(availableNow=True)
          .toTable("local.stream.events"))
+    print("started", flush=True)
     q.processAllAvailable()
     q.stop()
 """)

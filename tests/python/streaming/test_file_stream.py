@@ -153,6 +153,7 @@ CRASHING_JOB = textwrap.dedent("""
          .option("maxFilesPerTrigger", 1).json(source)
          .writeStream.foreachBatch(write).option("checkpointLocation", checkpoint)
          .trigger(availableNow=True).start())
+    print("started", flush=True)
     q.processAllAvailable()
     q.stop()
 """)

@@ -188,6 +188,7 @@ KILLED_JOB = textwrap.dedent("""
               .groupBy("company").agg(F.count("*").alias("n"), F.sum("amount").alias("total")))
     q = (counts.writeStream.outputMode("complete").option("checkpointLocation", checkpoint)
          .trigger(availableNow=True).toTable("local.db.counts"))
+    print("started", flush=True)
     q.awaitTermination()
 """)
 
