@@ -58,8 +58,12 @@ class Sink {
   }
   /// Whether a query may restart from a checkpoint with this sink.
   virtual bool SupportsRecovery() const { return true; }
-  /// Called once the query's id (stable across restarts) is known, before any batch.
-  virtual void SetQueryId(const std::string& /*query_id*/) {}
+  /// Called once when the query starts, before any batch: the query's id (stable across
+  /// restarts) and the schema of its rows.
+  virtual arrow::Status Open(const std::string& /*query_id*/,
+                             const std::shared_ptr<arrow::Schema>& /*schema*/) {
+    return arrow::Status::OK();
+  }
   /// Progress's sink.description: the text Spark's sink of the same kind gives.
   virtual std::string Description() const = 0;
   /// Whether progress's sink.numOutputRows counts rows: Spark's V1 sinks (foreachBatch, files)

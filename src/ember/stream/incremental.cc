@@ -8,6 +8,7 @@
 
 #include "ember/common/interval.h"
 #include "ember/common/parallel.h"
+#include "ember/plan/streaming.h"
 #include "ember/session.h"
 #include "ember/streaming.h"
 
@@ -31,12 +32,28 @@ bool Contains(const LogicalPlan& plan, PlanKind kind) {
                      [&](const PlanPtr& child) { return Contains(*child, kind); });
 }
 
-const LogicalPlan* Find(const LogicalPlan& plan, PlanKind kind) {
-  if (plan.kind == kind) return &plan;
-  for (const auto& child : plan.children) {
-    if (const LogicalPlan* found = Find(*child, kind)) return found;
+void CollectWatermarks(const LogicalPlan& plan, std::vector<const LogicalPlan*>* out) {
+  if (plan.kind == PlanKind::kWatermark) out->push_back(&plan);
+  for (const auto& child : plan.children) CollectWatermarks(*child, out);
+}
+
+// The withWatermark node whose event time a stateful node keys on: in Spark the key carries its
+// watermark's metadata, through a join from either side. Without such a key, the first one below.
+const LogicalPlan* EventTimeWatermark(const LogicalPlan& node) {
+  std::vector<const LogicalPlan*> marks;
+  CollectWatermarks(node, &marks);
+  for (const LogicalPlan* mark : marks) {
+    std::set<int64_t> times{mark->exprs[0]->id};
+    plan::CollectEventTimes(*node.children[0], &times);
+    for (const auto& key : node.groupings) {
+      const plan::Expr& on = key->kind == plan::ExprKind::kCall &&
+                                     (key->name == "window" || key->name == "session_window")
+                                 ? *key->args[0]
+                                 : *key;
+      if (on.kind == plan::ExprKind::kAttribute && times.count(on.id)) return mark;
+    }
   }
-  return nullptr;
+  return marks.empty() ? nullptr : marks[0];
 }
 
 // The nodes that keep state, children first, each once (a DataFrame used twice).
@@ -162,8 +179,7 @@ Result<std::unique_ptr<IncrementalExecution>> IncrementalExecution::Plan(PlanPtr
   std::vector<std::unique_ptr<StatefulOperator>> operators;
   options.operator_id = 0;
   for (const LogicalPlan* node : stateful) {
-    // An operator's event time is the one watermarked below it.
-    const LogicalPlan* below = Find(*node, PlanKind::kWatermark);
+    const LogicalPlan* below = EventTimeWatermark(*node);
     options.event_time_id = below ? below->exprs[0]->id : -1;
     options.delay_ms = below ? below->limit : 0;
     ARROW_ASSIGN_OR_RAISE(auto op, MakeStatefulOperator(*node, options));

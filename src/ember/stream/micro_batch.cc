@@ -230,13 +230,13 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
         io::WriteFileAtomically(metadata_path, json({{"id", query->id_}}).dump()).status());
   }
   query->run_id_ = NewUuid();
-  query->sink_->SetQueryId(query->id_);
   if (latest_offsets && !query->sink_->SupportsRecovery()) {
     return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1299",
                      "This query does not support recovering from checkpoint location. Delete " +
                          (fs::path(root) / "offsets").string() + " to start over.",
                      "");
   }
+  ARROW_RETURN_NOT_OK(query->sink_->Open(query->id_, df.schema()));
 
   CollectKind(*df.plan(), PlanKind::kStreamSource, &execution->source_nodes);
   for (size_t i = 0; i < execution->source_nodes.size(); ++i) {

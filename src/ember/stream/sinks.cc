@@ -49,6 +49,13 @@ class MemorySink : public Sink {
 
   // Only complete mode can start again from a checkpoint: appended rows are not in it.
   bool SupportsRecovery() const override { return complete_; }
+  // As Spark, the query's view is (re)placed when it starts: empty until its first batch, even
+  // where an earlier query of the name left rows.
+  arrow::Status Open(const std::string& /*query_id*/, const std::shared_ptr<arrow::Schema>& schema) override {
+    ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(schema));
+    ARROW_ASSIGN_OR_RAISE(auto view, session_->FromArrow(empty));
+    return session_->CreateTempView(view_name_, view, /*replace=*/true);
+  }
   std::string Description() const override { return "MemorySink"; }
 
  private:
@@ -122,7 +129,10 @@ class TableSink : public Sink {
   TableSink(iceberg::Catalog* catalog, std::vector<std::string> ident, bool complete)
       : catalog_(catalog), ident_(std::move(ident)), complete_(complete) {}
 
-  void SetQueryId(const std::string& query_id) override { query_id_ = query_id; }
+  arrow::Status Open(const std::string& query_id, const std::shared_ptr<arrow::Schema>& /*schema*/) override {
+    query_id_ = query_id;
+    return arrow::Status::OK();
+  }
   // Iceberg's SparkTable prints its table's name: the catalog, then the identifier.
   std::string Description() const override {
     std::string name = catalog_->name();

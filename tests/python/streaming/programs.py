@@ -494,5 +494,78 @@ def not_null_schema(workdir):
     print(json.dumps(out))
 
 
+def memory_table(workdir):
+    """The memory sink's table: right after start() (before any batch), after the batches, and
+    after a restart from the checkpoint in complete mode (no new input), with rows left in the
+    table by the query before."""
+    spark = session()
+    source = os.path.join(workdir, "in")
+    os.makedirs(source)
+    write_file(source, "f0.json", event_rows(0, 6), 1_700_000_000)
+    counts = spark.readStream.schema(EVENTS_DDL).json(source).groupBy("name").count()
+    out = {}
+
+    def table():
+        return sorted(map(str, spark.sql("SELECT * FROM counts").collect()))
+
+    for run in ("first", "restart"):
+        query = (counts.writeStream.format("memory").queryName("counts").outputMode("complete")
+                 .trigger(availableNow=True)
+                 .option("checkpointLocation", os.path.join(workdir, "cp")).start())
+        out[run + " at start"] = table() if run == "first" else "(racy: the batch may have run)"
+        query.processAllAvailable()
+        query.stop()
+        out[run] = table()
+    os.makedirs(os.path.join(workdir, "none"))
+    events = spark.readStream.schema(EVENTS_DDL).json(os.path.join(workdir, "none"))
+    query = (events.writeStream.format("memory").queryName("counts")
+             .option("checkpointLocation", os.path.join(workdir, "cp-empty")).start())
+    query.processAllAvailable()
+    query.stop()
+    out["another query of the name, no input"] = {"rows": table(),
+                                                  "columns": spark.table("counts").columns}
+    print(json.dumps(out, default=str))
+
+
+def join_then_window(workdir):
+    """The guide's stream-stream join followed by a window count on the right side's event time
+    (Spark keeps both sides' watermarks on the join's output), each batch's rows."""
+    spark = session()
+    base = 1_700_000_000
+    for side, column, offsets in (("impressions", "impressionTime", (0, 30, 60, 400, 800)),
+                                  ("clicks", "clickTime", (10, 50, 70, 420, 820))):
+        directory = os.path.join(workdir, side)
+        os.makedirs(directory)
+        for f, minutes in enumerate(offsets):
+            rows = [{"adId": ad, column: time.strftime("%Y-%m-%dT%H:%M:%S",
+                                                       time.gmtime(base + (minutes + ad) * 60))}
+                    for ad in range(3)]
+            with open(os.path.join(directory, f"f{f}.json"), "w") as out:
+                out.write("\n".join(json.dumps(r) for r in rows) + "\n")
+            os.utime(os.path.join(directory, f"f{f}.json"), (base + f, base + f))
+    impressions = (spark.readStream.schema("adId INT, impressionTime TIMESTAMP")
+                   .option("maxFilesPerTrigger", 1).json(os.path.join(workdir, "impressions"))
+                   .withColumnRenamed("adId", "impressionAdId")
+                   .withWatermark("impressionTime", "2 hours"))
+    clicks = (spark.readStream.schema("adId INT, clickTime TIMESTAMP")
+              .option("maxFilesPerTrigger", 1).json(os.path.join(workdir, "clicks"))
+              .withColumnRenamed("adId", "clickAdId")
+              .withWatermark("clickTime", "3 hours"))
+    joined = impressions.join(clicks, F.expr(
+        "clickAdId = impressionAdId AND clickTime >= impressionTime AND "
+        "clickTime <= impressionTime + interval 1 hour"))
+    counts = joined.groupBy("clickAdId", F.window("clickTime", "1 hour")).count()
+    batches = []
+
+    def collect(batch_df, batch_id):
+        batches.append(sorted([r.clickAdId, str(r.window.start), r["count"]] for r in batch_df.collect()))
+
+    query = (counts.writeStream.foreachBatch(collect)
+             .option("checkpointLocation", os.path.join(workdir, "cp")).start())
+    query.processAllAvailable()
+    query.stop()
+    print(json.dumps(batches))
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](sys.argv[2])

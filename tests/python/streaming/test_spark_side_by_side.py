@@ -235,3 +235,22 @@ def test_not_null_schema_round_trips_as_in_spark(tmp_path):
     ember = document("not_null_schema", "ember", tmp_path)
     assert spark["ddl"]["stream"]["fields"][0]["nullable"] is True
     assert ember == spark
+
+
+def test_memory_sinks_table_is_replaced_when_a_query_starts_as_in_spark(tmp_path):
+    """Spark (re)places the memory sink's table as start() returns: a restarted complete-mode
+    query without new input shows an empty table, and another query of the name replaces the
+    earlier one's rows and columns before its first batch."""
+    spark = document("memory_table", "spark", tmp_path)
+    ember = document("memory_table", "ember", tmp_path)
+    assert spark["first"] and not spark["restart"]
+    assert ember == spark
+
+
+def test_a_window_count_after_a_join_keys_on_either_sides_event_time_as_in_spark(tmp_path):
+    """An append-mode window count on the join's right-side event time: Spark carries both
+    sides' watermarks through the join (Ember refused it as an aggregation without watermark)."""
+    spark = document("join_then_window", "spark", tmp_path)
+    ember = document("join_then_window", "ember", tmp_path)
+    assert any(spark), "no window closed: the test's data does not exercise the rule"
+    assert ember == spark

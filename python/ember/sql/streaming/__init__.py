@@ -8,6 +8,7 @@ import os
 import sys
 import tempfile
 import threading
+import traceback
 import uuid
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
@@ -461,8 +462,10 @@ class StreamingQueryManager:
         for listener in listeners:
             try:
                 getattr(listener, _CALLBACKS[kind])(event)
-            except Exception:  # noqa: BLE001 - as Spark's bus: report, go on with the others
-                sys.unraisablehook(_Unraisable(sys.exc_info(), listener))
+            except Exception:  # noqa: BLE001 - as Spark's bus: log it, go on with the others
+                print(f"ERROR StreamingQueryListenerBus: Listener {type(listener).__name__} threw "
+                      "an exception", file=sys.stderr)
+                traceback.print_exc(file=sys.stderr)
 
     def _forget_ended(self) -> None:
         """Drops the queries that ended; an error sticks over a later clean end (Spark's
@@ -571,12 +574,3 @@ def _checkpoint_query_id(checkpoint: str) -> Optional[str]:
             return json.loads(f.read()).get("id")
     except (OSError, ValueError, AttributeError):
         return None
-
-
-class _Unraisable:
-    """What sys.unraisablehook expects, for an exception raised by a listener."""
-
-    def __init__(self, exc_info: Any, listener: Any):
-        self.exc_type, self.exc_value, self.exc_traceback = exc_info
-        self.err_msg = "Exception ignored in a StreamingQueryListener"
-        self.object = listener
