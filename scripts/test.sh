@@ -25,8 +25,10 @@ export TZ=UTC
 # 30 SIGKILLs per kill test instead of a hundred, to keep within CI's time (EMBER_KILLS=100 for
 # the full count).
 export EMBER_KILLS="${EMBER_KILLS:-30}"
-.venv/bin/python -m pytest -q "$@"
+# A worker per core, each taking whole test files (module fixtures start Spark once per file):
+# most tests wait on Spark's or Ember's processes, so two workers on two cores take ~2/3 the time.
+.venv/bin/python -m pytest -q -n auto --dist loadfile "$@"
 
 echo "== Differential suite with 3-row Arrow batches"
 EMBER_BATCH_SIZE=3 EMBER_DIFF_ROWS=3000 EMBER_TEST_SPARK=0 \
-  .venv/bin/python -m pytest -q tests/python/differential
+  .venv/bin/python -m pytest -q -n auto --dist loadfile tests/python/differential
