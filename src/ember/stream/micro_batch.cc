@@ -181,6 +181,8 @@ Result<std::shared_ptr<StreamingQuery>> StreamingQuery::Start(const DataFrame& d
                           stream::PositiveIntConf(session_conf,
                                                   "spark.sql.streaming.stateStore.minDeltasForSnapshot",
                                                   10, "Must be greater than 0"));
+    // One state partition per core where the session sets none: Ember runs on one machine
+    // (Spark's 200 is sized for a cluster).
     std::string partitions = conf("spark.sql.shuffle.partitions", "");
     state.num_partitions = partitions.empty() ? CoreCount() : std::stoi(partitions);
     execution->num_partitions = state.num_partitions;
