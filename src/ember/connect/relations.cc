@@ -223,6 +223,49 @@ Result<DataFrame> SubqueryAlias(const Translator& t, const pb::SubqueryAlias& al
   return input.Alias(alias.alias());
 }
 
+Result<DataFrame> Join(const Translator& t, const pb::Join& join) {
+  ARROW_ASSIGN_OR_RAISE(auto left, t.Relation(join.left()));
+  ARROW_ASSIGN_OR_RAISE(auto right, t.Relation(join.right()));
+  std::string how;
+  switch (join.join_type()) {
+    case pb::Join::JOIN_TYPE_UNSPECIFIED:
+    case pb::Join::JOIN_TYPE_INNER: how = "inner"; break;
+    case pb::Join::JOIN_TYPE_FULL_OUTER: how = "full"; break;
+    case pb::Join::JOIN_TYPE_LEFT_OUTER: how = "left"; break;
+    case pb::Join::JOIN_TYPE_RIGHT_OUTER: how = "right"; break;
+    case pb::Join::JOIN_TYPE_LEFT_ANTI: how = "left_anti"; break;
+    case pb::Join::JOIN_TYPE_LEFT_SEMI: how = "left_semi"; break;
+    case pb::Join::JOIN_TYPE_CROSS: how = "cross"; break;
+    default: return Unsupported("join of type " + pb::Join::JoinType_Name(join.join_type()));
+  }
+  std::vector<std::string> using_columns(join.using_columns().begin(), join.using_columns().end());
+  if (!join.has_join_condition()) return left.Join(right, nullptr, using_columns, how);
+  ARROW_ASSIGN_OR_RAISE(auto condition, t.Expression(join.join_condition()));
+  return left.Join(right, &condition, using_columns, how);
+}
+
+// union, unionAll and unionByName; Spark's DataFrame union keeps duplicates (is_all).
+Result<DataFrame> SetOperation(const Translator& t, const pb::SetOperation& op) {
+  if (op.set_op_type() != pb::SetOperation::SET_OP_TYPE_UNION) {
+    return Unsupported("set operation " + pb::SetOperation::SetOpType_Name(op.set_op_type()));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto left, t.Relation(op.left_input()));
+  ARROW_ASSIGN_OR_RAISE(auto right, t.Relation(op.right_input()));
+  ARROW_ASSIGN_OR_RAISE(auto all, left.Union(right, op.by_name(), op.allow_missing_columns()));
+  if (op.has_is_all() && !op.is_all()) return all.Distinct();
+  return all;
+}
+
+Result<DataFrame> WithWatermark(const Translator& t, const pb::WithWatermark& watermark) {
+  ARROW_ASSIGN_OR_RAISE(auto input, t.Relation(watermark.input()));
+  return input.WithWatermark(watermark.event_time(), watermark.delay_threshold());
+}
+
+// Hints and repartitioning leave the rows as they are: Ember plans one machine's work itself.
+Result<DataFrame> SameRows(const Translator& t, const pb::Relation& input) {
+  return t.Relation(input);
+}
+
 Result<DataFrame> Read(const Translator& t, const pb::Read& read) {
   if (read.is_streaming()) return Unsupported("streaming reads (readStream)");
   if (read.has_named_table()) return t.session()->Table(read.named_table().unparsed_identifier());
@@ -264,6 +307,13 @@ Result<DataFrame> Translator::Relation(const pb::Relation& relation) const {
       case pb::Relation::kDeduplicate: return Deduplicate(*this, relation.deduplicate());
       case pb::Relation::kSubqueryAlias: return SubqueryAlias(*this, relation.subquery_alias());
       case pb::Relation::kRead: return Read(*this, relation.read());
+      case pb::Relation::kJoin: return Join(*this, relation.join());
+      case pb::Relation::kSetOp: return SetOperation(*this, relation.set_op());
+      case pb::Relation::kWithWatermark: return WithWatermark(*this, relation.with_watermark());
+      case pb::Relation::kHint: return SameRows(*this, relation.hint().input());
+      case pb::Relation::kRepartition: return SameRows(*this, relation.repartition().input());
+      case pb::Relation::kRepartitionByExpression:
+        return SameRows(*this, relation.repartition_by_expression().input());
       case pb::Relation::REL_TYPE_NOT_SET: return Unsupported("relation of no type");
       default: {
         const auto* field = pb::Relation::descriptor()->FindFieldByNumber(relation.rel_type_case());

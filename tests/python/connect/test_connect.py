@@ -210,3 +210,32 @@ def test_sessions_are_isolated(server, spark):
         assert other.conf.get("spark.sql.shuffle.partitions") == "3"
     finally:
         other.stop()
+
+
+def test_joins_against_duckdb(spark):
+    left_pdf = pd.DataFrame({"k": [1, 2, 3, 4], "a": ["w", "x", "y", "z"]})
+    right_pdf = pd.DataFrame({"k": [2, 3, 3, 5], "b": [20.0, 30.0, 31.0, 50.0]})
+    left, right = spark.createDataFrame(left_pdf), spark.createDataFrame(right_pdf)
+    for how in ["inner", "left", "right", "full", "left_semi", "left_anti"]:
+        got = left.join(right, "k", how).collect()
+        sql_how = {"left_semi": "SEMI", "left_anti": "ANTI", "full": "FULL OUTER"}.get(how, how.upper())
+        if how in ("left_semi", "left_anti"):
+            query = f"SELECT * FROM left_pdf {sql_how} JOIN right_pdf USING (k)"
+        else:
+            query = f"SELECT * FROM left_pdf {sql_how} JOIN right_pdf USING (k)"
+        expected = duckdb.sql(query).fetchall()
+        assert sorted(map(tuple, got), key=repr) == sorted(expected, key=repr), how
+    # A condition on columns named through each DataFrame (plan ids), both `k`s kept.
+    got = left.join(right, left["k"] == right["k"]).select(left["a"], right["b"]).collect()
+    expected = duckdb.sql("SELECT a, b FROM left_pdf JOIN right_pdf ON left_pdf.k = right_pdf.k").fetchall()
+    assert sorted(map(tuple, got)) == sorted(expected)
+
+
+def test_union_and_repartition(spark):
+    a, b = spark.range(3), spark.range(2, 5)
+    assert sorted(r.id for r in a.union(b).collect()) == [0, 1, 2, 2, 3, 4]
+    assert sorted(r.id for r in a.union(b).distinct().collect()) == [0, 1, 2, 3, 4]
+    c = spark.createDataFrame([("x", 1)], ["s", "n"])
+    d = spark.createDataFrame([(2, "y")], ["n", "s"])
+    assert sorted(c.unionByName(d).collect()) == [Row(s="x", n=1), Row(s="y", n=2)]
+    assert sorted(r.id for r in a.repartition(4).coalesce(1).collect()) == [0, 1, 2]
