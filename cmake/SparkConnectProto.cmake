@@ -72,3 +72,6 @@ add_library(ember_connect_proto OBJECT ${_generated} ${CONNECT_PROTO_DIR}/spark/
 target_include_directories(ember_connect_proto SYSTEM PUBLIC ${CONNECT_PROTO_DIR})
 target_link_libraries(ember_connect_proto PUBLIC gRPC::grpc++ protobuf::libprotobuf)
 target_compile_options(ember_connect_proto PRIVATE -w)  # generated code, not Ember's
+# -O1 compiles the generated code in two thirds of -O3's time; message parsing is not where a
+# query's time goes (rows travel as Arrow IPC bytes).
+target_compile_options(ember_connect_proto PRIVATE $<$<NOT:$<CONFIG:Debug>>:-O1>)

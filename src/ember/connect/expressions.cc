@@ -7,6 +7,7 @@
 #include "ember/connect/data_types.h"
 #include "ember/connect/errors.h"
 #include "ember/connect/translator.h"
+#include "ember/plan/expr.h"
 #include "ember/plan/type_names.h"
 #include "ember/sql/parser.h"
 #include "spark/connect/expressions.pb.h"
@@ -69,6 +70,16 @@ std::string FunctionName(const std::string& name) {
   return name;
 }
 
+// A function call, with what Spark's analyzer adds where Ember's catalog needs it spelled out:
+// window(ts, duration) slides by its duration, and the time windows are columns named
+// `window` and `session_window` unless aliased.
+Column FunctionCall(const std::string& name, std::vector<Column> args, bool distinct) {
+  if (name == "window" && args.size() == 2) args.push_back(args[1]);
+  Column call = Call(name, args, distinct);
+  if (name == "window" || name == "session_window") return call.Alias(name);
+  return call;
+}
+
 }  // namespace
 
 Result<Column> Translator::Expression(const pb::Expression& expression) const {
@@ -93,7 +104,8 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
         ARROW_ASSIGN_OR_RAISE(auto column, Expression(arg));
         args.push_back(std::move(column));
       }
-      return Call(FunctionName(function.function_name()), args, function.is_distinct());
+      return FunctionCall(FunctionName(function.function_name()), std::move(args),
+                          function.is_distinct());
     }
     case E::kExpressionString: {
       ARROW_ASSIGN_OR_RAISE(auto parsed, sql::ParseExpression(expression.expression_string().expression()));
@@ -107,6 +119,8 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
       const auto& alias = expression.alias();
       if (alias.name_size() != 1) return Unsupported("an alias of several names");
       ARROW_ASSIGN_OR_RAISE(auto child, Expression(alias.expr()));
+      // A name given to a column that has its default one (a time window) replaces it.
+      if (child.expr()->kind == plan::ExprKind::kAlias) child = Column(child.expr()->args[0]);
       return child.Alias(alias.name(0));
     }
     case E::kCast: {

@@ -239,3 +239,21 @@ def test_union_and_repartition(spark):
     d = spark.createDataFrame([(2, "y")], ["n", "s"])
     assert sorted(c.unionByName(d).collect()) == [Row(s="x", n=1), Row(s="y", n=2)]
     assert sorted(r.id for r in a.repartition(4).coalesce(1).collect()) == [0, 1, 2]
+
+
+def test_group_by_time_window_against_duckdb(spark):
+    import datetime
+
+    base = datetime.datetime(2024, 5, 1, 12, 0, 0)
+    pdf = pd.DataFrame({"ts": [base + datetime.timedelta(minutes=m) for m in (0, 3, 9, 10, 27, 41)],
+                        "v": [1, 2, 3, 4, 5, 6]})
+    got = (spark.createDataFrame(pdf).groupBy(F.window("ts", "10 minutes"))
+           .agg(F.sum("v").alias("total")).orderBy("window").collect())
+    assert got[0].__fields__ == ["window", "total"]
+    expected = duckdb.sql(
+        "SELECT time_bucket(INTERVAL 10 MINUTES, ts) AS s, sum(v) FROM pdf GROUP BY s ORDER BY s"
+    ).fetchall()
+    assert [(r.window.start, r.window.end, r.total) for r in got] == [
+        (s, s + datetime.timedelta(minutes=10), total) for s, total in expected]
+    renamed = spark.createDataFrame(pdf).select(F.window("ts", "1 hour").alias("w"))
+    assert renamed.columns == ["w"]

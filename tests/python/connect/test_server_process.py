@@ -42,3 +42,16 @@ def test_a_client_process_runs_on_a_server_process(server_process):
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[(False, 50), (True, 50)]"
+
+
+def test_ember_first_then_openssl_users():
+    # The module carries gRPC, which loads Debian's libcrypto; pyarrow's libparquet exports an
+    # OpenSSL of its own. Imported first, ember must not let libcrypto call libparquet's copy
+    # (that crashed hashlib's import): a fresh interpreter imports ember, then hashlib and ssl.
+    code = ("import ember._core, hashlib, hmac, ssl; "
+            "print(hashlib.sha256(b'ember').hexdigest()[:12], ssl.OPENSSL_VERSION_NUMBER > 0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    import hashlib
+
+    assert out.stdout.split() == [hashlib.sha256(b"ember").hexdigest()[:12], "True"]
