@@ -46,6 +46,18 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> Server:
     return Server(host, port)
 
 
+def activate(port: int = 0) -> Server:
+    """Serves Spark Connect inside this process (on 127.0.0.1, a free port unless `port` says
+    otherwise) and points PySpark's client at it: SPARK_REMOTE is set, so
+    ``SparkSession.builder.appName(...).config(...).getOrCreate()`` of the real pyspark builds a
+    Connect session on Ember, with no JVM. Returns the server; stopping it ends the sessions."""
+    import os
+
+    server = start("127.0.0.1", port)
+    os.environ["SPARK_REMOTE"] = f"sc://localhost:{server.port}"
+    return server
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     import argparse
     import time

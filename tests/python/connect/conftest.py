@@ -2,6 +2,8 @@
 talking to it. The client runs unmodified (pyspark 4.0.1, pinned): an `sc://` URL makes
 SparkSession.builder build a Connect session and start no JVM."""
 
+import gc
+
 import pytest
 
 
@@ -20,4 +22,5 @@ def spark(server):
 
     session = SparkSession.builder.remote(server.url).getOrCreate()
     yield session
+    gc.collect()  # see test_sessions_are_isolated
     session.stop()

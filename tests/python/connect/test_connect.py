@@ -1,6 +1,8 @@
 """The real PySpark Connect client against Ember's server: results are checked against what
 Spark gives for the same program (its documented output) or against DuckDB on the same data."""
 
+import gc
+
 import duckdb
 import pandas as pd
 import pytest
@@ -209,6 +211,9 @@ def test_sessions_are_isolated(server, spark):
         spark.conf.set("spark.sql.shuffle.partitions", "5")
         assert other.conf.get("spark.sql.shuffle.partitions") == "3"
     finally:
+        # The client's executions share one thread pool, which stop() shuts down; collect the
+        # finished ones first, or one finalised during the shutdown fails to release itself.
+        gc.collect()
         other.stop()
 
 
