@@ -19,9 +19,9 @@ class Server:
     """A running Spark Connect server; `port` is the one it listens on."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT):
-        from ember import _connect
+        from ember import _core
 
-        self._server = _connect.ConnectServer.start(f"{host}:{port}")
+        self._server = _core.ConnectServer.start(f"{host}:{port}")
         self.host = host
         self.port = self._server.port
 
