@@ -1,12 +1,13 @@
 # Spark Connect's protocol as C++, generated at build time. The .proto definitions are never
 # copied into Ember: scripts/connect_descriptors.py reads the serialized descriptors out of the
 # pinned pyspark's generated Python modules (and google.rpc's, from googleapis-common-protos) into
-# a FileDescriptorSet, and Debian's protoc and grpc_cpp_plugin generate the code from it.
+# a FileDescriptorSet, and Debian's protoc generates the messages' code from it. The service
+# needs no generated gRPC code: the transport (src/ember/connect/grpc_transport.cc) serves every
+# method generically, as bytes.
 #
 # Defines the object library ember_connect_proto (the generated code, its warnings relaxed: it is
 # not Ember's code) whose headers only src/ember/connect includes.
 find_package(Protobuf REQUIRED)  # module mode: Debian's libprotobuf-dev has no CMake config
-find_package(gRPC CONFIG REQUIRED)
 
 # The folders of the *_pb2.py modules, for the descriptor set's dependencies.
 execute_process(
@@ -53,25 +54,30 @@ foreach(_p IN LISTS _protos)
   list(APPEND _proto_files ${_p}.proto)
   list(APPEND _generated ${CONNECT_PROTO_DIR}/${_p}.pb.cc ${CONNECT_PROTO_DIR}/${_p}.pb.h)
 endforeach()
-set(_grpc_generated ${CONNECT_PROTO_DIR}/spark/connect/base.grpc.pb.cc
-                    ${CONNECT_PROTO_DIR}/spark/connect/base.grpc.pb.h)
 add_custom_command(
-  OUTPUT ${_generated} ${_grpc_generated}
+  OUTPUT ${_generated}
   COMMAND protobuf::protoc --descriptor_set_in=${_fds} -I${Protobuf_INCLUDE_DIRS}
           --cpp_out=${CONNECT_PROTO_DIR} ${_proto_files}
-  COMMAND protobuf::protoc --descriptor_set_in=${_fds} -I${Protobuf_INCLUDE_DIRS}
-          --grpc_out=${CONNECT_PROTO_DIR}
-          --plugin=protoc-gen-grpc=$<TARGET_FILE:gRPC::grpc_cpp_plugin>
-          spark/connect/base.proto
-  DEPENDS ${_fds} protobuf::protoc gRPC::grpc_cpp_plugin
-  COMMENT "Generating Spark Connect's C++ messages and service"
+  DEPENDS ${_fds} protobuf::protoc
+  COMMENT "Generating Spark Connect's C++ messages"
   VERBATIM)
 
 list(FILTER _generated INCLUDE REGEX "\\.cc$")
-add_library(ember_connect_proto OBJECT ${_generated} ${CONNECT_PROTO_DIR}/spark/connect/base.grpc.pb.cc)
+add_library(ember_connect_proto OBJECT ${_generated})
 target_include_directories(ember_connect_proto SYSTEM PUBLIC ${CONNECT_PROTO_DIR})
-target_link_libraries(ember_connect_proto PUBLIC gRPC::grpc++ protobuf::libprotobuf)
+target_link_libraries(ember_connect_proto PUBLIC protobuf::libprotobuf)
 target_compile_options(ember_connect_proto PRIVATE -w)  # generated code, not Ember's
 # -O1 compiles the generated code in two thirds of -O3's time; message parsing is not where a
 # query's time goes (rows travel as Arrow IPC bytes).
 target_compile_options(ember_connect_proto PRIVATE $<$<NOT:$<CONFIG:Debug>>:-O1>)
+
+# The gRPC transport, a module of its own loaded with dlopen (src/ember/connect/transport.h says
+# why): it links gRPC and none of the engine, and exports only its entry point.
+find_package(gRPC CONFIG REQUIRED)
+add_library(ember_connect_grpc MODULE ${PROJECT_SOURCE_DIR}/src/ember/connect/grpc_transport.cc)
+target_include_directories(ember_connect_grpc PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(ember_connect_grpc PRIVATE gRPC::grpc++)
+set_target_properties(ember_connect_grpc PROPERTIES CXX_VISIBILITY_PRESET hidden
+                                                    VISIBILITY_INLINES_HIDDEN ON)
+target_link_options(ember_connect_grpc PRIVATE "LINKER:--exclude-libs,ALL")
+add_dependencies(ember_connect_grpc ember_layer_check)

@@ -65,8 +65,8 @@ std::vector<std::string> JavaClasses(ErrorKind kind) {
 
 }  // namespace
 
-grpc::Status ToGrpcStatus(const arrow::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
+CallStatus ToCallStatus(const arrow::Status& status) {
+  if (status.ok()) return {};
   const ErrorDetail* detail = GetErrorDetail(status);
   std::string message;
   std::vector<std::string> classes;
@@ -94,10 +94,11 @@ grpc::Status ToGrpcStatus(const arrow::Status& status) {
 
   // The client checks that the trailer's status has the call's code and message.
   google::rpc::Status rpc_status;
-  rpc_status.set_code(grpc::StatusCode::INTERNAL);
+  constexpr int kInternal = 13;  // grpc::StatusCode::INTERNAL
+  rpc_status.set_code(kInternal);
   rpc_status.set_message(message);
   rpc_status.add_details()->PackFrom(info);
-  return grpc::Status(grpc::StatusCode::INTERNAL, message, rpc_status.SerializeAsString());
+  return {kInternal, message, rpc_status.SerializeAsString()};
 }
 
 arrow::Status Unsupported(const std::string& what) {

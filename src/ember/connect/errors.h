@@ -8,13 +8,14 @@
 #include <string>
 
 #include <arrow/status.h>
-#include <grpcpp/support/status.h>
+
+#include "ember/connect/transport.h"
 
 namespace ember::connect {
 
 /// A failed Status for the client; an error without Ember's ErrorDetail is an internal error
 /// (SparkException, INTERNAL_ERROR).
-grpc::Status ToGrpcStatus(const arrow::Status& status);
+CallStatus ToCallStatus(const arrow::Status& status);
 
 /// A request Ember cannot serve: UNSUPPORTED_FEATURE naming what, e.g. "relation `sample`".
 arrow::Status Unsupported(const std::string& what);

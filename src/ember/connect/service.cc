@@ -14,16 +14,8 @@ namespace pb = spark::connect;
 
 namespace {
 
-// Runs a handler; a C++ exception (a malformed schema JSON, say) becomes an internal error
-// instead of ending the server.
-template <typename Handler>
-grpc::Status Guarded(Handler&& handler) {
-  try {
-    return ToGrpcStatus(handler());
-  } catch (const std::exception& e) {
-    return ToGrpcStatus(arrow::Status::UnknownError(e.what()));
-  }
-}
+constexpr int kInvalidArgument = 3;  // grpc::StatusCode
+constexpr int kUnimplemented = 12;
 
 bool Reattachable(const pb::ExecutePlanRequest& request) {
   for (const auto& option : request.request_options()) {
@@ -32,110 +24,163 @@ bool Reattachable(const pb::ExecutePlanRequest& request) {
   return false;
 }
 
-arrow::Status Write(const std::vector<pb::ExecutePlanResponse>& responses,
-                    grpc::ServerWriter<pb::ExecutePlanResponse>* writer) {
+arrow::Status WriteAll(const std::vector<pb::ExecutePlanResponse>& responses,
+                       const std::function<bool(const std::string&)>& write) {
   for (const auto& response : responses) {
-    if (!writer->Write(response)) return arrow::Status::Cancelled("the client went away");
+    if (!write(response.SerializeAsString())) return arrow::Status::Cancelled("the client went away");
   }
   return arrow::Status::OK();
 }
 
+// A unary method: parse the request, fill the response, write it.
+template <typename Request, typename Response>
+CallStatus Unary(const std::string& bytes, const std::function<bool(const std::string&)>& write,
+                 const std::function<arrow::Status(const Request&, Response*)>& serve) {
+  Request request;
+  if (!request.ParseFromString(bytes)) return {kInvalidArgument, "a malformed request", ""};
+  Response response;
+  arrow::Status status = serve(request, &response);
+  if (status.ok() && !write(response.SerializeAsString())) {
+    status = arrow::Status::Cancelled("the client went away");
+  }
+  return ToCallStatus(status);
+}
+
+template <typename Request>
+CallStatus Streaming(const std::string& bytes,
+                     const std::function<arrow::Status(const Request&)>& serve) {
+  Request request;
+  if (!request.ParseFromString(bytes)) return {kInvalidArgument, "a malformed request", ""};
+  return ToCallStatus(serve(request));
+}
+
 }  // namespace
 
-grpc::Status Service::ExecutePlan(grpc::ServerContext*, const pb::ExecutePlanRequest* request,
-                                  grpc::ServerWriter<pb::ExecutePlanResponse>* writer) {
-  return Guarded([&]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request->session_id(),
-                                                      request->client_observed_server_side_session_id()));
-    std::string operation_id = request->has_operation_id() ? request->operation_id() : NewUuid();
-    ARROW_ASSIGN_OR_RAISE(auto responses, Execute(*session, *request, operation_id));
-    if (Reattachable(*request)) session->KeepResponses(operation_id, responses);
-    return Write(responses, writer);
-  });
+CallStatus Service::Handle(const std::string& method, const std::string& request,
+                           const Write& write) {
+  static const std::string kPrefix = "/spark.connect.SparkConnectService/";
+  if (method.compare(0, kPrefix.size(), kPrefix) != 0) {
+    return {kUnimplemented, "Unknown service of method " + method, ""};
+  }
+  const std::string name = method.substr(kPrefix.size());
+  // A C++ exception (a malformed schema JSON, say) becomes an internal error instead of ending
+  // the server.
+  try {
+    if (name == "ExecutePlan") {
+      return Streaming<pb::ExecutePlanRequest>(
+          request, [&](const auto& r) { return ExecutePlan(r, write); });
+    }
+    if (name == "ReattachExecute") {
+      return Streaming<pb::ReattachExecuteRequest>(
+          request, [&](const auto& r) { return ReattachExecute(r, write); });
+    }
+    if (name == "AnalyzePlan") {
+      return Unary<pb::AnalyzePlanRequest, pb::AnalyzePlanResponse>(
+          request, write, [&](const auto& r, auto* out) { return AnalyzePlan(r, out); });
+    }
+    if (name == "Config") {
+      return Unary<pb::ConfigRequest, pb::ConfigResponse>(
+          request, write, [&](const auto& r, auto* out) { return Config(r, out); });
+    }
+    if (name == "Interrupt") {
+      return Unary<pb::InterruptRequest, pb::InterruptResponse>(
+          request, write, [&](const auto& r, auto* out) { return Interrupt(r, out); });
+    }
+    if (name == "ReleaseExecute") {
+      return Unary<pb::ReleaseExecuteRequest, pb::ReleaseExecuteResponse>(
+          request, write, [&](const auto& r, auto* out) { return ReleaseExecute(r, out); });
+    }
+    if (name == "ReleaseSession") {
+      return Unary<pb::ReleaseSessionRequest, pb::ReleaseSessionResponse>(
+          request, write, [&](const auto& r, auto* out) { return ReleaseSession(r, out); });
+    }
+    if (name == "FetchErrorDetails") {
+      return Unary<pb::FetchErrorDetailsRequest, pb::FetchErrorDetailsResponse>(
+          request, write, [&](const auto& r, auto* out) { return FetchErrorDetails(r, out); });
+    }
+  } catch (const std::exception& e) {
+    return ToCallStatus(arrow::Status::UnknownError(e.what()));
+  }
+  return {kUnimplemented, "Method " + name + " is not served by Ember", ""};
 }
 
-grpc::Status Service::AnalyzePlan(grpc::ServerContext*, const pb::AnalyzePlanRequest* request,
-                                  pb::AnalyzePlanResponse* response) {
-  return Guarded([&]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request->session_id(),
-                                                      request->client_observed_server_side_session_id()));
-    response->set_session_id(session->session_id());
-    response->set_server_side_session_id(session->server_side_session_id());
-    return Analyze(session->session(), *request, response);
-  });
+arrow::Status Service::ExecutePlan(const pb::ExecutePlanRequest& request, const Write& write) {
+  ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request.session_id(),
+                                                    request.client_observed_server_side_session_id()));
+  std::string operation_id = request.has_operation_id() ? request.operation_id() : NewUuid();
+  ARROW_ASSIGN_OR_RAISE(auto responses, Execute(*session, request, operation_id));
+  if (Reattachable(request)) session->KeepResponses(operation_id, responses);
+  return WriteAll(responses, write);
 }
 
-grpc::Status Service::Config(grpc::ServerContext*, const pb::ConfigRequest* request,
-                             pb::ConfigResponse* response) {
-  return Guarded([&]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request->session_id(),
-                                                      request->client_observed_server_side_session_id()));
-    response->set_session_id(session->session_id());
-    response->set_server_side_session_id(session->server_side_session_id());
-    return RunConfig(*session->session(), *request, response);
-  });
+arrow::Status Service::ReattachExecute(const pb::ReattachExecuteRequest& request,
+                                       const Write& write) {
+  ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request.session_id(),
+                                                    request.client_observed_server_side_session_id()));
+  ARROW_ASSIGN_OR_RAISE(auto responses,
+                        session->ResponsesAfter(request.operation_id(),
+                                                request.has_last_response_id()
+                                                    ? request.last_response_id()
+                                                    : std::string()));
+  return WriteAll(responses, write);
 }
 
-grpc::Status Service::Interrupt(grpc::ServerContext*, const pb::InterruptRequest* request,
-                                pb::InterruptResponse* response) {
+arrow::Status Service::AnalyzePlan(const pb::AnalyzePlanRequest& request,
+                                   pb::AnalyzePlanResponse* response) {
+  ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request.session_id(),
+                                                    request.client_observed_server_side_session_id()));
+  response->set_session_id(session->session_id());
+  response->set_server_side_session_id(session->server_side_session_id());
+  return Analyze(session->session(), request, response);
+}
+
+arrow::Status Service::Config(const pb::ConfigRequest& request, pb::ConfigResponse* response) {
+  ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request.session_id(),
+                                                    request.client_observed_server_side_session_id()));
+  response->set_session_id(session->session_id());
+  response->set_server_side_session_id(session->server_side_session_id());
+  return RunConfig(*session->session(), request, response);
+}
+
+arrow::Status Service::Interrupt(const pb::InterruptRequest& request,
+                                 pb::InterruptResponse* response) {
   // Operations run to completion inside ExecutePlan, so none is running to interrupt.
-  return Guarded([&]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request->session_id(),
-                                                      request->client_observed_server_side_session_id()));
-    response->set_session_id(session->session_id());
-    response->set_server_side_session_id(session->server_side_session_id());
-    return arrow::Status::OK();
-  });
+  ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request.session_id(),
+                                                    request.client_observed_server_side_session_id()));
+  response->set_session_id(session->session_id());
+  response->set_server_side_session_id(session->server_side_session_id());
+  return arrow::Status::OK();
 }
 
-grpc::Status Service::ReattachExecute(grpc::ServerContext*, const pb::ReattachExecuteRequest* request,
-                                      grpc::ServerWriter<pb::ExecutePlanResponse>* writer) {
-  return Guarded([&]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request->session_id(),
-                                                      request->client_observed_server_side_session_id()));
-    ARROW_ASSIGN_OR_RAISE(auto responses,
-                          session->ResponsesAfter(request->operation_id(),
-                                                  request->has_last_response_id()
-                                                      ? request->last_response_id()
-                                                      : std::string()));
-    return Write(responses, writer);
-  });
+arrow::Status Service::ReleaseExecute(const pb::ReleaseExecuteRequest& request,
+                                      pb::ReleaseExecuteResponse* response) {
+  ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request.session_id(),
+                                                    request.client_observed_server_side_session_id()));
+  session->Release(request.operation_id(), request.has_release_until()
+                                               ? request.release_until().response_id()
+                                               : std::string());
+  response->set_session_id(session->session_id());
+  response->set_server_side_session_id(session->server_side_session_id());
+  response->set_operation_id(request.operation_id());
+  return arrow::Status::OK();
 }
 
-grpc::Status Service::ReleaseExecute(grpc::ServerContext*, const pb::ReleaseExecuteRequest* request,
-                                     pb::ReleaseExecuteResponse* response) {
-  return Guarded([&]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request->session_id(),
-                                                      request->client_observed_server_side_session_id()));
-    session->Release(request->operation_id(), request->has_release_until()
-                                                  ? request->release_until().response_id()
-                                                  : std::string());
-    response->set_session_id(session->session_id());
-    response->set_server_side_session_id(session->server_side_session_id());
-    response->set_operation_id(request->operation_id());
-    return arrow::Status::OK();
-  });
+arrow::Status Service::ReleaseSession(const pb::ReleaseSessionRequest& request,
+                                      pb::ReleaseSessionResponse* response) {
+  sessions_.Release(request.session_id());
+  response->set_session_id(request.session_id());
+  return arrow::Status::OK();
 }
 
-grpc::Status Service::ReleaseSession(grpc::ServerContext*, const pb::ReleaseSessionRequest* request,
-                                     pb::ReleaseSessionResponse* response) {
-  sessions_.Release(request->session_id());
-  response->set_session_id(request->session_id());
-  return grpc::Status::OK;
-}
-
-grpc::Status Service::FetchErrorDetails(grpc::ServerContext*,
-                                        const pb::FetchErrorDetailsRequest* request,
-                                        pb::FetchErrorDetailsResponse* response) {
+arrow::Status Service::FetchErrorDetails(const pb::FetchErrorDetailsRequest& request,
+                                         pb::FetchErrorDetailsResponse* response) {
   // Errors go out whole in their ErrorInfo (without an errorId), so there is nothing more to
   // fetch: an empty answer tells the client to use the ErrorInfo.
-  return Guarded([&]() -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request->session_id(),
-                                                      request->client_observed_server_side_session_id()));
-    response->set_session_id(session->session_id());
-    response->set_server_side_session_id(session->server_side_session_id());
-    return arrow::Status::OK();
-  });
+  ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request.session_id(),
+                                                    request.client_observed_server_side_session_id()));
+  response->set_session_id(session->session_id());
+  response->set_server_side_session_id(session->server_side_session_id());
+  return arrow::Status::OK();
 }
 
 }  // namespace ember::connect
