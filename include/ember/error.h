@@ -27,6 +27,7 @@ enum class ErrorKind {
   kType,                 // PySparkTypeError: an argument of the wrong type in the Python API
   kClassNotFound,        // SparkClassNotFoundException: PySpark has no class for it, so
                          // UnknownException, as Spark Connect's client raises it
+  kNoSuchElement,        // SparkNoSuchElementException: a configuration key that is not set
 };
 
 /// Name of the PySpark exception class for a kind, e.g. "AnalysisException".

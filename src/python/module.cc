@@ -10,6 +10,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 #include <nanobind/stl/function.h>
+#include <nanobind/stl/unique_ptr.h>
 
 #include <climits>
 #include <cstdint>
@@ -26,6 +27,7 @@
 #include <arrow/type.h>
 
 #include "ember/column.h"
+#include "ember/connect.h"
 #include "ember/dataframe.h"
 #include "ember/error.h"
 #include "ember/plan/type_names.h"
@@ -728,6 +730,15 @@ NB_MODULE(_core, m) {
   m.def("interval_ms", [](const std::string& text) {
     return Unwrap(ember::ParseIntervalMicros(text)) / 1000;
   });
+
+  // The Spark Connect server (ember.connect): it serves on gRPC's threads, without the GIL.
+  nb::class_<ember::ConnectServer>(m, "ConnectServer")
+      .def_static("start", [](const std::string& address) {
+        return Unwrap(ember::ConnectServer::Start(address));
+      })
+      .def_prop_ro("port", &ember::ConnectServer::port)
+      .def("shutdown", &ember::ConnectServer::Shutdown, nb::call_guard<nb::gil_scoped_release>())
+      .def("wait", &ember::ConnectServer::Wait, nb::call_guard<nb::gil_scoped_release>());
 
   m.def("parse_type", [](const std::string& text) {
     return ember::plan::SparkTypeName(*Unwrap(ember::plan::ParseTypeName(text)));

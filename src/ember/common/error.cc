@@ -21,6 +21,7 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kValue: return "PySparkValueError";
     case ErrorKind::kType: return "PySparkTypeError";
     case ErrorKind::kClassNotFound: return "SparkClassNotFoundException";
+    case ErrorKind::kNoSuchElement: return "SparkNoSuchElementException";
   }
   return "SparkRuntimeException";
 }

@@ -1,0 +1,5 @@
+import sys
+
+from ember.connect import main
+
+sys.exit(main())

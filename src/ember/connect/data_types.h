@@ -1,0 +1,32 @@
+// Spark's data types as Spark Connect sends them (spark.connect.DataType, or a schema string in
+// Spark's JSON or DDL form) and Ember's arrow types for them (plan/type_names.h), both ways.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
+namespace spark::connect {
+class DataType;
+}
+
+namespace ember::connect {
+
+arrow::Result<std::shared_ptr<arrow::DataType>> FromProto(const spark::connect::DataType& type);
+
+/// An arrow type as the client reads it; nullability comes from the arrow fields.
+arrow::Status ToProto(const arrow::DataType& type, spark::connect::DataType* out);
+/// A schema as a struct type, the form of ExecutePlanResponse.schema and AnalyzePlan's schema.
+arrow::Status ToProto(const arrow::Schema& schema, spark::connect::DataType* out);
+
+/// A type written as Spark's JSON (DataType.json(): "long", {"type":"struct","fields":[...]}) or
+/// as DDL ("a INT, b STRING", "struct<a:int>").
+arrow::Result<std::shared_ptr<arrow::DataType>> ParseSchemaString(const std::string& text);
+
+/// The type Ember represents a client's arrow type with: timestamps in microseconds (UTC when
+/// zoned), large strings and binaries as plain ones; null if Ember has no such type.
+std::shared_ptr<arrow::DataType> EngineType(const std::shared_ptr<arrow::DataType>& type);
+
+}  // namespace ember::connect

@@ -1,0 +1,142 @@
+#include "ember/connect/execute.h"
+
+#include <arrow/record_batch.h>
+#include <arrow/table.h>
+
+#include "ember/common/random.h"
+#include "ember/connect/arrow_ipc.h"
+#include "ember/connect/data_types.h"
+#include "ember/connect/errors.h"
+#include "ember/connect/sessions.h"
+#include "ember/connect/translator.h"
+#include "ember/session.h"
+#include "ember/sql/parser.h"
+#include "spark/connect/commands.pb.h"
+#include "spark/connect/relations.pb.h"
+
+namespace ember::connect {
+
+namespace pb = spark::connect;
+using arrow::Result;
+
+namespace {
+
+// Rows per ArrowBatch: batches stay well below the client's 128 MiB message limit.
+constexpr int64_t kRowsPerBatch = 64 * 1024;
+
+class Responses {
+ public:
+  Responses(const ConnectSession& session, std::string operation_id)
+      : session_(session), operation_id_(std::move(operation_id)) {}
+
+  pb::ExecutePlanResponse* Add() {
+    auto& r = responses_.emplace_back();
+    r.set_session_id(session_.session_id());
+    r.set_server_side_session_id(session_.server_side_session_id());
+    r.set_operation_id(operation_id_);
+    r.set_response_id(NewUuid());
+    return &r;
+  }
+  std::vector<pb::ExecutePlanResponse> Finish() {
+    Add()->mutable_result_complete();
+    return std::move(responses_);
+  }
+
+ private:
+  const ConnectSession& session_;
+  std::string operation_id_;
+  std::vector<pb::ExecutePlanResponse> responses_;
+};
+
+// A result's schema, then its rows in batches (at least one, maybe empty, as the client needs).
+arrow::Status AddRows(const DataFrame& df, Responses* out) {
+  ARROW_ASSIGN_OR_RAISE(auto table, df.ToTable());
+  ARROW_RETURN_NOT_OK(ToProto(*table->schema(), out->Add()->mutable_schema()));
+  arrow::TableBatchReader reader(*table);
+  reader.set_chunksize(kRowsPerBatch);
+  int64_t offset = 0;
+  std::shared_ptr<arrow::RecordBatch> batch;
+  while (true) {
+    ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+    if (!batch) {
+      if (offset > 0) break;
+      ARROW_ASSIGN_OR_RAISE(batch, arrow::RecordBatch::MakeEmpty(table->schema()));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto data, WriteIpcStream(*batch));
+    auto* arrow_batch = out->Add()->mutable_arrow_batch();
+    arrow_batch->set_row_count(batch->num_rows());
+    arrow_batch->set_start_offset(offset);
+    arrow_batch->set_data(std::move(data));
+    offset += batch->num_rows();
+    if (offset == 0) break;  // the one empty batch of an empty result
+  }
+  return arrow::Status::OK();
+}
+
+// spark.sql(text): a query comes back as its relation, for the client to build on; any other
+// statement runs now and comes back as its result rows, as Spark's handleSqlCommand does.
+arrow::Status SqlCommand(const Translator& t, const pb::SqlCommand& command, Responses* out) {
+  pb::Relation relation;
+  if (command.has_input()) {
+    relation = command.input();
+  } else {  // a Spark 3.x client: the text in the field Spark 4.0 deprecates
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    relation.mutable_sql()->set_query(command.sql());
+#pragma GCC diagnostic pop
+  }
+  if (relation.rel_type_case() != pb::Relation::kSql) {
+    return Unsupported("sql_command of a relation other than `sql`");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto statement, sql::ParseStatement(relation.sql().query()));
+  if (statement.kind == sql::StatementKind::kQuery) {
+    ARROW_RETURN_NOT_OK(t.Relation(relation).status());  // analysis errors surface here
+    *out->Add()->mutable_sql_command_result()->mutable_relation() = relation;
+    return arrow::Status::OK();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto df, t.Relation(relation));
+  ARROW_ASSIGN_OR_RAISE(auto table, df.ToTable());
+  ARROW_ASSIGN_OR_RAISE(auto combined, table->CombineChunksToBatch());
+  ARROW_ASSIGN_OR_RAISE(auto data, WriteIpcStream(*combined));
+  out->Add()->mutable_sql_command_result()->mutable_relation()->mutable_local_relation()->set_data(
+      std::move(data));
+  return arrow::Status::OK();
+}
+
+arrow::Status CreateView(const Translator& t, const pb::CreateDataFrameViewCommand& command) {
+  if (command.is_global()) return Unsupported("global temporary views");
+  ARROW_ASSIGN_OR_RAISE(auto df, t.Relation(command.input()));
+  return t.session()->CreateTempView(command.name(), df, command.replace());
+}
+
+arrow::Status RunCommand(const Translator& t, const pb::Command& command, Responses* out) {
+  switch (command.command_type_case()) {
+    case pb::Command::kSqlCommand: return SqlCommand(t, command.sql_command(), out);
+    case pb::Command::kCreateDataframeView: return CreateView(t, command.create_dataframe_view());
+    default: {
+      const auto* field = pb::Command::descriptor()->FindFieldByNumber(command.command_type_case());
+      return Unsupported("command `" + (field ? field->name() : std::string("?")) + "`");
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::vector<pb::ExecutePlanResponse>> Execute(const ConnectSession& session,
+                                                     const pb::ExecutePlanRequest& request,
+                                                     const std::string& operation_id) {
+  Translator translator(session.session());
+  Responses out(session, operation_id);
+  const auto& plan = request.plan();
+  if (plan.has_root()) {
+    ARROW_ASSIGN_OR_RAISE(auto df, translator.Relation(plan.root()));
+    ARROW_RETURN_NOT_OK(AddRows(df, &out));
+  } else if (plan.has_command()) {
+    ARROW_RETURN_NOT_OK(RunCommand(translator, plan.command(), &out));
+  } else {
+    return Unsupported("plan without a root relation or a command");
+  }
+  return out.Finish();
+}
+
+}  // namespace ember::connect

@@ -1,0 +1,163 @@
+// Expressions of a Connect plan to Columns: one function per expression kind, dispatched in
+// Translator::Expression.
+#include <arrow/scalar.h>
+#include <arrow/type.h>
+#include <arrow/util/decimal.h>
+
+#include "ember/connect/data_types.h"
+#include "ember/connect/errors.h"
+#include "ember/connect/translator.h"
+#include "ember/plan/expr.h"
+#include "ember/plan/type_names.h"
+#include "ember/sql/parser.h"
+#include "spark/connect/expressions.pb.h"
+
+namespace ember::connect {
+
+namespace pb = spark::connect;
+using arrow::Result;
+
+namespace {
+
+Result<std::shared_ptr<arrow::Scalar>> LiteralValue(const pb::Expression::Literal& literal) {
+  using L = pb::Expression::Literal;
+  switch (literal.literal_type_case()) {
+    case L::kNull: {
+      ARROW_ASSIGN_OR_RAISE(auto type, FromProto(literal.null()));
+      return arrow::MakeNullScalar(type);
+    }
+    case L::kBinary:
+      return std::make_shared<arrow::BinaryScalar>(arrow::Buffer::FromString(literal.binary()));
+    case L::kBoolean: return std::make_shared<arrow::BooleanScalar>(literal.boolean());
+    case L::kByte: return std::make_shared<arrow::Int8Scalar>(static_cast<int8_t>(literal.byte()));
+    case L::kShort:
+      return std::make_shared<arrow::Int16Scalar>(static_cast<int16_t>(literal.short_()));
+    case L::kInteger: return std::make_shared<arrow::Int32Scalar>(literal.integer());
+    case L::kLong: return std::make_shared<arrow::Int64Scalar>(literal.long_());
+    case L::kFloat: return std::make_shared<arrow::FloatScalar>(literal.float_());
+    case L::kDouble: return std::make_shared<arrow::DoubleScalar>(literal.double_());
+    case L::kDecimal: {
+      int32_t precision = 0;
+      int32_t scale = 0;
+      arrow::Decimal128 value;
+      ARROW_RETURN_NOT_OK(arrow::Decimal128::FromString(literal.decimal().value(), &value,
+                                                        &precision, &scale));
+      if (literal.decimal().has_precision()) precision = literal.decimal().precision();
+      if (literal.decimal().has_scale()) {
+        ARROW_ASSIGN_OR_RAISE(value, value.Rescale(scale, literal.decimal().scale()));
+        scale = literal.decimal().scale();
+      }
+      return std::make_shared<arrow::Decimal128Scalar>(value, arrow::decimal128(precision, scale));
+    }
+    case L::kString: return std::make_shared<arrow::StringScalar>(literal.string());
+    case L::kDate: return std::make_shared<arrow::Date32Scalar>(literal.date());
+    case L::kTimestamp:
+      return std::make_shared<arrow::TimestampScalar>(literal.timestamp(), plan::TimestampType());
+    case L::kTimestampNtz:
+      return std::make_shared<arrow::TimestampScalar>(literal.timestamp_ntz(),
+                                                      arrow::timestamp(arrow::TimeUnit::MICRO));
+    default: {
+      const auto* field = L::descriptor()->FindFieldByNumber(literal.literal_type_case());
+      return Unsupported("literal of type `" + (field ? field->name() : std::string("?")) + "`");
+    }
+  }
+}
+
+// Spark Connect's names for the operators the client builds, where Ember's catalog names them
+// otherwise (Column.__eq__ sends "==", Spark SQL's `=`).
+std::string FunctionName(const std::string& name) {
+  if (name == "==") return "=";
+  return name;
+}
+
+// A function call, with what Spark's analyzer adds where Ember's catalog needs it spelled out:
+// window(ts, duration) slides by its duration, and the time windows are columns named
+// `window` and `session_window` unless aliased.
+Column FunctionCall(const std::string& name, std::vector<Column> args, bool distinct) {
+  if (name == "window" && args.size() == 2) args.push_back(args[1]);
+  Column call = Call(name, args, distinct);
+  if (name == "window" || name == "session_window") return call.Alias(name);
+  return call;
+}
+
+}  // namespace
+
+Result<Column> Translator::Expression(const pb::Expression& expression) const {
+  using E = pb::Expression;
+  switch (expression.expr_type_case()) {
+    case E::kLiteral: {
+      ARROW_ASSIGN_OR_RAISE(auto value, LiteralValue(expression.literal()));
+      return Lit(std::move(value));
+    }
+    case E::kUnresolvedAttribute: {
+      const auto& attribute = expression.unresolved_attribute();
+      if (attribute.has_plan_id()) {
+        auto frame = frames_.find(attribute.plan_id());
+        if (frame != frames_.end()) return frame->second[attribute.unparsed_identifier()];
+      }
+      return Col(attribute.unparsed_identifier());
+    }
+    case E::kUnresolvedFunction: {
+      const auto& function = expression.unresolved_function();
+      std::vector<Column> args;
+      for (const auto& arg : function.arguments()) {
+        ARROW_ASSIGN_OR_RAISE(auto column, Expression(arg));
+        args.push_back(std::move(column));
+      }
+      return FunctionCall(FunctionName(function.function_name()), std::move(args),
+                          function.is_distinct());
+    }
+    case E::kExpressionString: {
+      ARROW_ASSIGN_OR_RAISE(auto parsed, sql::ParseExpression(expression.expression_string().expression()));
+      return Column(std::move(parsed));
+    }
+    case E::kUnresolvedStar: {
+      const auto& star = expression.unresolved_star();
+      return Col(star.has_unparsed_target() ? star.unparsed_target() : "*");
+    }
+    case E::kAlias: {
+      const auto& alias = expression.alias();
+      if (alias.name_size() != 1) return Unsupported("an alias of several names");
+      ARROW_ASSIGN_OR_RAISE(auto child, Expression(alias.expr()));
+      // A name given to a column that has its default one (a time window) replaces it.
+      if (child.expr()->kind == plan::ExprKind::kAlias) child = Column(child.expr()->args[0]);
+      return child.Alias(alias.name(0));
+    }
+    case E::kCast: {
+      const auto& cast = expression.cast();
+      ARROW_ASSIGN_OR_RAISE(auto child, Expression(cast.expr()));
+      std::shared_ptr<arrow::DataType> type;
+      if (cast.has_type()) {
+        ARROW_ASSIGN_OR_RAISE(type, FromProto(cast.type()));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(type, ParseSchemaString(cast.type_str()));
+      }
+      return child.Cast(std::move(type), cast.eval_mode() == E::Cast::EVAL_MODE_TRY);
+    }
+    case E::kSortOrder: {
+      const auto& order = expression.sort_order();
+      ARROW_ASSIGN_OR_RAISE(auto child, Expression(order.child()));
+      bool ascending = order.direction() != E::SortOrder::SORT_DIRECTION_DESCENDING;
+      bool nulls_first = order.null_ordering() == E::SortOrder::SORT_NULLS_UNSPECIFIED
+                             ? ascending
+                             : order.null_ordering() == E::SortOrder::SORT_NULLS_FIRST;
+      return child.Sort(ascending, nulls_first);
+    }
+    case E::kUnresolvedExtractValue: {
+      const auto& extract = expression.unresolved_extract_value();
+      ARROW_ASSIGN_OR_RAISE(auto child, Expression(extract.child()));
+      const auto& key = extract.extraction();
+      if (key.has_literal() && key.literal().has_string()) {
+        return child.GetField(key.literal().string());
+      }
+      return Unsupported("extracting a value by a key that is not a field name");
+    }
+    case E::EXPR_TYPE_NOT_SET: return Unsupported("expression of no type");
+    default: {
+      const auto* field = E::descriptor()->FindFieldByNumber(expression.expr_type_case());
+      return Unsupported("expression `" + (field ? field->name() : std::string("?")) + "`");
+    }
+  }
+}
+
+}  // namespace ember::connect

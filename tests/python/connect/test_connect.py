@@ -1,0 +1,264 @@
+"""The real PySpark Connect client against Ember's server: results are checked against what
+Spark gives for the same program (its documented output) or against DuckDB on the same data."""
+
+import gc
+
+import duckdb
+import pandas as pd
+import pytest
+from pyspark.errors import AnalysisException
+from pyspark.sql import Row, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+
+def test_is_a_connect_session_without_a_jvm(spark):
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+    from pyspark import SparkContext
+
+    assert isinstance(spark, ConnectSession)
+    assert SparkContext._gateway is None
+    assert spark.version == "4.0.1"
+
+
+def test_range_collect(spark):
+    assert spark.range(5).collect() == [Row(id=i) for i in range(5)]
+    assert spark.range(10, 0, -3).collect() == [Row(id=10), Row(id=7), Row(id=4), Row(id=1)]
+    assert spark.range(0).collect() == []
+
+
+def test_sql_show_prints_sparks_table(spark, capsys):
+    spark.sql("SELECT 1 AS a, 'x' AS b, CAST(NULL AS INT) AS c, 1.5D AS d").show()
+    assert capsys.readouterr().out == (
+        "+---+---+----+---+\n"
+        "|  a|  b|   c|  d|\n"
+        "+---+---+----+---+\n"
+        "|  1|  x|NULL|1.5|\n"
+        "+---+---+----+---+\n"
+        "\n"
+    )
+
+
+def test_show_truncates_and_counts_rows(spark, capsys):
+    spark.range(3).withColumn("s", F.lit("abcdefghijklmnopqrstuvwxyz")).show(2)
+    assert capsys.readouterr().out == (
+        "+---+--------------------+\n"
+        "| id|                   s|\n"
+        "+---+--------------------+\n"
+        "|  0|abcdefghijklmnopq...|\n"
+        "|  1|abcdefghijklmnopq...|\n"
+        "+---+--------------------+\n"
+        "only showing top 2 rows\n"
+    )
+
+
+def test_create_dataframe_from_rows_round_trips(spark):
+    rows = [Row(name="a", n=1, x=0.5), Row(name=None, n=2, x=None), Row(name="c", n=None, x=-2.0)]
+    df = spark.createDataFrame(rows)
+    assert df.collect() == rows
+    assert df.schema.simpleString() == "struct<name:string,n:bigint,x:double>"
+
+
+def test_create_dataframe_from_pandas_round_trips(spark):
+    pdf = pd.DataFrame({"k": ["a", "b", "a"], "v": [1, 2, 3], "f": [0.5, None, 1.5]})
+    back = spark.createDataFrame(pdf).toPandas()
+    pd.testing.assert_frame_equal(back, pdf)
+
+
+def test_create_dataframe_with_a_schema_casts_and_renames(spark):
+    schema = StructType([StructField("id", LongType(), False), StructField("s", StringType())])
+    df = spark.createDataFrame([(1, "x"), (2, None)], schema)
+    assert df.schema == schema
+    assert df.collect() == [Row(id=1, s="x"), Row(id=2, s=None)]
+    assert spark.createDataFrame([(1, "x")], ["a", "b"]).columns == ["a", "b"]
+
+
+def test_schema_and_print_schema(spark, capsys):
+    df = spark.sql("SELECT 1 AS i, CAST(2 AS BIGINT) AS l, 'x' AS s, DATE'2024-01-02' AS d")
+    assert df.schema.simpleString() == "struct<i:int,l:bigint,s:string,d:date>"
+    assert df.columns == ["i", "l", "s", "d"]
+    df.printSchema()
+    assert capsys.readouterr().out == (
+        "root\n"
+        " |-- i: integer (nullable = false)\n"
+        " |-- l: long (nullable = false)\n"
+        " |-- s: string (nullable = false)\n"
+        " |-- d: date (nullable = false)\n"
+        "\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def sales(spark):
+    pdf = pd.DataFrame({
+        "region": ["n", "s", "n", "e", "s", "n", None],
+        "amount": [10, 20, 5, 7, None, 3, 1],
+        "price": [1.5, 2.0, 3.25, 0.5, 1.0, 2.5, 9.0],
+    })
+    return spark.createDataFrame(pdf), pdf
+
+
+def test_filter_select_group_by_against_duckdb(spark, sales):
+    df, pdf = sales
+    got = (df.filter(F.col("price") > 0.75)
+             .select("region", (F.col("amount") * 2).alias("double"), "price")
+             .groupBy("region").count()
+             .orderBy("region").collect())
+    expected = duckdb.sql(
+        "SELECT region, count(*) AS count FROM pdf WHERE price > 0.75 "
+        "GROUP BY region ORDER BY region NULLS FIRST").fetchall()
+    assert [tuple(r) for r in got] == expected
+
+
+def test_aggregates_against_duckdb(spark, sales):
+    df, pdf = sales
+    got = (df.groupBy("region")
+             .agg(F.sum("amount").alias("total"), F.max("price").alias("top"),
+                  F.count("amount").alias("n"))
+             .orderBy(F.col("region").desc_nulls_last()).collect())
+    expected = duckdb.sql(
+        "SELECT region, sum(amount), max(price), count(amount) FROM pdf "
+        "GROUP BY region ORDER BY region DESC NULLS LAST").fetchall()
+    assert [tuple(r) for r in got] == expected
+    assert got[0].__fields__ == ["region", "total", "top", "n"]
+
+
+def test_sql_over_a_temp_view_against_duckdb(spark, sales):
+    df, pdf = sales
+    df.createOrReplaceTempView("sales")
+    got = spark.sql("SELECT region, avg(price) AS p FROM sales WHERE amount IS NOT NULL "
+                    "GROUP BY region ORDER BY region").collect()
+    expected = duckdb.sql("SELECT region, avg(price) FROM pdf WHERE amount IS NOT NULL "
+                          "GROUP BY region ORDER BY region NULLS FIRST").fetchall()
+    assert [tuple(r) for r in got] == expected
+
+
+def test_with_columns_expr_and_cast(spark):
+    df = spark.range(3).withColumn("sq", F.col("id") * F.col("id")) \
+        .withColumn("txt", F.col("id").cast("string")) \
+        .selectExpr("id + 1 AS next", "sq", "txt")
+    assert df.collect() == [Row(next=1, sq=0, txt="0"), Row(next=2, sq=1, txt="1"),
+                            Row(next=3, sq=4, txt="2")]
+    assert df.schema.simpleString() == "struct<next:bigint,sq:bigint,txt:string>"
+
+
+def test_sort_limit_and_dataframe_columns(spark):
+    df = spark.range(10)
+    assert [r.id for r in df.orderBy(F.desc("id")).limit(3).collect()] == [9, 8, 7]
+    assert [r.id for r in df.filter(df["id"] % 4 == 0).collect()] == [0, 4, 8]
+    assert [r.id for r in df.where("id > 7").collect()] == [8, 9]
+
+
+def test_read_csv_with_a_schema(spark, tmp_path):
+    path = tmp_path / "people.csv"
+    path.write_text("name,age\nann,31\nbob,\n")
+    df = spark.read.schema("name STRING, age INT").option("header", True).csv(str(path))
+    assert df.collect() == [Row(name="ann", age=31), Row(name="bob", age=None)]
+
+
+def test_conf_set_get_unset(spark):
+    spark.conf.set("spark.sql.shuffle.partitions", "7")
+    assert spark.conf.get("spark.sql.shuffle.partitions") == "7"
+    spark.conf.set("ember.test.flag", True)
+    assert spark.conf.get("ember.test.flag") == "true"
+    spark.conf.unset("ember.test.flag")
+    assert spark.conf.get("ember.test.flag", "gone") == "gone"
+    assert spark.conf.get("spark.sql.session.timeZone") == "UTC"
+    assert spark.conf.isModifiable("spark.sql.shuffle.partitions")
+    from pyspark.errors import SparkNoSuchElementException
+
+    with pytest.raises(SparkNoSuchElementException) as info:
+        spark.conf.get("ember.no.such.key")
+    assert info.value.getCondition() == "SQL_CONF_NOT_FOUND"
+
+
+def test_unknown_column_raises_analysis_exception(spark):
+    with pytest.raises(AnalysisException) as info:
+        spark.range(3).select("nope").collect()
+    assert info.value.getCondition() == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
+    assert info.value.getSqlState() == "42703"
+    assert "`nope`" in str(info.value)
+    spark.range(2).createOrReplaceTempView("two")
+    with pytest.raises(AnalysisException) as info:
+        spark.sql("SELECT missing FROM two")
+    assert info.value.getCondition() == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
+
+
+def test_parse_error_raises_parse_exception(spark):
+    from pyspark.errors import ParseException
+
+    with pytest.raises(ParseException):
+        spark.sql("SELEC 1")
+
+
+def test_unsupported_relation_names_it(spark):
+    with pytest.raises(Exception) as info:
+        spark.range(10).sample(0.5).collect()
+    assert "sample" in str(info.value)
+    assert "UNSUPPORTED_FEATURE" in str(info.value)
+
+
+def test_sessions_are_isolated(server, spark):
+    other = SparkSession.builder.remote(server.url).create()
+    try:
+        assert other.client._session_id != spark.client._session_id
+        spark.range(2).createOrReplaceTempView("mine")
+        assert spark.sql("SELECT count(*) AS n FROM mine").collect() == [Row(n=2)]
+        with pytest.raises(AnalysisException) as info:
+            other.sql("SELECT * FROM mine")
+        assert info.value.getCondition() == "TABLE_OR_VIEW_NOT_FOUND"
+        other.conf.set("spark.sql.shuffle.partitions", "3")
+        spark.conf.set("spark.sql.shuffle.partitions", "5")
+        assert other.conf.get("spark.sql.shuffle.partitions") == "3"
+    finally:
+        # The client's executions share one thread pool, which stop() shuts down; collect the
+        # finished ones first, or one finalised during the shutdown fails to release itself.
+        gc.collect()
+        other.stop()
+
+
+def test_joins_against_duckdb(spark):
+    left_pdf = pd.DataFrame({"k": [1, 2, 3, 4], "a": ["w", "x", "y", "z"]})
+    right_pdf = pd.DataFrame({"k": [2, 3, 3, 5], "b": [20.0, 30.0, 31.0, 50.0]})
+    left, right = spark.createDataFrame(left_pdf), spark.createDataFrame(right_pdf)
+    for how in ["inner", "left", "right", "full", "left_semi", "left_anti"]:
+        got = left.join(right, "k", how).collect()
+        sql_how = {"left_semi": "SEMI", "left_anti": "ANTI", "full": "FULL OUTER"}.get(how, how.upper())
+        if how in ("left_semi", "left_anti"):
+            query = f"SELECT * FROM left_pdf {sql_how} JOIN right_pdf USING (k)"
+        else:
+            query = f"SELECT * FROM left_pdf {sql_how} JOIN right_pdf USING (k)"
+        expected = duckdb.sql(query).fetchall()
+        assert sorted(map(tuple, got), key=repr) == sorted(expected, key=repr), how
+    # A condition on columns named through each DataFrame (plan ids), both `k`s kept.
+    got = left.join(right, left["k"] == right["k"]).select(left["a"], right["b"]).collect()
+    expected = duckdb.sql("SELECT a, b FROM left_pdf JOIN right_pdf ON left_pdf.k = right_pdf.k").fetchall()
+    assert sorted(map(tuple, got)) == sorted(expected)
+
+
+def test_union_and_repartition(spark):
+    a, b = spark.range(3), spark.range(2, 5)
+    assert sorted(r.id for r in a.union(b).collect()) == [0, 1, 2, 2, 3, 4]
+    assert sorted(r.id for r in a.union(b).distinct().collect()) == [0, 1, 2, 3, 4]
+    c = spark.createDataFrame([("x", 1)], ["s", "n"])
+    d = spark.createDataFrame([(2, "y")], ["n", "s"])
+    assert sorted(c.unionByName(d).collect()) == [Row(s="x", n=1), Row(s="y", n=2)]
+    assert sorted(r.id for r in a.repartition(4).coalesce(1).collect()) == [0, 1, 2]
+
+
+def test_group_by_time_window_against_duckdb(spark):
+    import datetime
+
+    base = datetime.datetime(2024, 5, 1, 12, 0, 0)
+    pdf = pd.DataFrame({"ts": [base + datetime.timedelta(minutes=m) for m in (0, 3, 9, 10, 27, 41)],
+                        "v": [1, 2, 3, 4, 5, 6]})
+    got = (spark.createDataFrame(pdf).groupBy(F.window("ts", "10 minutes"))
+           .agg(F.sum("v").alias("total")).orderBy("window").collect())
+    assert got[0].__fields__ == ["window", "total"]
+    expected = duckdb.sql(
+        "SELECT time_bucket(INTERVAL 10 MINUTES, ts) AS s, sum(v) FROM pdf GROUP BY s ORDER BY s"
+    ).fetchall()
+    assert [(r.window.start, r.window.end, r.total) for r in got] == [
+        (s, s + datetime.timedelta(minutes=10), total) for s, total in expected]
+    renamed = spark.createDataFrame(pdf).select(F.window("ts", "1 hour").alias("w"))
+    assert renamed.columns == ["w"]
