@@ -149,13 +149,15 @@ std::optional<int64_t> BoundFromLessThan(const Expr& l, const Expr& r,
 
 }  // namespace
 
+bool OverEventTime(const plan::Expr& key, const std::set<int64_t>& times) {
+  if (key.kind == ExprKind::kAttribute) return times.count(key.id) > 0;
+  return key.kind == ExprKind::kCall && (key.name == "window" || key.name == "session_window") &&
+         key.args[0]->kind == ExprKind::kAttribute && times.count(key.args[0]->id) > 0;
+}
+
 void CollectEventTimes(const LogicalPlan& plan, std::set<int64_t>* times) {
   for (const auto& child : plan.children) CollectEventTimes(*child, times);
-  auto over_event_time = [&](const plan::Expr& e) {
-    if (e.kind == ExprKind::kAttribute) return times->count(e.id) > 0;
-    return e.kind == ExprKind::kCall && (e.name == "window" || e.name == "session_window") &&
-           e.args[0]->kind == ExprKind::kAttribute && times->count(e.args[0]->id) > 0;
-  };
+  auto over_event_time = [&](const plan::Expr& e) { return OverEventTime(e, *times); };
   if (plan.kind == plan::PlanKind::kAggregate) {
     for (size_t i = 0; i < plan.groupings.size(); ++i) {
       if (over_event_time(*plan.groupings[i])) times->insert(plan.output[i].id);

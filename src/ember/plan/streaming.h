@@ -21,6 +21,10 @@ namespace ember::plan {
 /// written.
 arrow::Status CheckStreamingQuery(const LogicalPlan& plan, const std::string& output_mode);
 
+/// Whether `key` carries event time: an attribute in `times`, or a window or session window over
+/// one.
+bool OverEventTime(const plan::Expr& key, const std::set<int64_t>& times);
+
 /// Adds to `times` the attributes at and below `plan` that carry event time: windows (or plain
 /// keys) computed over an attribute already in `times` by an aggregation or an Expand, and
 /// aliases of one by a projection, as Spark's watermark metadata propagates.

@@ -46,11 +46,7 @@ const LogicalPlan* EventTimeWatermark(const LogicalPlan& node) {
     std::set<int64_t> times{mark->exprs[0]->id};
     plan::CollectEventTimes(*node.children[0], &times);
     for (const auto& key : node.groupings) {
-      const plan::Expr& on = key->kind == plan::ExprKind::kCall &&
-                                     (key->name == "window" || key->name == "session_window")
-                                 ? *key->args[0]
-                                 : *key;
-      if (on.kind == plan::ExprKind::kAttribute && times.count(on.id)) return mark;
+      if (plan::OverEventTime(*key, times)) return mark;
     }
   }
   return marks.empty() ? nullptr : marks[0];

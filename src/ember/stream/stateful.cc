@@ -24,7 +24,6 @@ namespace ember::stream {
 
 namespace cp = arrow::compute;
 using arrow::Result;
-using plan::ExprKind;
 using plan::LogicalPlan;
 using TablePtr = std::shared_ptr<arrow::Table>;
 
@@ -412,14 +411,7 @@ int EventTimeGrouping(const LogicalPlan& node, int64_t event_time_id) {
   std::set<int64_t> times{event_time_id};
   plan::CollectEventTimes(*node.children[0], &times);
   for (size_t i = 0; i < node.groupings.size(); ++i) {
-    const auto& key = *node.groupings[i];
-    bool event_time = key.kind == ExprKind::kAttribute
-                          ? times.count(key.id) > 0
-                          : key.kind == ExprKind::kCall &&
-                                (key.name == "window" || key.name == "session_window") &&
-                                key.args[0]->kind == ExprKind::kAttribute &&
-                                times.count(key.args[0]->id) > 0;
-    if (event_time) return static_cast<int>(i);
+    if (plan::OverEventTime(*node.groupings[i], times)) return static_cast<int>(i);
   }
   return -1;
 }
