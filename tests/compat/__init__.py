@@ -1,4 +1,4 @@
-"""Spark's own PySpark test suites, unchanged, against Ember's and Spark's Connect servers (issue #23).
+"""Spark's own PySpark test suites, unchanged, against Ember's and Spark's Connect servers (#23).
 
 - __main__.py: `python -m tests.compat --spark-python DIR SUITE.py ...`: a server per engine and
   suite, the suite's outcomes, OUT/summary.md with both engines side by side and failures by cause.

@@ -110,25 +110,20 @@ def cell(counts):
     return text + (f" ({', '.join(other)})" if other else "")
 
 
-def ember_revision():
-    try:
-        import ember  # noqa: F401  (only to name the build that served)
-
-        where = os.path.dirname(ember.__file__)
-    except ImportError:
-        where = "?"
-    try:
-        rev = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True).stdout.strip()
-    except OSError:
-        rev = "?"
-    return f"repository {rev}, ember package {where}"
+def provenance(python):
+    """Which Ember served (the package the servers' interpreter imports) and the runner's commit."""
+    probe = "import ember, os; print(os.path.dirname(ember.__file__))"
+    where = subprocess.run([python, "-c", probe], capture_output=True,
+                           text=True).stdout.strip() or "not importable"
+    rev = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True).stdout.strip() or "?"
+    return f"Ember package {where}; runner at commit {rev}"
 
 
-def summary(spark_python, suites, out):
+def summary(spark_python, suites, out, python):
     engines = [e for e in ("ember", "spark") if os.path.isdir(os.path.join(out, e))]
     lines = [f"# Spark's PySpark suites over Spark Connect ({datetime.date.today()})", "",
-             f"Ember: {ember_revision()}. Cells: passed / tests, then the rest.", "",
+             f"{provenance(python)}. Cells: passed / tests, then the rest.", "",
              "| Suite | " + " | ".join(engines) + " |",
              "|---|" + "---|" * len(engines)]
     per_engine = {e: {} for e in engines}
@@ -189,7 +184,7 @@ def main():
             for path in args.suites:
                 run_suite(engine, args.spark_python, path, args.out, args.python,
                           args.test_timeout, args.suite_timeout, log)
-    text = summary(args.spark_python, args.suites, args.out)
+    text = summary(args.spark_python, args.suites, args.out, args.python)
     with open(os.path.join(args.out, "summary.md"), "w") as f:
         f.write(text)
     print(text)

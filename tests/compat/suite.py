@@ -53,15 +53,16 @@ _JVM_ID = re.compile(r"\b(?:Some|ExecutionId|operationId)\([^)]*\)|\bSQLSTATE: \
 
 def first_raised(exc):
     """The exception that started the chain: a test's cleanup (a `finally:` that stops queries or
-    drops tables) often fails too and hides it."""
-    seen = set()
-    while id(exc) not in seen:
+    drops tables) often fails too and hides it. The chain is followed past `raise ... from None`
+    (the Connect client raises its errors so, which hides the exception a cleanup interrupted),
+    and gRPC's own errors in it are the transport, not the cause."""
+    chain, seen = [], set()
+    while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        inner = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
-        if inner is None:
-            break
-        exc = inner
-    return exc
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    causes = [e for e in chain if not type(e).__module__.startswith("grpc")]
+    return (causes or chain)[-1]
 
 
 def cause_of(exc_type, exc):
