@@ -20,10 +20,13 @@ class Server:
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT):
         from ember import _core
+        from ember.connect._functions import Runner
 
-        self._server = _core.ConnectServer.start(f"{host}:{port}")
+        functions = Runner()
+        self._server = _core.ConnectServer.start(f"{host}:{port}", functions)
         self.host = host
         self.port = self._server.port
+        functions.url = self.url
 
     @property
     def url(self) -> str:
