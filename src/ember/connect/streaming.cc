@@ -63,7 +63,8 @@ Result<std::shared_ptr<Sink>> ConsoleSink(const std::map<std::string, std::strin
     ARROW_ASSIGN_OR_RAISE(auto text, ShowString(batch, rows, truncate ? 20 : 0, false));
     std::cout << "-------------------------------------------\nBatch: " << batch_id
               << "\n-------------------------------------------\n"
-              << text << std::flush;
+              << text << "\n"  // show() is println(showString)
+              << std::flush;
     return arrow::Status::OK();
   };
   return MakeForeachBatchSink(show, JvmObject("streaming.ConsoleTable$"));

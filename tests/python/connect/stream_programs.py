@@ -273,8 +273,46 @@ def listener():
     return events
 
 
+def console_and_errors():
+    """The console sink's text (the test compares the whole of stdout), the rate source with a
+    processing-time trigger, and the errors of starts Spark refuses."""
+    import time
+
+    spark = session()
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"k": "x" * 30, "v": i} for i in range(3)], 1000)
+    stream = spark.readStream.schema("k STRING, v INT").json(data)
+    query = (stream.writeStream.format("console").option("numRows", 2)
+             .trigger(once=True).start())
+    query.awaitTermination()
+    errors = {}
+
+    def attempt(name, start):
+        try:
+            start().stop()
+            errors[name] = None
+        except Exception as error:  # noqa: BLE001 - the class is what is compared
+            errors[name] = type(error).__name__
+
+    attempt("no_checkpoint", lambda: stream.writeStream.format("parquet")
+            .start(os.path.join(WORKDIR, "out")))
+    attempt("memory_without_name", lambda: stream.writeStream.format("memory").start())
+    attempt("batch_frame", lambda: spark.range(1).writeStream.format("memory")
+            .queryName("batch").start())
+    ticks = spark.readStream.format("rate").option("rowsPerSecond", 20).load()
+    ticking = (ticks.writeStream.format("memory").queryName("ticks")
+               .trigger(processingTime="200 milliseconds").start())
+    deadline = time.monotonic() + 60
+    while (spark.sql("SELECT count(*) AS n FROM ticks").collect()[0].n == 0
+           and time.monotonic() < deadline):
+        time.sleep(0.2)
+    ticked = spark.sql("SELECT count(*) AS n FROM ticks").collect()[0].n > 0
+    ticking.stop()
+    return {"errors": errors, "rate": [ticks.schema.simpleString(), ticks.isStreaming, ticked]}
+
+
 PROGRAMS = {f.__name__: f for f in (windowed_memory, file_sinks, iceberg_table, failing_query,
-                                     foreach_batch, listener)}
+                                     foreach_batch, listener, console_and_errors)}
 
 if __name__ == "__main__":
     result = PROGRAMS[NAME]()

@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 needs_spark = pytest.mark.skipif(not spark_enabled()[0], reason=f"Spark is off: {spark_enabled()[1]}")
 
 
-def document(program, engine, workdir):
+def run(program, engine, workdir):
     os.makedirs(workdir, exist_ok=True)
     env = {k: v for k, v in os.environ.items()
            if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")}
@@ -24,7 +24,11 @@ def document(program, engine, workdir):
         capture_output=True, timeout=600, env={**env, "TZ": "UTC"}, cwd=HERE,
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-5000:].decode(errors="replace")
-    return json.loads(result.stdout.decode().strip().split("\n")[-1])
+    return result.stdout.decode()
+
+
+def document(program, engine, workdir):
+    return json.loads(run(program, engine, workdir).strip().split("\n")[-1])
 
 
 @needs_spark
@@ -34,3 +38,43 @@ def test_same_as_spark(program, tmp_path):
     ember = document(program, "ember", tmp_path / "ember")
     spark = document(program, "spark", tmp_path / "spark")
     assert ember == spark
+
+
+@needs_spark
+def test_console_sink_text_and_refused_starts_as_spark(tmp_path):
+    # The whole of stdout: the console sink's batches as Spark prints them, then the document.
+    ember = run("console_and_errors", "ember", tmp_path / "ember")
+    spark = run("console_and_errors", "spark", tmp_path / "spark")
+    assert "Batch: 0" in ember
+    assert ember == spark
+
+
+# Without Spark: what Ember answers where the comparison needs no second engine.
+
+def test_continuous_trigger_is_refused_by_name(spark):
+    from pyspark.errors import AnalysisException
+
+    ticks = spark.readStream.format("rate").load()
+    with pytest.raises(AnalysisException, match="UNSUPPORTED_FEATURE.*continuous"):
+        ticks.writeStream.format("memory").queryName("c").trigger(continuous="1 second").start()
+
+
+def test_queries_belong_to_their_session(server, spark, capsys):
+    import gc
+
+    from pyspark.sql import SparkSession
+
+    other = SparkSession.builder.remote(server.url).create()
+    try:
+        query = (other.readStream.format("rate").option("rowsPerSecond", 5).load()
+                 .writeStream.format("memory").queryName("mine").start())
+        assert [q.name for q in other.streams.active] == ["mine"]
+        assert [q.name for q in spark.streams.active] == []
+        assert spark.streams.get(query.id) is None
+        query.processAllAvailable()
+        query.explain()
+        assert capsys.readouterr().out.startswith("== Physical Plan ==")
+        assert query.isActive and query.status["message"]
+    finally:
+        gc.collect()  # as in test_sessions_are_isolated
+        other.stop()
