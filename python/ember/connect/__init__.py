@@ -27,6 +27,11 @@ class Server:
         self.host = host
         self.port = self._server.port
         functions.url = self.url
+        # Stopped at exit, while the interpreter still runs: stopping ends the sessions' queries,
+        # whose foreachBatch functions may be waiting for the GIL.
+        import atexit
+
+        atexit.register(self.stop)
 
     @property
     def url(self) -> str:

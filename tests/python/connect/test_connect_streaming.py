@@ -78,3 +78,31 @@ def test_queries_belong_to_their_session(server, spark, capsys):
     finally:
         gc.collect()  # as in test_sessions_are_isolated
         other.stop()
+
+
+def test_exit_with_a_running_foreach_batch_query():
+    # The process ends while a query calls its Python function: the server stops at exit, before
+    # the interpreter finalizes, so the query ends cleanly instead of calling into a client that
+    # is shutting down.
+    import textwrap
+
+    program = textwrap.dedent("""
+        import ember.connect
+        ember.connect.activate()
+        from pyspark.sql import SparkSession
+        spark = SparkSession.builder.getOrCreate()
+        query = (spark.readStream.format("rate").option("rowsPerSecond", 50).load()
+                 .writeStream.foreachBatch(lambda df, batch_id: df.collect())
+                 .trigger(processingTime="10 milliseconds").start())
+        import time
+        while not (query.lastProgress and query.lastProgress["batchId"] > 2):
+            time.sleep(0.05)
+        print("leaving")
+    """)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")}
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "leaving\n"
+    assert "Traceback" not in out.stderr, out.stderr
