@@ -56,6 +56,15 @@ std::string JvmObject(const std::string& cls) {
   return "org.apache.spark.sql.execution." + cls + "@" + NewUuid().substr(0, 8);
 }
 
+// The foreach sink's description: Spark's ForeachWriterTable of a PythonForeachWriter and the
+// lambda that converts its rows (a lambda class's name, then an identity hash).
+std::string ForeachDescription() {
+  std::string uuid = NewUuid();
+  std::string address = uuid.substr(0, 8) + uuid.substr(9, 4) + uuid.substr(14, 4);
+  return "ForeachWriterTable(" + JvmObject("python.streaming.PythonForeachWriter") + ",Right(" +
+         JvmObject("streaming.sources.ForeachWriterTable$$$Lambda$1/0x" + address) + "))";
+}
+
 Result<std::shared_ptr<Sink>> ConsoleSink(const std::map<std::string, std::string>& options) {
   int rows = std::stoi(Option(options, "numRows", "20"));
   bool truncate = Lower(Option(options, "truncate", "true")) == "true";
@@ -248,8 +257,7 @@ Result<std::shared_ptr<Sink>> StreamingQueries::PythonSink(const std::string& co
     batches_.erase(id);
     return status;
   };
-  return MakeForeachBatchSink(call, foreach ? JvmObject("streaming.sources.ForeachWriterTable")
-                                            : "ForeachBatchSink");
+  return MakeForeachBatchSink(call, foreach ? ForeachDescription() : "ForeachBatchSink");
 }
 
 StreamingQueries::~StreamingQueries() {
