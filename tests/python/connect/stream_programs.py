@@ -319,8 +319,40 @@ def console_and_errors():
     return {"errors": errors, "rate": [ticks.schema.simpleString(), ticks.isStreaming, ticked]}
 
 
+def joins_and_dedup():
+    """Streaming plans through the other relations: a stream-static join, dropDuplicates within
+    a watermark, a stream-stream join on keys and an event-time range, and a union."""
+    spark = session()
+    left_dir, right_dir = os.path.join(WORKDIR, "left"), os.path.join(WORKDIR, "right")
+    write_file(left_dir, "a.json", [{"k": k, "v": v, "ts": f"2024-05-01 10:00:{s:02d}"}
+                                    for k, v, s in [("x", 1, 1), ("x", 1, 1), ("y", 2, 5),
+                                                    ("z", 3, 9)]], 1000)
+    write_file(right_dir, "a.json", [{"rk": k, "w": w, "rts": f"2024-05-01 10:00:{s:02d}"}
+                                      for k, w, s in [("x", 10, 2), ("y", 20, 30),
+                                                      ("z", 30, 8)]], 1000)
+    left = spark.readStream.schema("k STRING, v INT, ts TIMESTAMP").json(left_dir)
+    right = spark.readStream.schema("rk STRING, w INT, rts TIMESTAMP").json(right_dir)
+    names = spark.createDataFrame([("x", "ex"), ("y", "why")], ["k", "name"])
+    plans = {
+        "static_join": left.join(names, "k", "left"),
+        "dedup": left.withWatermark("ts", "10 seconds").dropDuplicates(["k", "ts"]),
+        "stream_join": left.withWatermark("ts", "10 seconds").join(
+            right.withWatermark("rts", "10 seconds"),
+            F.expr("k = rk AND rts BETWEEN ts - INTERVAL 5 SECONDS AND ts + INTERVAL 5 SECONDS")),
+        "unioned": left.select("k", "v").union(right.select("rk", "w")),
+    }
+    out = {}
+    for name, plan in plans.items():
+        query = plan.writeStream.format("memory").queryName(name).start()
+        query.processAllAvailable()
+        out[name] = [plan.isStreaming, rows(spark.sql(f"SELECT * FROM {name}"))]
+        query.stop()
+    return out
+
+
 PROGRAMS = {f.__name__: f for f in (windowed_memory, file_sinks, iceberg_table, failing_query,
-                                     foreach_batch, listener, console_and_errors)}
+                                     foreach_batch, listener, console_and_errors,
+                                     joins_and_dedup)}
 
 if __name__ == "__main__":
     result = PROGRAMS[NAME]()
