@@ -107,3 +107,38 @@ def test_exit_with_a_running_foreach_batch_query():
     assert out.returncode == 0, out.stderr
     assert out.stdout == "leaving\n"
     assert "Traceback" not in out.stderr, out.stderr
+
+
+def test_socket_source_rows_are_the_lines_sent(spark):
+    # The oracle is the input: each line the socket sends is one row of `value`.
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+
+    def serve():
+        connection, _ = listener.accept()
+        connection.sendall(b"alpha\nbeta\ngamma\n")
+        threading.Event().wait(5)  # open until the query has read the lines
+        connection.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    lines = (spark.readStream.format("socket").option("host", "127.0.0.1")
+             .option("port", port).load())
+    assert lines.isStreaming and lines.columns == ["value"]
+    query = lines.writeStream.format("memory").queryName("lines").start()
+    try:
+        import time
+
+        deadline = time.monotonic() + 30
+        while spark.sql("SELECT count(*) AS n FROM lines").collect()[0].n < 3:
+            assert time.monotonic() < deadline, "the lines did not arrive"
+            time.sleep(0.1)
+        assert sorted(r.value for r in spark.sql("SELECT value FROM lines").collect()) == [
+            "alpha", "beta", "gamma"]
+    finally:
+        query.stop()
+        listener.close()
