@@ -350,9 +350,38 @@ def joins_and_dedup():
     return out
 
 
+def file_sources():
+    """csv (with its options), text and parquet file streams, each into the memory sink."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    spark = session()
+    csv_dir, text_dir, parquet_dir = (os.path.join(WORKDIR, d) for d in ("csv", "text", "pq"))
+    for d in (csv_dir, text_dir, parquet_dir):
+        os.makedirs(d)
+    with open(os.path.join(csv_dir, "a.csv"), "w") as f:
+        f.write("k;v\nx;1\ny;\nz;3\n")
+    with open(os.path.join(text_dir, "a.txt"), "w") as f:
+        f.write("one line\nanother line\n")
+    pq.write_table(pa.table({"k": ["p", "q"], "v": [7, 8]}), os.path.join(parquet_dir, "a.parquet"))
+    streams = {
+        "csv": spark.readStream.schema("k STRING, v INT").option("header", True)
+        .option("sep", ";").csv(csv_dir),
+        "text": spark.readStream.text(text_dir),
+        "parquet": spark.readStream.schema("k STRING, v BIGINT").parquet(parquet_dir),
+    }
+    out = {}
+    for name, stream in streams.items():
+        query = stream.writeStream.format("memory").queryName(f"from_{name}").start()
+        query.processAllAvailable()
+        out[name] = [stream.columns, rows(spark.sql(f"SELECT * FROM from_{name}"))]
+        query.stop()
+    return out
+
+
 PROGRAMS = {f.__name__: f for f in (windowed_memory, file_sinks, iceberg_table, failing_query,
                                      foreach_batch, listener, console_and_errors,
-                                     joins_and_dedup)}
+                                     joins_and_dedup, file_sources)}
 
 if __name__ == "__main__":
     result = PROGRAMS[NAME]()
