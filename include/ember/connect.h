@@ -3,6 +3,7 @@
 // their programs on Ember. Each client session (by session id) gets its own ember::Session.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -10,11 +11,27 @@
 
 namespace ember {
 
+/// The Python functions a Connect client sends (foreachBatch, foreach), run by a server that
+/// lives inside a Python process (ember.connect.start() or activate()): the Python module
+/// provides it. Calls come from a query's thread, without the GIL.
+class ConnectPythonRunner {
+ public:
+  virtual ~ConnectPythonRunner() = default;
+  /// Calls the client's pickled function `command` on one micro-batch, which a client of
+  /// session `session_id` reaches as the cached relation `relation_id`. `foreach`: the command
+  /// is foreach's (a function of a partition's rows) rather than foreachBatch's.
+  virtual arrow::Status ForeachBatch(const std::string& command, bool foreach,
+                                     const std::string& session_id,
+                                     const std::string& relation_id, int64_t batch_id) = 0;
+};
+
 class ConnectServer {
  public:
   /// Starts serving on `address` ("127.0.0.1:15002"; port 0 picks a free port) on gRPC's
   /// threads; it serves until Shutdown() or destruction.
-  static arrow::Result<std::unique_ptr<ConnectServer>> Start(const std::string& address);
+  /// `python`: where the clients' Python functions run; none outside a Python process.
+  static arrow::Result<std::unique_ptr<ConnectServer>> Start(
+      const std::string& address, std::shared_ptr<ConnectPythonRunner> python = nullptr);
   ~ConnectServer();
 
   /// The port it listens on (the chosen one when started with port 0).

@@ -124,6 +124,45 @@ std::shared_ptr<nb::object> KeptPythonObject(nb::object object) {
   });
 }
 
+// Runs a Connect client's foreachBatch or foreach function, given pickled, in this interpreter:
+// `function(command, foreach, session_id, relation_id, batch_id)` (ember/connect/_functions.py)
+// unpickles it and calls it with the batch's client DataFrame. Called on a query's thread, it
+// takes the GIL for the call only.
+class PythonFunctionRunner final : public ember::ConnectPythonRunner {
+ public:
+  explicit PythonFunctionRunner(nb::callable function)
+      : function_(KeptPythonObject(std::move(function))) {}
+
+  arrow::Status ForeachBatch(const std::string& command, bool foreach,
+                             const std::string& session_id, const std::string& relation_id,
+                             int64_t batch_id) override {
+    if (!InterpreterUsable()) {
+      return arrow::Status::Cancelled("the Python interpreter is shutting down");
+    }
+    nb::gil_scoped_acquire gil;
+    try {
+      (*function_)(nb::bytes(command.data(), command.size()), foreach, session_id, relation_id,
+                   batch_id);
+      return arrow::Status::OK();
+    } catch (nb::python_error& error) {
+      std::string reason = error.what();
+      if (foreach) {
+        return ember::UserError(ember::ErrorKind::kRuntime, "FOREACH_USER_FUNCTION_ERROR",
+                                "An error occurred in the user provided function in foreach "
+                                "sink. Reason: " + reason,
+                                "39000");
+      }
+      return ember::UserError(ember::ErrorKind::kRuntime, "FOREACH_BATCH_USER_FUNCTION_ERROR",
+                              "An error occurred in the user provided function in foreach batch "
+                              "sink. Reason: " + reason,
+                              "39000");
+    }
+  }
+
+ private:
+  std::shared_ptr<nb::object> function_;
+};
+
 // Hands a streaming query's events to a Python function (StreamingQueryManager's dispatcher)
 // as (kind, fields). It runs on the bus's thread (kStarted: on the thread in start()) and takes
 // the GIL for the call; an exception the function lets through is reported as unraisable.
@@ -731,10 +770,12 @@ NB_MODULE(_core, m) {
     return Unwrap(ember::ParseIntervalMicros(text)) / 1000;
   });
 
-  // The Spark Connect server (ember.connect): it serves on gRPC's threads, without the GIL.
+  // The Spark Connect server (ember.connect): it serves on gRPC's threads, without the GIL;
+  // `python_functions` runs the clients' foreachBatch and foreach functions in this interpreter.
   nb::class_<ember::ConnectServer>(m, "ConnectServer")
-      .def_static("start", [](const std::string& address) {
-        return Unwrap(ember::ConnectServer::Start(address));
+      .def_static("start", [](const std::string& address, nb::callable python_functions) {
+        return Unwrap(ember::ConnectServer::Start(
+            address, std::make_shared<PythonFunctionRunner>(std::move(python_functions))));
       })
       .def_prop_ro("port", &ember::ConnectServer::port)
       .def("shutdown", &ember::ConnectServer::Shutdown, nb::call_guard<nb::gil_scoped_release>())

@@ -20,10 +20,18 @@ class Server:
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT):
         from ember import _core
+        from ember.connect._functions import Runner
 
-        self._server = _core.ConnectServer.start(f"{host}:{port}")
+        functions = Runner()
+        self._server = _core.ConnectServer.start(f"{host}:{port}", functions)
         self.host = host
         self.port = self._server.port
+        functions.url = self.url
+        # Stopped at exit, while the interpreter still runs: stopping ends the sessions' queries,
+        # whose foreachBatch functions may be waiting for the GIL.
+        import atexit
+
+        atexit.register(self.stop)
 
     @property
     def url(self) -> str:

@@ -39,9 +39,9 @@ void TreeLines(const arrow::FieldVector& fields, const std::string& prefix, int 
 
 }  // namespace
 
-arrow::Status Analyze(const std::shared_ptr<Session>& session, const pb::AnalyzePlanRequest& request,
-                      pb::AnalyzePlanResponse* response) {
-  Translator t(session);
+arrow::Status Analyze(const std::shared_ptr<Session>& session, const StreamingQueries& streams,
+                      const pb::AnalyzePlanRequest& request, pb::AnalyzePlanResponse* response) {
+  Translator t(session, &streams);
   using R = pb::AnalyzePlanRequest;
   switch (request.analyze_case()) {
     case R::kSchema: {

@@ -109,10 +109,27 @@ arrow::Status CreateView(const Translator& t, const pb::CreateDataFrameViewComma
   return t.session()->CreateTempView(command.name(), df, command.replace());
 }
 
-arrow::Status RunCommand(const Translator& t, const pb::Command& command, Responses* out) {
+arrow::Status RunCommand(const Translator& t, StreamingQueries& streams, const pb::Command& command,
+                         Responses* out) {
   switch (command.command_type_case()) {
     case pb::Command::kSqlCommand: return SqlCommand(t, command.sql_command(), out);
     case pb::Command::kCreateDataframeView: return CreateView(t, command.create_dataframe_view());
+    case pb::Command::kWriteStreamOperationStart:
+      return streams.Start(t, command.write_stream_operation_start(),
+                           out->Add()->mutable_write_stream_operation_start_result());
+    case pb::Command::kStreamingQueryCommand:
+      return streams.QueryCommand(command.streaming_query_command(),
+                                  out->Add()->mutable_streaming_query_command_result());
+    case pb::Command::kStreamingQueryListenerBusCommand:
+      // Adding one is an event stream (StreamEvents); removing it ends that stream.
+      if (command.streaming_query_listener_bus_command().has_remove_listener_bus_listener()) {
+        streams.RemoveClientListener();
+        return arrow::Status::OK();
+      }
+      return Unsupported("streaming_query_listener_bus_command of no kind");
+    case pb::Command::kStreamingQueryManagerCommand:
+      return streams.ManagerCommand(command.streaming_query_manager_command(),
+                                    out->Add()->mutable_streaming_query_manager_command_result());
     default: {
       const auto* field = pb::Command::descriptor()->FindFieldByNumber(command.command_type_case());
       return Unsupported("command `" + (field ? field->name() : std::string("?")) + "`");
@@ -125,18 +142,48 @@ arrow::Status RunCommand(const Translator& t, const pb::Command& command, Respon
 Result<std::vector<pb::ExecutePlanResponse>> Execute(const ConnectSession& session,
                                                      const pb::ExecutePlanRequest& request,
                                                      const std::string& operation_id) {
-  Translator translator(session.session());
+  Translator translator(session.session(), &session.streams());
   Responses out(session, operation_id);
   const auto& plan = request.plan();
   if (plan.has_root()) {
     ARROW_ASSIGN_OR_RAISE(auto df, translator.Relation(plan.root()));
     ARROW_RETURN_NOT_OK(AddRows(df, &out));
   } else if (plan.has_command()) {
-    ARROW_RETURN_NOT_OK(RunCommand(translator, plan.command(), &out));
+    ARROW_RETURN_NOT_OK(RunCommand(translator, session.streams(), plan.command(), &out));
   } else {
     return Unsupported("plan without a root relation or a command");
   }
   return out.Finish();
+}
+
+bool IsEventStream(const pb::ExecutePlanRequest& request) {
+  const auto& plan = request.plan();
+  return plan.has_command() && plan.command().has_streaming_query_listener_bus_command() &&
+         plan.command().streaming_query_listener_bus_command().has_add_listener_bus_listener();
+}
+
+arrow::Status StreamEvents(const ConnectSession& session, const pb::ExecutePlanRequest& request,
+                           const std::string& operation_id,
+                           const std::function<bool(const pb::ExecutePlanResponse&)>& write) {
+  (void)request;
+  auto response = [&] {  // one at a time: the stream may last as long as the session
+    pb::ExecutePlanResponse r;
+    r.set_session_id(session.session_id());
+    r.set_server_side_session_id(session.server_side_session_id());
+    r.set_operation_id(operation_id);
+    r.set_response_id(NewUuid());
+    return r;
+  };
+  ARROW_RETURN_NOT_OK(session.streams().StreamEvents(
+      [&](const pb::StreamingQueryListenerEventsResult& result) {
+        auto r = response();
+        *r.mutable_streaming_query_listener_events_result() = result;
+        return write(r);
+      }));
+  auto complete = response();
+  complete.mutable_result_complete();
+  write(complete);
+  return arrow::Status::OK();
 }
 
 }  // namespace ember::connect

@@ -8,9 +8,11 @@
 #include "ember/connect/arrow_ipc.h"
 #include "ember/connect/data_types.h"
 #include "ember/connect/errors.h"
+#include "ember/connect/streaming.h"
 #include "ember/connect/translator.h"
 #include "ember/error.h"
 #include "ember/session.h"
+#include "ember/streaming.h"
 #include "spark/connect/relations.pb.h"
 
 namespace ember::connect {
@@ -266,8 +268,40 @@ Result<DataFrame> SameRows(const Translator& t, const pb::Relation& input) {
   return t.Relation(input);
 }
 
+// spark.readStream: a stream from any source Ember registers; a table name reads an Iceberg
+// table's appended snapshots.
+Result<DataFrame> ReadStream(const Translator& t, const pb::Read& read) {
+  if (read.has_named_table()) {
+    const auto& table = read.named_table();
+    std::map<std::string, std::string> options;
+    for (const auto& [key, value] : table.options()) options[key] = value;
+    return ember::ReadStream(t.session(), "iceberg", table.unparsed_identifier(), nullptr, options);
+  }
+  const auto& source = read.data_source();
+  std::shared_ptr<arrow::Schema> schema;
+  if (source.has_schema() && !source.schema().empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto type, ParseSchemaString(source.schema()));
+    schema = arrow::schema(type->fields());
+  }
+  std::map<std::string, std::string> options;
+  for (const auto& [key, value] : source.options()) options[key] = value;
+  if (source.paths_size() > 1) {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "requirement failed: multiple paths are not supported for a streaming "
+                     "source");
+  }
+  std::string path = source.paths_size() ? source.paths(0) : "";
+  if (path.empty()) {
+    if (auto it = options.find("path"); it != options.end()) path = it->second;
+  }
+  std::string format = source.has_format()
+                           ? source.format()
+                           : t.session()->GetConf("spark.sql.sources.default", "parquet");
+  return ember::ReadStream(t.session(), format, path, schema, options);
+}
+
 Result<DataFrame> Read(const Translator& t, const pb::Read& read) {
-  if (read.is_streaming()) return Unsupported("streaming reads (readStream)");
+  if (read.is_streaming()) return ReadStream(t, read);
   if (read.has_named_table()) return t.session()->Table(read.named_table().unparsed_identifier());
   const auto& source = read.data_source();
   std::shared_ptr<arrow::Schema> schema;
@@ -310,6 +344,9 @@ Result<DataFrame> Translator::Relation(const pb::Relation& relation) const {
       case pb::Relation::kJoin: return Join(*this, relation.join());
       case pb::Relation::kSetOp: return SetOperation(*this, relation.set_op());
       case pb::Relation::kWithWatermark: return WithWatermark(*this, relation.with_watermark());
+      case pb::Relation::kCachedRemoteRelation:
+        if (!streams_) return Unsupported("relation `cached_remote_relation` here");
+        return streams_->CachedBatch(relation.cached_remote_relation().relation_id());
       case pb::Relation::kHint: return SameRows(*this, relation.hint().input());
       case pb::Relation::kRepartition: return SameRows(*this, relation.repartition().input());
       case pb::Relation::kRepartitionByExpression:

@@ -39,6 +39,7 @@ arrow::Result<connect::StartTransportFunction> LoadTransport() {
 }  // namespace
 
 struct ConnectServer::State {
+  explicit State(std::shared_ptr<ConnectPythonRunner> python) : service(std::move(python)) {}
   connect::Service service;
   std::unique_ptr<connect::Transport> transport;  // after the service: it goes first
   std::once_flag shutdown;
@@ -51,9 +52,10 @@ ConnectServer::~ConnectServer() {
   state_->transport.reset();
 }
 
-arrow::Result<std::unique_ptr<ConnectServer>> ConnectServer::Start(const std::string& address) {
+arrow::Result<std::unique_ptr<ConnectServer>> ConnectServer::Start(
+    const std::string& address, std::shared_ptr<ConnectPythonRunner> python) {
   ARROW_ASSIGN_OR_RAISE(auto start_transport, LoadTransport());
-  auto state = std::make_unique<State>();
+  auto state = std::make_unique<State>(std::move(python));
   std::string error;
   state->transport.reset(start_transport(address.c_str(), &state->service, kMaxMessageBytes, &error));
   if (!state->transport) return UserError(ErrorKind::kIllegalArgument, "", error);
@@ -63,7 +65,13 @@ arrow::Result<std::unique_ptr<ConnectServer>> ConnectServer::Start(const std::st
 int ConnectServer::port() const { return state_->transport->port(); }
 
 void ConnectServer::Shutdown() {
-  std::call_once(state_->shutdown, [this] { state_->transport->Shutdown(); });
+  std::call_once(state_->shutdown, [this] {
+    // The queries stop first: a call waiting on one (awaitTermination) then ends, and a
+    // foreachBatch function still reaches the server for its batch.
+    state_->service.ReleaseSessions();
+    state_->transport->Shutdown();
+    state_->service.ReleaseSessions();  // any a client started meanwhile
+  });
 }
 
 void ConnectServer::Wait() { state_->transport->Wait(); }

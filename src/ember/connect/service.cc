@@ -108,6 +108,11 @@ arrow::Status Service::ExecutePlan(const pb::ExecutePlanRequest& request, const 
   ARROW_ASSIGN_OR_RAISE(auto session, sessions_.Get(request.session_id(),
                                                     request.client_observed_server_side_session_id()));
   std::string operation_id = request.has_operation_id() ? request.operation_id() : NewUuid();
+  if (IsEventStream(request)) {
+    return StreamEvents(*session, request, operation_id, [&](const pb::ExecutePlanResponse& r) {
+      return write(r.SerializeAsString());
+    });
+  }
   ARROW_ASSIGN_OR_RAISE(auto responses, Execute(*session, request, operation_id));
   if (Reattachable(request)) session->KeepResponses(operation_id, responses);
   return WriteAll(responses, write);
@@ -131,7 +136,7 @@ arrow::Status Service::AnalyzePlan(const pb::AnalyzePlanRequest& request,
                                                     request.client_observed_server_side_session_id()));
   response->set_session_id(session->session_id());
   response->set_server_side_session_id(session->server_side_session_id());
-  return Analyze(session->session(), request, response);
+  return Analyze(session->session(), session->streams(), request, response);
 }
 
 arrow::Status Service::Config(const pb::ConfigRequest& request, pb::ConfigResponse* response) {

@@ -11,6 +11,10 @@ namespace ember::connect {
 
 class Service final : public CallHandler {
  public:
+  explicit Service(std::shared_ptr<ConnectPythonRunner> python) : sessions_(std::move(python)) {}
+  /// Ends every session and its streaming queries.
+  void ReleaseSessions() { sessions_.ReleaseAll(); }
+
   CallStatus Handle(const std::string& method, const std::string& request,
                     const std::function<bool(const std::string&)>& write) override;
 

@@ -8,10 +8,12 @@
 
 namespace ember::connect {
 
-ConnectSession::ConnectSession(std::string session_id, std::shared_ptr<Session> session)
+ConnectSession::ConnectSession(std::string session_id, std::shared_ptr<Session> session,
+                               std::shared_ptr<ConnectPythonRunner> python)
     : session_id_(std::move(session_id)),
       server_side_session_id_(NewUuid()),
-      session_(std::move(session)) {}
+      session_(std::move(session)),
+      streams_(std::make_unique<StreamingQueries>(session_id_, std::move(python))) {}
 
 void ConnectSession::KeepResponses(const std::string& operation_id,
                                    std::vector<spark::connect::ExecutePlanResponse> responses) {
@@ -58,7 +60,7 @@ arrow::Result<std::shared_ptr<ConnectSession>> SessionRegistry::Get(const std::s
                                                                     const std::string& observed) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto& entry = sessions_[session_id];
-  if (!entry) entry = std::make_shared<ConnectSession>(session_id, Session::Make());
+  if (!entry) entry = std::make_shared<ConnectSession>(session_id, Session::Make(), python_);
   if (!observed.empty() && observed != entry->server_side_session_id()) {
     return UserError(ErrorKind::kRuntime, "INVALID_HANDLE.SESSION_CHANGED",
                      "The handle " + session_id +
@@ -70,8 +72,26 @@ arrow::Result<std::shared_ptr<ConnectSession>> SessionRegistry::Get(const std::s
 }
 
 void SessionRegistry::Release(const std::string& session_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  sessions_.erase(session_id);
+  std::shared_ptr<ConnectSession> released;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = sessions_.find(session_id);
+    if (it == sessions_.end()) return;
+    released = std::move(it->second);
+    sessions_.erase(it);
+  }
+  // Stopped unlocked: stopping its queries waits for their batches, and a foreachBatch function
+  // calls the server back.
+  released->streams().StopAll();
+}
+
+void SessionRegistry::ReleaseAll() {
+  std::map<std::string, std::shared_ptr<ConnectSession>> released;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    released.swap(sessions_);
+  }
+  for (auto& [id, session] : released) session->streams().StopAll();  // unlocked, as in Release
 }
 
 }  // namespace ember::connect

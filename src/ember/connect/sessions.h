@@ -12,9 +12,11 @@
 
 #include <arrow/result.h>
 
+#include "ember/connect/streaming.h"
 #include "spark/connect/base.pb.h"
 
 namespace ember {
+class ConnectPythonRunner;
 class Session;
 }
 
@@ -22,11 +24,14 @@ namespace ember::connect {
 
 class ConnectSession {
  public:
-  ConnectSession(std::string session_id, std::shared_ptr<Session> session);
+  ConnectSession(std::string session_id, std::shared_ptr<Session> session,
+                 std::shared_ptr<ConnectPythonRunner> python);
 
   const std::string& session_id() const { return session_id_; }
   const std::string& server_side_session_id() const { return server_side_session_id_; }
   const std::shared_ptr<Session>& session() const { return session_; }
+  /// The session's streaming queries (spark.streams).
+  StreamingQueries& streams() const { return *streams_; }
 
   /// Keeps a finished reattachable operation's responses until the client releases them, for
   /// ReattachExecute after a broken stream.
@@ -44,20 +49,26 @@ class ConnectSession {
   const std::string session_id_;
   const std::string server_side_session_id_;
   const std::shared_ptr<Session> session_;
+  const std::unique_ptr<StreamingQueries> streams_;
   mutable std::mutex mutex_;
   std::map<std::string, std::vector<spark::connect::ExecutePlanResponse>> operations_;
 };
 
 class SessionRegistry {
  public:
+  explicit SessionRegistry(std::shared_ptr<ConnectPythonRunner> python)
+      : python_(std::move(python)) {}
   /// The session of `session_id`, made on first use. A client that saw another server-side id
   /// for it (`observed`, if not empty) gets INVALID_HANDLE.SESSION_CHANGED.
   arrow::Result<std::shared_ptr<ConnectSession>> Get(const std::string& session_id,
                                                      const std::string& observed);
   /// ReleaseSession: forgets the session; a later request with its id starts a new one.
   void Release(const std::string& session_id);
+  /// Forgets every session, stopping their queries (the server shuts down).
+  void ReleaseAll();
 
  private:
+  const std::shared_ptr<ConnectPythonRunner> python_;
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<ConnectSession>> sessions_;
 };

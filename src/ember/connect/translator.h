@@ -25,17 +25,24 @@ class Session;
 
 namespace ember::connect {
 
+class StreamingQueries;
+
 class Translator {
  public:
-  explicit Translator(std::shared_ptr<Session> session) : session_(std::move(session)) {}
+  /// `streams`: the session's streaming queries, whose foreachBatch batches a plan may name
+  /// (cached_remote_relation).
+  explicit Translator(std::shared_ptr<Session> session, const StreamingQueries* streams = nullptr)
+      : session_(std::move(session)), streams_(streams) {}
 
   arrow::Result<DataFrame> Relation(const spark::connect::Relation& relation) const;
   arrow::Result<Column> Expression(const spark::connect::Expression& expression) const;
 
   const std::shared_ptr<Session>& session() const { return session_; }
+  const StreamingQueries* streams() const { return streams_; }
 
  private:
   std::shared_ptr<Session> session_;
+  const StreamingQueries* streams_;
   // The DataFrame of each relation with a plan id translated so far: an attribute that names
   // a plan id (df["a"] in the client) binds to that DataFrame's output.
   mutable std::map<int64_t, DataFrame> frames_;

@@ -1,0 +1,388 @@
+"""Streaming programs for test_connect_streaming.py, run unchanged on two engines in a process of
+their own (`python stream_programs.py NAME WORKDIR ENGINE`): with ENGINE `spark` on Apache Spark
+(classic, local[2]), with `ember` through the real PySpark Connect client on Ember's Connect
+server in the same process (ember.connect.activate()). Each prints one JSON document on its last
+line; the test compares the two."""
+
+import json
+import os
+import re
+import sys
+
+NAME, WORKDIR, ENGINE = sys.argv[1], sys.argv[2], sys.argv[3]
+if ENGINE == "ember":
+    import ember.connect
+
+    SERVER = ember.connect.activate()
+
+from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+
+ICEBERG_JAR = os.path.expanduser(
+    "~/.m2/repository/org/apache/iceberg/iceberg-spark-runtime-4.0_2.13/1.10.0/"
+    "iceberg-spark-runtime-4.0_2.13-1.10.0.jar")
+
+
+def session(**conf):
+    builder = (SparkSession.builder.appName("connect-streaming")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.sql.shuffle.partitions", "2"))
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    if ENGINE == "spark":
+        builder = (builder.master("local[2]").config("spark.ui.enabled", "false")
+                   .config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC"))
+    spark = builder.getOrCreate()
+    if ENGINE == "spark":
+        spark.sparkContext.setLogLevel("OFF")
+    return spark
+
+
+def write_file(directory, name, rows, mtime):
+    """A JSON-lines file with a fixed modification time, so both engines order files alike."""
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, name)
+    with open(path, "w") as out:
+        for row in rows:
+            out.write(json.dumps(row) + "\n")
+    os.utime(path, (mtime, mtime))
+
+
+def shape(description):
+    """JVM identity hashes and lambda class numbers differ by run: kept as their shape."""
+    description = re.sub(r"\$Lambda\$?[0-9]*/0x[0-9a-f]+", "$Lambda/<class>", description)
+    return re.sub(r"@[0-9a-f]{1,8}\b", "@<hash>", description)
+
+
+def rows(df):
+    return sorted([[str(v) for v in r] for r in df.collect()])
+
+
+def windowed_memory():
+    """A file stream's windowed aggregation into the memory sink, read back with SQL, and the
+    query's and the manager's answers along the way."""
+    spark = session()
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"k": "x", "v": 1, "ts": "2024-05-01 10:00:01"},
+                                {"k": "y", "v": 2, "ts": "2024-05-01 10:00:07"},
+                                {"k": "x", "v": 3, "ts": "2024-05-01 10:00:12"}], 1000)
+    stream = spark.readStream.schema("k STRING, v INT, ts TIMESTAMP").json(data)
+    agg = (stream.withWatermark("ts", "10 seconds")
+           .groupBy(F.window("ts", "10 seconds"), "k").agg(F.sum("v").alias("total"),
+                                                           F.count("*").alias("n")))
+    query = (agg.writeStream.format("memory").queryName("totals").outputMode("complete")
+             .start())
+    query.processAllAvailable()
+    first = rows(spark.sql("SELECT window.start, k, total, n FROM totals"))
+    write_file(data, "b.json", [{"k": "x", "v": 10, "ts": "2024-05-01 10:00:05"},
+                                {"k": "z", "v": 4, "ts": "2024-05-01 10:00:31"}], 2000)
+    query.processAllAvailable()
+    second = rows(spark.sql("SELECT window.start, k, total, n FROM totals"))
+    progress = query.lastProgress
+    doc = {
+        "is_streaming": [stream.isStreaming, agg.isStreaming, spark.range(1).isStreaming],
+        "schema": agg.schema.simpleString(),
+        "first": first, "second": second,
+        "name": query.name, "active": query.isActive,
+        "status_keys": sorted(query.status),
+        "last_batch": progress["batchId"], "last_input_rows": progress["numInputRows"],
+        "progress_batches": [p["batchId"] for p in query.recentProgress if p["numInputRows"]],
+        "manager": [q.name for q in spark.streams.active],
+        "get": spark.streams.get(query.id).name,
+        "same_name": None,
+    }
+    try:
+        agg.writeStream.format("memory").queryName("totals").outputMode("complete").start()
+    except Exception as error:  # noqa: BLE001 - the class is what is compared
+        doc["same_name"] = type(error).__name__
+    query.stop()
+    doc.update(after_stop=[query.isActive, spark.streams.get(query.id),
+                           [q.name for q in spark.streams.active],
+                           spark.streams.awaitAnyTermination(1), query.exception()])
+    return doc
+
+
+def file_sinks():
+    """Parquet (partitioned) and JSON file sinks with trigger(availableNow=True), read back."""
+    spark = session()
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"k": "x", "v": i} for i in range(3)] +
+               [{"k": "y", "v": 7}], 1000)
+    stream = spark.readStream.schema("k STRING, v INT").json(data)
+    out = {}
+    for fmt in ("parquet", "json"):
+        path = os.path.join(WORKDIR, "out", fmt)
+        writer = (stream.where("v > 0").withColumn("w", F.col("v") * 2).writeStream
+                  .format(fmt).option("checkpointLocation", os.path.join(WORKDIR, "cp", fmt))
+                  .trigger(availableNow=True))
+        if fmt == "parquet":
+            writer = writer.partitionBy("k")
+        query = writer.start(path)
+        query.awaitTermination()
+        dirs = sorted(d for d in os.listdir(path) if d.startswith("k="))
+        if fmt == "parquet":  # each partition directory read back on its own
+            got = sorted([d] + r for d in dirs
+                         for r in rows(spark.read.parquet(os.path.join(path, d))))
+        else:
+            got = rows(spark.read.schema("k STRING, v INT, w INT").json(path))
+        out[fmt] = {"rows": got, "active": query.isActive, "dirs": dirs}
+    return out
+
+
+def iceberg_table():
+    """toTable into an Iceberg table, then that table read as a stream into the memory sink."""
+    conf = {"spark.sql.catalog.local": "org.apache.iceberg.spark.SparkCatalog",
+            "spark.sql.catalog.local.type": "hadoop",
+            "spark.sql.catalog.local.warehouse": os.path.join(WORKDIR, "warehouse")}
+    if ENGINE == "spark":
+        conf["spark.jars"] = ICEBERG_JAR
+    spark = session(**conf)
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS local.db")
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"k": "x", "v": i} for i in range(4)], 1000)
+    stream = spark.readStream.schema("k STRING, v INT").json(data)
+    query = (stream.writeStream.option("checkpointLocation", os.path.join(WORKDIR, "cp", "t"))
+             .trigger(availableNow=True).toTable("local.db.events"))
+    query.awaitTermination()
+    written = rows(spark.table("local.db.events"))
+    back = (spark.readStream.table("local.db.events").writeStream.format("memory")
+            .queryName("copied").option("checkpointLocation", os.path.join(WORKDIR, "cp", "c"))
+            .start())
+    back.processAllAvailable()
+    copied = rows(spark.sql("SELECT * FROM copied"))
+    back.stop()
+    return {"written": written, "copied": copied}
+
+
+def failing_query():
+    """A batch that fails (an ANSI cast of a bad string): the error reaches the client as
+    StreamingQueryException from awaitTermination, exception() and awaitAnyTermination."""
+    spark = session()
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"s": "1"}, {"s": "oops"}], 1000)
+    stream = spark.readStream.schema("s STRING").json(data)
+    query = (stream.select(F.col("s").cast("int").alias("n")).writeStream.format("memory")
+             .queryName("numbers").start())
+    doc = {}
+    try:
+        query.awaitTermination()
+        doc["await"] = None
+    except Exception as error:  # noqa: BLE001 - the class is what is compared
+        doc["await"] = [type(error).__name__, "CAST_INVALID_INPUT" in str(error)]
+    error = query.exception()
+    doc["exception"] = [type(error).__name__, "CAST_INVALID_INPUT" in str(error)]
+    doc["active"] = query.isActive
+    try:
+        spark.streams.awaitAnyTermination()
+        doc["any"] = None
+    except Exception as error:  # noqa: BLE001
+        doc["any"] = type(error).__name__
+    spark.streams.resetTerminated()
+    doc["after_reset"] = spark.streams.awaitAnyTermination(0.5)
+    return doc
+
+
+def foreach_batch():
+    """foreachBatch and foreach with the client's Python functions: the batches they see (ids,
+    columns, rows, a DataFrame operation on the batch), and a function that raises."""
+    spark = session()
+    data = os.path.join(WORKDIR, "in")
+    seen = os.path.join(WORKDIR, "seen")
+    os.makedirs(seen)
+    write_file(data, "a.json", [{"k": "x", "v": 1}, {"k": "y", "v": 2}], 1000)
+    stream = spark.readStream.schema("k STRING, v INT").json(data)
+
+    def record(df, batch_id):
+        doubled = df.where("v > 1").select("k", (df.v * 2).alias("w"))
+        with open(os.path.join(seen, f"batch-{batch_id}.json"), "w") as out:
+            json.dump({"columns": df.columns, "count": df.count(),
+                       "rows": sorted([r.k, r.v] for r in df.collect()),
+                       "doubled": sorted([r.k, r.w] for r in doubled.collect())}, out)
+
+    class Writer:
+        def open(self, partition_id, epoch_id):
+            self.rows, self.epoch = [], epoch_id
+            return True
+
+        def process(self, row):
+            self.rows.append([row.k, row.v])
+
+        def close(self, error):
+            with open(os.path.join(seen, f"each-{self.epoch}-{len(os.listdir(seen))}.json"),
+                      "w") as out:
+                json.dump(sorted(self.rows), out)
+
+    queries = [
+        stream.writeStream.foreachBatch(record)
+        .option("checkpointLocation", os.path.join(WORKDIR, "cp", "fb")).start(),
+        stream.writeStream.foreach(Writer())
+        .option("checkpointLocation", os.path.join(WORKDIR, "cp", "fe")).start(),
+    ]
+    for q in queries:
+        q.processAllAvailable()
+    write_file(data, "b.json", [{"k": "z", "v": 3}], 2000)
+    for q in queries:
+        q.processAllAvailable()
+        q.stop()
+    sinks = [shape(q.lastProgress["sink"]["description"]) for q in queries]
+    batches = {}
+    for name in sorted(os.listdir(seen)):
+        with open(os.path.join(seen, name)) as f:
+            batches[name.split("-")[0] + "-" + name.split("-")[1].split(".")[0]] = json.load(f)
+
+    def boom(df, batch_id):
+        raise ValueError("boom in foreachBatch")
+
+    failing = stream.writeStream.foreachBatch(boom).start()
+    try:
+        failing.awaitTermination()
+        failed = None
+    except Exception as error:  # noqa: BLE001 - the class is what is compared
+        failed = [type(error).__name__, "boom in foreachBatch" in str(error)]
+    return {"batches": batches, "failed": failed, "sinks": sinks}
+
+
+def listener():
+    """A client-side StreamingQueryListener hears a query start, make progress and end."""
+    import time
+
+    from pyspark.sql.streaming import StreamingQueryListener
+
+    spark = session()
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"k": "x", "v": 1}, {"k": "y", "v": 2}], 1000)
+    events = []
+
+    class Listener(StreamingQueryListener):
+        def onQueryStarted(self, event):
+            events.append(["started", event.name])
+
+        def onQueryProgress(self, event):
+            if event.progress.numInputRows:
+                events.append(["progress", event.progress.batchId, event.progress.numInputRows,
+                               event.progress.name])
+
+        def onQueryIdle(self, event):
+            pass
+
+        def onQueryTerminated(self, event):
+            events.append(["terminated", event.exception, event.errorClassOnException])
+
+    heard = Listener()
+    spark.streams.addListener(heard)
+    query = (spark.readStream.schema("k STRING, v INT").json(data).writeStream.format("memory")
+             .queryName("heard").trigger(availableNow=True).start())
+    query.awaitTermination()
+    deadline = time.monotonic() + 30
+    while not any(e[0] == "terminated" for e in events) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    spark.streams.removeListener(heard)
+    return events
+
+
+def console_and_errors():
+    """The console sink's text (the test compares the whole of stdout), the rate source with a
+    processing-time trigger, and the errors of starts Spark refuses."""
+    import time
+
+    spark = session()
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"k": "x" * 30, "v": i} for i in range(3)], 1000)
+    stream = spark.readStream.schema("k STRING, v INT").json(data)
+    query = (stream.writeStream.format("console").option("numRows", 2)
+             .trigger(once=True).start())
+    query.awaitTermination()
+    errors = {}
+
+    def attempt(name, start):
+        try:
+            start().stop()
+            errors[name] = None
+        except Exception as error:  # noqa: BLE001 - the class is what is compared
+            errors[name] = type(error).__name__
+
+    attempt("no_checkpoint", lambda: stream.writeStream.format("parquet")
+            .start(os.path.join(WORKDIR, "out")))
+    attempt("memory_without_name", lambda: stream.writeStream.format("memory").start())
+    attempt("batch_frame", lambda: spark.range(1).writeStream.format("memory")
+            .queryName("batch").start())
+    ticks = spark.readStream.format("rate").option("rowsPerSecond", 20).load()
+    ticking = (ticks.writeStream.format("memory").queryName("ticks")
+               .trigger(processingTime="200 milliseconds").start())
+    deadline = time.monotonic() + 60
+    while (spark.sql("SELECT count(*) AS n FROM ticks").collect()[0].n == 0
+           and time.monotonic() < deadline):
+        time.sleep(0.2)
+    ticked = spark.sql("SELECT count(*) AS n FROM ticks").collect()[0].n > 0
+    ticking.stop()
+    return {"errors": errors, "rate": [ticks.schema.simpleString(), ticks.isStreaming, ticked]}
+
+
+def joins_and_dedup():
+    """Streaming plans through the other relations: a stream-static join, dropDuplicates within
+    a watermark, a stream-stream join on keys and an event-time range, and a union."""
+    spark = session()
+    left_dir, right_dir = os.path.join(WORKDIR, "left"), os.path.join(WORKDIR, "right")
+    write_file(left_dir, "a.json", [{"k": k, "v": v, "ts": f"2024-05-01 10:00:{s:02d}"}
+                                    for k, v, s in [("x", 1, 1), ("x", 1, 1), ("y", 2, 5),
+                                                    ("z", 3, 9)]], 1000)
+    write_file(right_dir, "a.json", [{"rk": k, "w": w, "rts": f"2024-05-01 10:00:{s:02d}"}
+                                      for k, w, s in [("x", 10, 2), ("y", 20, 30),
+                                                      ("z", 30, 8)]], 1000)
+    left = spark.readStream.schema("k STRING, v INT, ts TIMESTAMP").json(left_dir)
+    right = spark.readStream.schema("rk STRING, w INT, rts TIMESTAMP").json(right_dir)
+    names = spark.createDataFrame([("x", "ex"), ("y", "why")], ["k", "name"])
+    plans = {
+        "static_join": left.join(names, "k", "left"),
+        "dedup": left.withWatermark("ts", "10 seconds").dropDuplicates(["k", "ts"]),
+        "stream_join": left.withWatermark("ts", "10 seconds").join(
+            right.withWatermark("rts", "10 seconds"),
+            F.expr("k = rk AND rts BETWEEN ts - INTERVAL 5 SECONDS AND ts + INTERVAL 5 SECONDS")),
+        "unioned": left.select("k", "v").union(right.select("rk", "w")),
+    }
+    out = {}
+    for name, plan in plans.items():
+        query = plan.writeStream.format("memory").queryName(name).start()
+        query.processAllAvailable()
+        out[name] = [plan.isStreaming, rows(spark.sql(f"SELECT * FROM {name}"))]
+        query.stop()
+    return out
+
+
+def file_sources():
+    """csv (with its options), text and parquet file streams, each into the memory sink."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    spark = session()
+    csv_dir, text_dir, parquet_dir = (os.path.join(WORKDIR, d) for d in ("csv", "text", "pq"))
+    for d in (csv_dir, text_dir, parquet_dir):
+        os.makedirs(d)
+    with open(os.path.join(csv_dir, "a.csv"), "w") as f:
+        f.write("k;v\nx;1\ny;\nz;3\n")
+    with open(os.path.join(text_dir, "a.txt"), "w") as f:
+        f.write("one line\nanother line\n")
+    pq.write_table(pa.table({"k": ["p", "q"], "v": [7, 8]}), os.path.join(parquet_dir, "a.parquet"))
+    streams = {
+        "csv": spark.readStream.schema("k STRING, v INT").option("header", True)
+        .option("sep", ";").csv(csv_dir),
+        "text": spark.readStream.text(text_dir),
+        "parquet": spark.readStream.schema("k STRING, v BIGINT").parquet(parquet_dir),
+    }
+    out = {}
+    for name, stream in streams.items():
+        query = stream.writeStream.format("memory").queryName(f"from_{name}").start()
+        query.processAllAvailable()
+        out[name] = [stream.columns, rows(spark.sql(f"SELECT * FROM from_{name}"))]
+        query.stop()
+    return out
+
+
+PROGRAMS = {f.__name__: f for f in (windowed_memory, file_sinks, iceberg_table, failing_query,
+                                     foreach_batch, listener, console_and_errors,
+                                     joins_and_dedup, file_sources)}
+
+if __name__ == "__main__":
+    result = PROGRAMS[NAME]()
+    print(json.dumps(result, default=str), flush=True)
