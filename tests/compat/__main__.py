@@ -41,7 +41,7 @@ def run_suite(engine, spark_python, path, out, python, test_timeout, suite_timeo
     if os.path.exists(results):
         os.remove(results)
     spark_root = os.path.dirname(os.path.abspath(spark_python))
-    server = Server(engine, python, spark_root, base + ".server")
+    server = Server(engine, python, spark_python, base + ".server")
     started = time.time()
     try:
         server.wait_ready()

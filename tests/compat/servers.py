@@ -1,7 +1,9 @@
 """The two Spark Connect servers the suites run against, each a process of its own on 127.0.0.1.
 
 - ember: `python -m ember.connect --port P` (the interpreter and PYTHONPATH given, so a worktree's
-  build can be tested).
+  build can be tested), with the suites' packages importable as in the suites' own process: the
+  server runs the client's Python functions (foreach, foreachBatch) in its own interpreter, where
+  Spark's server runs them in Python workers that have Spark's `python/` on their path.
 - spark: Spark's own `SparkConnectServer` from the pinned pyspark's jars (spark-submit in
   pyspark/bin, `spark-connect_2.13-*.jar` in pyspark/jars), local[2], an in-memory catalog and a
   warehouse in the run's output folder, Python workers on the same interpreter as the client.
@@ -30,14 +32,16 @@ def _nice():
 
 
 class Server:
-    def __init__(self, engine, python, spark_root, workdir):
+    def __init__(self, engine, python, spark_python, workdir):
+        spark_root = os.path.dirname(os.path.abspath(spark_python))
         self.engine = engine
         self.port = free_port()
         os.makedirs(workdir, exist_ok=True)
         self.log_path = os.path.join(workdir, "server.log")
         env = dict(os.environ)
         if engine == "ember":
-            command = [python, "-m", "ember.connect", "--port", str(self.port)]
+            command = [python, os.path.join(os.path.dirname(__file__), "ember_server.py"),
+                       spark_python, "--port", str(self.port)]
         elif engine == "spark":
             command = spark_command(self.port, os.path.join(workdir, "warehouse"))
             env["PYSPARK_PYTHON"] = python

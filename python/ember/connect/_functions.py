@@ -48,13 +48,23 @@ class Runner:
 
     def __call__(self, command: bytes, foreach: bool, session_id: str, relation_id: str,
                  batch_id: int) -> None:
+        from pyspark.sql.connect.session import SparkSession
+
         spark = self._session(session_id)
-        function = self._function(session_id, command)
-        batch = spark._create_remote_dataframe(relation_id)
-        if not foreach:
-            function(batch, batch_id)
-            return
-        _foreach(function[0], batch, batch_id)
+        # The function may hold the session (a closure over `spark`, a DataFrame): unpickling
+        # it looks for the active session of that id, on this thread, as in Spark's worker.
+        active = SparkSession._active_session
+        previous = getattr(active, "session", None)
+        active.session = spark
+        try:
+            function = self._function(session_id, command)
+            batch = spark._create_remote_dataframe(relation_id)
+            if foreach:
+                _foreach(function[0], batch, batch_id)
+            else:
+                function(batch, batch_id)
+        finally:
+            active.session = previous
 
 
 def _foreach(function: Callable, batch: Any, batch_id: int) -> None:
