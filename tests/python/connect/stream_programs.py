@@ -198,7 +198,9 @@ def foreach_batch():
         with open(os.path.join(seen, f"batch-{batch_id}.json"), "w") as out:
             json.dump({"columns": df.columns, "count": df.count(),
                        "rows": sorted([r.k, r.v] for r in df.collect()),
-                       "doubled": sorted([r.k, r.w] for r in doubled.collect())}, out)
+                       "doubled": sorted([r.k, r.w] for r in doubled.collect()),
+                       # the function holds the client's session, as users' functions often do
+                       "from_session": spark.range(batch_id + 2).count()}, out)
 
     class Writer:
         def open(self, partition_id, epoch_id):
