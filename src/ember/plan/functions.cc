@@ -607,7 +607,7 @@ void AddArrayFunctions(Catalog& c) {
   Add(c, Scalar(
              "array", 0, -1,
              [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
-               if (args.empty()) return TypedCall{ArrayOf(arrow::null()), false, {}};
+               if (args.empty()) return TypedCall{ArrayOf(arrow::null(), false), false, {}};
                ARROW_ASSIGN_OR_RAISE(auto typed, CommonType(call, std::move(args)));
                return TypedCall{ArrayOf(typed.type, AnyNullable(typed.args)), false,
                                 std::move(typed.args)};
@@ -683,9 +683,11 @@ void AddArrayFunctions(Catalog& c) {
                                      TypeQuoted(*args[0]->type) + ", " +
                                      TypeQuoted(*args[1]->type) + "]");
                }
-               args[0] = CastIfNeeded(args[0], ArrayOf(common, AsList(args[0]).value_field()->nullable()));
+               const bool contains_null = AsList(args[0]).value_field()->nullable();
+               args[0] = CastIfNeeded(args[0], ArrayOf(common, contains_null));
                args[1] = CastIfNeeded(args[1], common);
-               return Typed(std::move(args), arrow::boolean());
+               bool nullable = AnyNullable(args) || contains_null;
+               return TypedCall{arrow::boolean(), nullable, std::move(args)};
              },
              [](const Expr&, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {

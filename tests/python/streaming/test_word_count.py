@@ -5,7 +5,7 @@ Without Spark (no pyspark or java, or EMBER_TEST_SPARK=0) these tests are skippe
 import pytest
 
 from differential.conftest import spark_enabled
-from test_sources import document
+from streaming.test_sources import document
 
 pytestmark = pytest.mark.skipif(not spark_enabled()[0], reason=f"Spark is off: {spark_enabled()[1]}")
 
