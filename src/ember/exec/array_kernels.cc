@@ -2,15 +2,6 @@
 // String.split), array(...) (arrow builds no list from columns), element_at (Spark's ANSI
 // errors), array_contains (SQL's NULL rules). Arrays are arrow list arrays whose element field
 // is named "element" (plan::ArrayOf).
-#include <algorithm>
-#include <memory>
-#include <optional>
-#include <cstdint>
-#include <regex>
-#include <string>
-#include <string_view>
-#include <vector>
-
 #include <arrow/array/array_binary.h>
 #include <arrow/array/array_nested.h>
 #include <arrow/array/array_primitive.h>
@@ -26,6 +17,15 @@
 #include <arrow/scalar.h>
 #include <arrow/util/bit_util.h>
 #include <arrow/util/bitmap_builders.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "ember/error.h"
 #include "ember/exec/kernels.h"
@@ -73,10 +73,10 @@ class Splitter {
         Decode(pattern, &wide, &unused);
         s.regex_ = std::make_shared<std::wregex>(wide, std::regex::ECMAScript);
       } catch (const std::regex_error& e) {
-        return UserError(ErrorKind::kRuntime, "INVALID_PARAMETER_VALUE.PATTERN",
-                         "The value of parameter(s) `regexp` in `split` is invalid: '" +
-                             pattern + "'.",
-                         "22023");
+        return UserError(
+            ErrorKind::kRuntime, "INVALID_PARAMETER_VALUE.PATTERN",
+            "The value of parameter(s) `regexp` in `split` is invalid: '" + pattern + "'.",
+            "22023");
       }
     }
     return s;
@@ -150,7 +150,8 @@ class Splitter {
       auto lead = static_cast<unsigned char>(text[i]);
       size_t n = std::min(CharBytes(lead), text.size() - i);
       uint32_t cp = n == 1 ? lead : lead & (0xFF >> (n + 1));
-      for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+      for (size_t k = 1; k < n; ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
       out->push_back(static_cast<wchar_t>(cp));
       byte_at->push_back(i);
       i += n;
@@ -231,7 +232,8 @@ Status MakeArrayExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResu
   return Status::OK();
 }
 
-Result<arrow::TypeHolder> MakeArrayType(cp::KernelContext*, const std::vector<arrow::TypeHolder>& args) {
+Result<arrow::TypeHolder> MakeArrayType(cp::KernelContext*,
+                                        const std::vector<arrow::TypeHolder>& args) {
   return arrow::TypeHolder(ListOf(args.empty() ? arrow::null() : args[0].GetSharedPtr()));
 }
 
@@ -273,7 +275,8 @@ Status ElementAtExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResu
   return Status::OK();
 }
 
-Result<arrow::TypeHolder> ElementType(cp::KernelContext*, const std::vector<arrow::TypeHolder>& args) {
+Result<arrow::TypeHolder> ElementType(cp::KernelContext*,
+                                      const std::vector<arrow::TypeHolder>& args) {
   return arrow::TypeHolder(static_cast<const arrow::ListType&>(*args[0].type).value_type());
 }
 
@@ -362,8 +365,8 @@ Result<std::vector<int64_t>> SortedElements(const arrow::ListArray& lists, bool 
       arrow::schema({arrow::field("row", arrow::int64()), arrow::field("v", values.type())}),
       row_array->length(), {row_array, values.make_array()});
   cp::SortOptions options(
-      {cp::SortKey("row"), cp::SortKey("v", ascending ? cp::SortOrder::Ascending
-                                                      : cp::SortOrder::Descending)},
+      {cp::SortKey("row"),
+       cp::SortKey("v", ascending ? cp::SortOrder::Ascending : cp::SortOrder::Descending)},
       nulls_first ? cp::NullPlacement::AtStart : cp::NullPlacement::AtEnd);
   ARROW_ASSIGN_OR_RAISE(auto order, cp::SortIndices(arrow::Datum(batch), options));
   const auto& o = static_cast<const arrow::UInt64Array&>(*order);
@@ -440,7 +443,8 @@ Status ArrayDistinctExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::Exec
     for (int64_t j = 0; j < n; ++j) row_of[k++] = i;
   }
   if (v->length() > 1) {
-    ARROW_ASSIGN_OR_RAISE(auto equal, cp::CallFunction("equal", {v->Slice(1), v->Slice(0, v->length() - 1)}));
+    ARROW_ASSIGN_OR_RAISE(auto equal,
+                          cp::CallFunction("equal", {v->Slice(1), v->Slice(0, v->length() - 1)}));
     auto eq = std::static_pointer_cast<arrow::BooleanArray>(equal.make_array());
     for (int64_t m = 1; m < v->length(); ++m) {
       bool same_row = row_of[m] == row_of[m - 1];
@@ -613,7 +617,8 @@ Status FinalizeCollected(cp::KernelContext* ctx, arrow::Datum* out) {
   return Status::OK();
 }
 
-Result<arrow::TypeHolder> ListOfArg(cp::KernelContext*, const std::vector<arrow::TypeHolder>& args) {
+Result<arrow::TypeHolder> ListOfArg(cp::KernelContext*,
+                                    const std::vector<arrow::TypeHolder>& args) {
   return arrow::TypeHolder(ListOf(args[0].GetSharedPtr()));
 }
 
@@ -655,10 +660,10 @@ Status RegisterArrayKernels(cp::FunctionRegistry* registry) {
     auto fn = std::make_shared<cp::ScalarFunction>(
         "ember_make_array", cp::Arity::VarArgs(1),
         cp::FunctionDoc("Spark's array(...): one list per row of its arguments", "", {"values"}));
-    cp::ScalarKernel kernel(cp::KernelSignature::Make({cp::InputType::Any()},
-                                                      cp::OutputType(MakeArrayType),
-                                                      /*is_varargs=*/true),
-                            MakeArrayExec);
+    cp::ScalarKernel kernel(
+        cp::KernelSignature::Make({cp::InputType::Any()}, cp::OutputType(MakeArrayType),
+                                  /*is_varargs=*/true),
+        MakeArrayExec);
     kernel.null_handling = cp::NullHandling::COMPUTED_NO_PREALLOCATE;
     kernel.mem_allocation = cp::MemAllocation::NO_PREALLOCATE;
     ARROW_RETURN_NOT_OK(fn->AddKernel(std::move(kernel)));
