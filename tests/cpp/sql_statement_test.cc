@@ -247,7 +247,7 @@ TEST(SqlStatementTest, CreateTable) {
             "id: int64 not null\n"
             "event ts: timestamp[us, tz=UTC]\n"
             "amount: decimal128(10, 2)\n"
-            "tags: list<item: string>\n"
+            "tags: list<element: string>\n"
             "info: struct<a: int32, b: string>\n"
             "attrs: map<string, int32> not null");
   ASSERT_EQ(s.column_comments.size(), 6u);

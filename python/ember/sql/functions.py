@@ -19,6 +19,10 @@ __all__ = [
     "asc_nulls_last", "desc_nulls_first", "desc_nulls_last", "sum_distinct", "round",
     "concat_ws", "dayofweek", "date_add", "date_sub", "datediff", "add_months", "last_day",
     "years", "months", "days", "hours", "bucket",
+    "split", "array", "size", "cardinality", "element_at", "array_contains", "explode",
+    "explode_outer", "posexplode", "posexplode_outer", "sort_array", "array_distinct",
+    "array_join", "slice", "array_max", "array_min", "array_compact", "collect_list",
+    "collect_set",
 ]
 
 
@@ -265,3 +269,47 @@ def bucket(numBuckets: Any, col: Any) -> Column:
     if not isinstance(numBuckets, int):
         raise TypeError(f"numBuckets should be a Column or an int, got {type(numBuckets).__name__}")
     return _partition_transform("bucket", col, numBuckets)
+
+
+def split(str: Any, pattern: str, limit: int = -1) -> Column:
+    return _call("split", _to_col(str), _lit(pattern), _lit(limit))
+
+
+def array(*cols: Any) -> Column:
+    return _call("array", *_columns(cols))
+
+
+def element_at(col: Any, extraction: Any) -> Column:
+    return _call("element_at", _to_col(col), _lit(extraction))
+
+
+def array_contains(col: Any, value: Any) -> Column:
+    return _call("array_contains", _to_col(col), _lit(value))
+
+
+size = _unary("size")
+cardinality = _unary("cardinality")
+explode = _unary("explode")
+explode_outer = _unary("explode_outer")
+posexplode = _unary("posexplode")
+posexplode_outer = _unary("posexplode_outer")
+array_distinct = _unary("array_distinct")
+array_max = _unary("array_max")
+array_min = _unary("array_min")
+array_compact = _unary("array_compact")
+collect_list = _unary("collect_list")
+collect_set = _unary("collect_set")
+
+
+def sort_array(col: Any, asc: bool = True) -> Column:
+    return _call("sort_array", _to_col(col), _lit(asc))
+
+
+def array_join(col: Any, delimiter: str, null_replacement: Optional[str] = None) -> Column:
+    if null_replacement is None:
+        return _call("array_join", _to_col(col), _lit(delimiter))
+    return _call("array_join", _to_col(col), _lit(delimiter), _lit(null_replacement))
+
+
+def slice(x: Any, start: Any, length: Any) -> Column:
+    return _call("slice", _to_col(x), _lit(start), _lit(length))

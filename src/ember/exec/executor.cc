@@ -1,5 +1,6 @@
 #include "ember/exec/executor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -14,6 +15,7 @@
 #include <arrow/table.h>
 
 #include "ember/error.h"
+#include "ember/exec/generate_node.h"
 #include "ember/exec/incremental_aggregate.h"
 #include "ember/exec/kernels.h"
 #include "ember/io/file_reader.h"
@@ -59,8 +61,9 @@ Result<cp::Expression> LowerExpr(const Expr& e, const plan::EvalContext& ctx) {
         args.push_back(std::move(lowered));
       }
       ARROW_ASSIGN_OR_RAISE(auto lowered, def->lower(e, std::move(args), ctx));
-      // Arrow sizes decimal results its own way; the analyzer's (Spark's) type is the contract.
-      if (e.type->id() == arrow::Type::DECIMAL128) {
+      // Arrow sizes decimals and names list elements its own way; the analyzer's (Spark's) type is
+      // the contract.
+      if (e.type->id() == arrow::Type::DECIMAL128 || e.type->id() == arrow::Type::LIST) {
         return cp::call("cast", {std::move(lowered)}, cp::CastOptions::Safe(e.type));
       }
       return lowered;
@@ -218,6 +221,21 @@ class PlanBuilder {
           inputs.push_back(Project(std::move(source), std::move(exprs), Names(p)));
         }
         return ac::Declaration("union", std::move(inputs), ac::ExecNodeOptions{});
+      }
+      case PlanKind::kGenerate: {
+        ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
+        const Expr& call = *p.exprs[0];
+        GenerateSpec spec;
+        ARROW_ASSIGN_OR_RAISE(spec.list, LowerExpr(*call.args[0], options_.eval));
+        spec.element_type = call.type;
+        std::string name = call.name;
+        std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+        spec.outer = name.size() > 6 && name.substr(name.size() - 6) == "_outer";
+        size_t generated = p.output.size() - p.children[0]->output.size();
+        spec.position = generated == 2;
+        auto names = Names(p);
+        spec.names.assign(names.end() - static_cast<std::ptrdiff_t>(generated), names.end());
+        return GenerateDeclaration(std::move(input), std::move(spec));
       }
       case PlanKind::kSort: {
         ARROW_ASSIGN_OR_RAISE(auto table, SortedTable(p));

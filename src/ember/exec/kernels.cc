@@ -395,6 +395,7 @@ arrow::Status RegisterKernels() {
       if (status.ok()) status = registry->AddFunction(std::move(fn));
     }
     if (status.ok()) status = RegisterHyperLogLogKernels(registry);
+    if (status.ok()) status = RegisterArrayKernels(registry);
   });
   return status;
 }

@@ -18,9 +18,14 @@ namespace ember::exec {
 ///  - ember_try_parse_timestamp(utf8): the same with NULL for malformed text.
 ///  - ember_timestamp_has_offset(utf8) -> bool: whether the text carries a zone offset.
 ///  - the approx_count_distinct kernels of hyperloglog_kernels.cc.
+///  - the collection functions of array_kernels.cc (ember_split, ember_make_array,
+///    ember_element_at, ember_array_contains).
 arrow::Status RegisterKernels();
 
 /// Registers approx_count_distinct's aggregate and estimate functions (hyperloglog_kernels.cc).
 arrow::Status RegisterHyperLogLogKernels(arrow::compute::FunctionRegistry* registry);
+
+/// Registers the collection functions (array_kernels.cc).
+arrow::Status RegisterArrayKernels(arrow::compute::FunctionRegistry* registry);
 
 }  // namespace ember::exec

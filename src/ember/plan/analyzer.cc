@@ -91,6 +91,18 @@ Result<ExprPtr> Transform(const ExprPtr& e,
   return copy;
 }
 
+bool IsGeneratorCall(const Expr& e) {
+  if (e.kind != ExprKind::kCall) return false;
+  const FunctionDef* def = FindFunction(e.name);
+  return def && def->generator;
+}
+
+bool ContainsGenerator(const Expr& e) {
+  if (IsGeneratorCall(e)) return true;
+  return std::any_of(e.args.begin(), e.args.end(),
+                     [](const ExprPtr& a) { return ContainsGenerator(*a); });
+}
+
 bool IsAggregateCall(const Expr& e) {
   if (e.kind != ExprKind::kCall) return false;
   const FunctionDef* def = FindFunction(e.name);
@@ -363,14 +375,85 @@ Result<PlanPtr> Analyzer::Project(const PlanPtr& child, const std::vector<ExprPt
   for (const auto& e : expanded) {
     if (ContainsAggregate(*e)) return Aggregate(child, {}, expanded, false);
   }
+  ARROW_ASSIGN_OR_RAISE(PlanPtr input, WithGenerator(child, &expanded));
+  scope = Scope{input->output};
   std::vector<ExprPtr> named;
-  PlanPtr input = child;
   for (const auto& e : expanded) {
     ARROW_ASSIGN_OR_RAISE(auto r, Resolve(e, scope));
     ARROW_ASSIGN_OR_RAISE(input, WithEventTime(input, &r, scope));
     named.push_back(Named(r, e));
   }
   return MakeProject(input, std::move(named));
+}
+
+// Spark's ExtractGenerator: a generator in a select list (`explode(a) AS w`) becomes a Generate
+// node below the projection, whose list then reads the generator's columns (pos, col). Several
+// generators stack, one Generate each: every combination of their elements, as in Spark.
+Result<PlanPtr> Analyzer::WithGenerator(const PlanPtr& child, std::vector<ExprPtr>* exprs) const {
+  PlanPtr out = child;
+  for (size_t i = 0; i < exprs->size(); ++i) {
+    const ExprPtr original = (*exprs)[i];
+    const ExprPtr& e = StripAlias(original);
+    if (!IsGeneratorCall(*e)) {
+      if (ContainsGenerator(*e)) {
+        return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS",
+                         "The generator is not supported: nested in expressions \"" +
+                             DisplayName(*e) + "\".",
+                         "42K0E");
+      }
+      continue;
+    }
+    std::vector<std::string> names;
+    if (original->kind == ExprKind::kAlias) names.push_back(original->name);
+    ARROW_ASSIGN_OR_RAISE(out, Generate(out, child->output, e, names, ""));
+    const size_t generated = out->output.size() - out->children[0]->output.size();
+    std::vector<ExprPtr> columns;
+    for (size_t k = out->output.size() - generated; k < out->output.size(); ++k) {
+      columns.push_back(AttributeRef(out->output[k]));
+    }
+    exprs->erase(exprs->begin() + static_cast<std::ptrdiff_t>(i));
+    exprs->insert(exprs->begin() + static_cast<std::ptrdiff_t>(i), columns.begin(), columns.end());
+    i += columns.size() - 1;
+  }
+  return out;
+}
+
+// A Generate node over `child` for a generator call over `scope`: the child's columns, then
+// [pos,] col, named by `names` (the last ones, if given) and qualified by `qualifier`.
+Result<PlanPtr> Analyzer::Generate(const PlanPtr& child, const std::vector<Attribute>& scope,
+                                   const ExprPtr& generator, const std::vector<std::string>& names,
+                                   const std::string& qualifier) const {
+  ARROW_ASSIGN_OR_RAISE(auto call, Resolve(generator, Scope{scope}));
+  if (!IsGeneratorCall(*call)) {
+    return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_GENERATOR.NOT_GENERATOR",
+                     "The generator is not supported: " + DisplayName(*call) +
+                         " is expected to be a generator. However, its class is not a "
+                         "generator.",
+                     "42K0E");
+  }
+  const std::string name = Lower(call->name);
+  const bool outer = name.size() > 6 && name.substr(name.size() - 6) == "_outer";
+  const bool position = name.rfind("pos", 0) == 0;
+  const size_t width = position ? 2 : 1;
+  if (!names.empty() && names.size() != width && !(names.size() == 1 && !position)) {
+    return UserError(ErrorKind::kAnalysis, "UDTF_ALIAS_NUMBER_MISMATCH",
+                     "The number of aliases supplied in the AS clause does not match the number "
+                     "of columns output by the UDTF. Expected " + std::to_string(width) +
+                         " aliases but got " + std::to_string(names.size()) + ".",
+                     "42802");
+  }
+  auto node = NewNode(PlanKind::kGenerate, {child});
+  node->exprs = {call};
+  node->output = child->output;
+  auto named = [&](size_t k, const char* fallback) {
+    return names.empty() ? std::string(fallback) : names[names.size() - width + k];
+  };
+  if (position) {
+    node->output.push_back(Attribute{named(0, "pos"), NewAttributeId(), arrow::int32(), outer, qualifier});
+  }
+  node->output.push_back(Attribute{named(width - 1, "col"), NewAttributeId(), call->type,
+                                   outer || call->nullable, qualifier});
+  return node;
 }
 
 // Spark's TimeWindowing, below any projection or aggregation that computes window(): a row
@@ -983,6 +1066,12 @@ Result<PlanPtr> Analyzer::ResolveSelect(const LogicalPlan& select) const {
 Result<PlanPtr> Analyzer::Resolve(const PlanPtr& plan) const {
   const LogicalPlan& p = *plan;
   switch (p.kind) {
+    case PlanKind::kGenerate: {
+      if (!p.output.empty()) return plan;
+      // LATERAL VIEW [OUTER] generator(...) alias [AS] names, from the parser.
+      ARROW_ASSIGN_OR_RAISE(auto child, Resolve(p.children[0]));
+      return Generate(child, child->output, p.exprs[0], p.name_parts, p.alias);
+    }
     case PlanKind::kUnresolvedRelation: {
       if (!options_.lookup_relation) {
         return Status::Invalid("no catalog to look up ", p.name_parts.back());

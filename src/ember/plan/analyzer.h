@@ -65,6 +65,10 @@ class Analyzer {
   arrow::Result<std::vector<ExprPtr>> ExpandStars(const std::vector<ExprPtr>& exprs,
                                                   const Scope& scope) const;
   arrow::Result<PlanPtr> ResolveSelect(const LogicalPlan& select) const;
+  arrow::Result<PlanPtr> WithGenerator(const PlanPtr& child, std::vector<ExprPtr>* exprs) const;
+  arrow::Result<PlanPtr> Generate(const PlanPtr& child, const std::vector<Attribute>& scope,
+                                  const ExprPtr& generator, const std::vector<std::string>& names,
+                                  const std::string& qualifier) const;
   arrow::Result<PlanPtr> WithEventTime(const PlanPtr& child, ExprPtr* resolved,
                                        const Scope& scope) const;
 

@@ -193,6 +193,9 @@ std::string DisplayName(const Expr& e) {
   if (f == "approx_count_distinct" && e.args.size() == 2) {
     return f + "(" + (e.distinct ? "DISTINCT " : "") + arg(0) + ")";
   }
+  // split's name shows its default limit.
+  if (f == "split" && e.args.size() == 2) return "split(" + arg(0) + ", " + arg(1) + ", -1)";
+  if (f == "sort_array" && e.args.size() == 1) return "sort_array(" + arg(0) + ", true)";
   // count(*) counts rows; Spark names it count(1).
   if (f == "count" && e.args.size() == 1 && e.args[0]->kind == ExprKind::kStar) return "count(1)";
   std::string out = f + "(" + (e.distinct ? "DISTINCT " : "");

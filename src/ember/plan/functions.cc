@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <tuple>
 
+#include <arrow/array/util.h>
 #include <arrow/compute/api.h>
 #include <arrow/scalar.h>
 #include <arrow/type.h>
@@ -547,6 +549,245 @@ Result<TypedCall> ApproxCountDistinctRule(const Expr& call, std::vector<ExprPtr>
     ARROW_RETURN_NOT_OK(ApproxCountDistinctOptions(args).status());
   }
   return TypedCall{arrow::int64(), false, std::move(args)};
+}
+
+// --- arrays -----------------------------------------------------------------------------------
+
+bool IsArray(const arrow::DataType& t) { return t.id() == arrow::Type::LIST; }
+
+const arrow::ListType& AsList(const ExprPtr& e) {
+  return static_cast<const arrow::ListType&>(*e->type);
+}
+
+Status NotArray(const Expr& call, size_t index, const Expr& arg, bool or_map) {
+  return UnexpectedType(call, index, arg, or_map ? "(\"ARRAY\" or \"MAP\")" : "\"ARRAY\"");
+}
+
+// explode(a), explode_outer(a), posexplode(a), posexplode_outer(a): the analyzer moves them into
+// a Generate node (Analyzer::WithGenerator); typed as their element, nullable as it is.
+FunctionDef Generator(std::string name) {
+  FunctionDef def = Scalar(
+      std::move(name), 1, 1,
+      [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], true);
+        auto element = AsList(args[0]).value_field();
+        return TypedCall{element->type(), element->nullable(), std::move(args)};
+      },
+      nullptr);
+  def.generator = true;
+  return def;
+}
+
+void AddArrayFunctions(Catalog& c) {
+  for (const char* name : {"explode", "explode_outer", "posexplode", "posexplode_outer"}) {
+    Add(c, Generator(name));
+  }
+  // split(str, regex[, limit]): Java's String.split, limit <= 0 keeping trailing empty strings.
+  Add(c, Scalar(
+             "split", 2, 3,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               std::vector<ExprPtr> text{args[0], args[1]};
+               ARROW_ASSIGN_OR_RAISE(auto typed, StringArgsRule(call, text, arrow::utf8()));
+               args[0] = typed.args[0];
+               args[1] = typed.args[1];
+               if (args.size() == 3) {
+                 if (!IsIntegral(*args[2]->type) && !IsNull(*args[2]->type)) {
+                   return UnexpectedType(call, 2, *args[2], "\"INT\"");
+                 }
+                 args[2] = CastIfNeeded(args[2], arrow::int32());
+               }
+               return Typed(std::move(args), ArrayOf(arrow::utf8(), false));
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               if (a.size() == 2) a.push_back(cp::literal(int32_t{-1}));
+               return Fn("ember_split", std::move(a));
+             }));
+  // array(a, b, ...): the arguments' common type; an element may be NULL when an argument may.
+  Add(c, Scalar(
+             "array", 0, -1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (args.empty()) return TypedCall{ArrayOf(arrow::null(), false), false, {}};
+               ARROW_ASSIGN_OR_RAISE(auto typed, CommonType(call, std::move(args)));
+               return TypedCall{ArrayOf(typed.type, AnyNullable(typed.args)), false,
+                                std::move(typed.args)};
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               if (a.empty()) {
+                 ARROW_ASSIGN_OR_RAISE(auto empty, arrow::MakeEmptyArray(arrow::null()));
+                 return Lit(std::make_shared<arrow::ListScalar>(empty, call.type));
+               }
+               return Fn("ember_make_array", std::move(a));
+             }));
+  // size(a), cardinality(a): NULL for a NULL array (Spark 4's default: ANSI mode ends the legacy
+  // -1).
+  for (const char* name : {"size", "cardinality"}) {
+    Add(c, Scalar(
+               name, 1, 1,
+               [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], true);
+                 return Typed(std::move(args), arrow::int32());
+               },
+               [](const Expr&, std::vector<cp::Expression> a,
+                  const EvalContext&) -> Result<cp::Expression> {
+                 return CastTo(Fn("list_value_length", std::move(a)), arrow::int32());
+               }));
+  }
+  // element_at(a, i): 1-based, negative from the end; ANSI errors for 0 or past the end.
+  Add(c, Scalar(
+             "element_at", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], true);
+               if (!IsIntegral(*args[1]->type) && !IsNull(*args[1]->type)) {
+                 return UnexpectedType(call, 1, *args[1], "\"INT\"");
+               }
+               args[1] = CastIfNeeded(args[1], arrow::int32());
+               auto element = AsList(args[0]).value_type();
+               // Spark knows the element of array(...) at a constant index in its bounds.
+               bool nullable = true;
+               const Expr& array = *StripAlias(args[0]);
+               std::string array_name = array.name;
+               std::transform(array_name.begin(), array_name.end(), array_name.begin(), ::tolower);
+               if (array.kind == ExprKind::kCall && array_name == "array") {
+                 auto index = LiteralInt(call, args[1]);
+                 int64_t n = static_cast<int64_t>(array.args.size());
+                 if (index.ok() && *index != 0 && *index <= n && -*index <= n) {
+                   nullable = array.args[static_cast<size_t>(*index > 0 ? *index - 1 : n + *index)]->nullable;
+                 }
+               }
+               return TypedCall{element, nullable, std::move(args)};
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_element_at", std::move(a));
+             }));
+  // array_contains(a, v): true if an element equals v, else NULL if an element is NULL.
+  Add(c, Scalar(
+             "array_contains", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               for (const auto& arg : args) {
+                 if (IsNull(*arg->type)) {
+                   return Mismatch(call, "NULL_TYPE",
+                                   "Null typed values cannot be used as arguments of "
+                                   "`array_contains`");
+                 }
+               }
+               if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], false);
+               auto element = AsList(args[0]).value_type();
+               auto common = WiderType(element, args[1]->type);
+               if (!common) {
+                 return Mismatch(call, "ARRAY_FUNCTION_DIFF_TYPES",
+                                 "Input to `array_contains` should have been \"ARRAY\" followed "
+                                 "by a value with same element type, but it's [" +
+                                     TypeQuoted(*args[0]->type) + ", " +
+                                     TypeQuoted(*args[1]->type) + "]");
+               }
+               const bool contains_null = AsList(args[0]).value_field()->nullable();
+               args[0] = CastIfNeeded(args[0], ArrayOf(common, contains_null));
+               args[1] = CastIfNeeded(args[1], common);
+               bool nullable = AnyNullable(args) || contains_null;
+               return TypedCall{arrow::boolean(), nullable, std::move(args)};
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_array_contains", std::move(a));
+             }));
+}
+
+// A function of one array argument that keeps its type.
+FunctionDef ArrayToArray(std::string name, std::string kernel) {
+  return Scalar(
+      std::move(name), 1, 1,
+      [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], false);
+        auto type = args[0]->type;
+        return Typed(std::move(args), type);
+      },
+      [kernel](const Expr&, std::vector<cp::Expression> a,
+               const EvalContext&) -> Result<cp::Expression> { return Fn(kernel, std::move(a)); });
+}
+
+void AddMoreArrayFunctions(Catalog& c) {
+  Add(c, ArrayToArray("array_distinct", "ember_array_distinct"));
+  {
+    auto compact = ArrayToArray("array_compact", "ember_array_compact");
+    auto rule = compact.type_rule;
+    compact.type_rule = [rule](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+      ARROW_ASSIGN_OR_RAISE(auto typed, rule(call, std::move(args)));
+      typed.type = ArrayOf(static_cast<const arrow::ListType&>(*typed.type).value_type(), false);
+      return typed;
+    };
+    Add(c, std::move(compact));
+  }
+  for (auto [name, kernel] : {std::pair{"array_max", "ember_array_max"}, {"array_min", "ember_array_min"}}) {
+    std::string k = kernel;
+    Add(c, Scalar(
+               name, 1, 1,
+               [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], false);
+                 auto element = AsList(args[0]).value_type();
+                 return TypedCall{element, true, std::move(args)};
+               },
+               [k](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> { return Fn(k, std::move(a)); }));
+  }
+  // sort_array(a[, asc]): NULLs first ascending, last descending.
+  Add(c, Scalar(
+             "sort_array", 1, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], false);
+               if (args.size() == 2) {
+                 const Expr& asc = *StripAlias(args[1]);
+                 if (asc.kind != ExprKind::kLiteral || asc.type->id() != arrow::Type::BOOL) {
+                   return Mismatch(call, "UNEXPECTED_INPUT_TYPE",
+                                   "The second parameter requires the \"BOOLEAN\" type, however " +
+                                       Quoted(asc) + " has the type " + TypeQuoted(*asc.type));
+                 }
+               }
+               auto type = args[0]->type;
+               return Typed(std::move(args), type);
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               if (a.size() == 1) a.push_back(cp::literal(true));
+               return Fn("ember_sort_array", std::move(a));
+             }));
+  Add(c, Scalar(
+             "slice", 3, 3,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], false);
+               for (size_t i = 1; i < 3; ++i) {
+                 if (!IsIntegral(*args[i]->type) && !IsNull(*args[i]->type)) {
+                   return UnexpectedType(call, i, *args[i], "\"INT\"");
+                 }
+                 args[i] = CastIfNeeded(args[i], arrow::int32());
+               }
+               auto type = args[0]->type;
+               return Typed(std::move(args), type);
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_slice", std::move(a));
+             }));
+  Add(c, Scalar(
+             "array_join", 2, 3,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (!IsArray(*args[0]->type) || !IsString(*AsList(args[0]).value_type())) {
+                 return UnexpectedType(call, 0, *args[0], "\"ARRAY<STRING>\"");
+               }
+               for (size_t i = 1; i < args.size(); ++i) {
+                 args[i] = CastIfNeeded(args[i], arrow::utf8());
+               }
+               bool nullable = args[0]->nullable || args[1]->nullable ||
+                               (args.size() == 3 && args[2]->nullable);
+               return TypedCall{arrow::utf8(), nullable, std::move(args)};
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               if (a.size() == 2) a.push_back(Lit(arrow::MakeNullScalar(arrow::utf8())));
+               return Fn("ember_array_join", std::move(a));
+             }));
 }
 
 Catalog BuildCatalog() {
@@ -1252,6 +1493,9 @@ Catalog BuildCatalog() {
                return Fn("make_struct", std::move(a),
                          std::make_shared<cp::MakeStructOptions>(names));
              }));
+  // Collections: arrays are arrow lists (ArrayOf).
+  AddArrayFunctions(c);
+  AddMoreArrayFunctions(c);
   // Aggregates.
   {
     // count(DISTINCT a, b, ...) takes several columns.
@@ -1289,6 +1533,23 @@ Catalog BuildCatalog() {
     approx.call_options = [](const Expr& call) { return ApproxCountDistinctOptions(call.args); };
     approx.finalize = "ember_hll_estimate";
     Add(c, std::move(approx));
+  }
+  // collect_list(x), collect_set(x): the non-NULL values, as an array that contains no NULL.
+  for (auto [name, hash_fn, scalar_fn] :
+       {std::tuple{"collect_list", "hash_list", "ember_collect_list"},
+        {"collect_set", "hash_distinct", "ember_collect_set"}}) {
+    auto collect = Aggregate(
+        name,
+        [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
+          auto type = ArrayOf(args[0]->type, false);
+          return TypedCall{type, false, std::move(args)};
+        },
+        hash_fn, scalar_fn);
+    if (std::string(hash_fn) == "hash_distinct") {
+      collect.options = std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID);
+    }
+    collect.finalize = "ember_array_compact";
+    Add(c, std::move(collect));
   }
   Add(c, Aggregate("count_distinct", CountRule, "hash_count_distinct", "count_distinct",
                    std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID)));
@@ -1369,6 +1630,10 @@ bool CanCast(const arrow::DataType& from, const arrow::DataType& to) {
   if (IsNumeric(from)) return IsNumeric(to) || to_bool || IsTimestamp(to);
   if (from_bool) return IsNumeric(to);
   if (from_time) return to_time || (IsTimestamp(from) && IsNumeric(to));
+  if (from.id() == arrow::Type::LIST && to.id() == arrow::Type::LIST) {
+    return CanCast(*static_cast<const arrow::ListType&>(from).value_type(),
+                   *static_cast<const arrow::ListType&>(to).value_type());
+  }
   if (from.id() == arrow::Type::STRUCT && to.id() == arrow::Type::STRUCT) {
     if (from.num_fields() != to.num_fields()) return false;
     for (int i = 0; i < from.num_fields(); ++i) {

@@ -40,6 +40,9 @@ using ScalarLowering = std::function<arrow::Result<arrow::compute::Expression>(
 struct FunctionDef {
   std::string name;
   bool aggregate = false;
+  // A generator (explode): rows per input row; the analyzer puts it in a Generate node, and the
+  // type rule gives its element's type.
+  bool generator = false;
   int min_args = 0;
   int max_args = 0;  // -1: any number
   TypeRule type_rule;

@@ -68,6 +68,7 @@ void Print(const LogicalPlan& p, int depth, std::string* out) {
       line += "Expand [" + std::to_string(p.projections.size()) + " projections] [" +
               Attributes(p.output) + "]";
       break;
+    case PlanKind::kGenerate: line += "Generate " + List(p.exprs); break;
     case PlanKind::kUnresolvedRelation: line += "UnresolvedRelation"; break;
     case PlanKind::kSelect: line += "Select"; break;
   }

@@ -34,6 +34,8 @@ enum class PlanKind {
   kSubqueryAlias,       // alias: re-qualifies the child's output
   kWatermark,           // withWatermark: exprs[0] the event-time column, limit the delay in ms
   kExpand,              // each input row once per list of `projections` (sliding windows)
+  kGenerate,            // exprs[0]: a generator call (explode, posexplode, ..._outer); output: the
+                        // child's columns, then the generator's (pos if any, col), per element
   kUnresolvedRelation,  // parser only: name_parts of a table or view
   kSelect,              // parser only: a SELECT block, see SelectBlock
 };

@@ -13,6 +13,11 @@ std::shared_ptr<arrow::DataType> TimestampType() {
   return arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
 }
 
+std::shared_ptr<arrow::DataType> ArrayOf(std::shared_ptr<arrow::DataType> element,
+                                         bool contains_null) {
+  return arrow::list(arrow::field("element", std::move(element), contains_null));
+}
+
 std::string SparkTypeName(const arrow::DataType& type, bool upper) {
   std::string name;
   switch (type.id()) {
@@ -132,7 +137,7 @@ class TypeNameReader {
       if (!Accept('<')) return Error();
       ARROW_ASSIGN_OR_RAISE(auto element, Read());
       if (!Accept('>')) return Error();
-      return arrow::list(element);
+      return ArrayOf(element);
     }
     if (word == "map") {
       if (!Accept('<')) return Error();
@@ -259,7 +264,7 @@ std::shared_ptr<arrow::DataType> AsNullableType(const std::shared_ptr<arrow::Dat
     return arrow::struct_(fields);
   }
   if (type->id() == arrow::Type::LIST) {
-    return arrow::list(AsNullableType(static_cast<const arrow::ListType&>(*type).value_type()));
+    return ArrayOf(AsNullableType(static_cast<const arrow::ListType&>(*type).value_type()));
   }
   return type;  // a map's keys stay required, as Spark's are
 }

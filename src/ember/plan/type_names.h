@@ -23,6 +23,11 @@ arrow::Result<std::shared_ptr<arrow::DataType>> ParseTypeName(const std::string&
 /// sources apply to a user's schema (a file may lack any field).
 std::shared_ptr<arrow::Schema> AsNullable(const arrow::Schema& schema);
 
+/// Spark's ArrayType(element, containsNull): an arrow list whose element field is "element"
+/// (Parquet's and Iceberg's name), nullable when the array may contain NULLs.
+std::shared_ptr<arrow::DataType> ArrayOf(std::shared_ptr<arrow::DataType> element,
+                                         bool contains_null = true);
+
 /// Spark's TimestampType: microseconds, instant semantics.
 std::shared_ptr<arrow::DataType> TimestampType();
 

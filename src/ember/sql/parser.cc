@@ -1550,7 +1550,7 @@ class Parser {
 
   // ---- Relations ----
 
-  // FROM r1, r2, ...: cross joins, left to right.
+  // FROM r1, r2, ...: cross joins, left to right; then LATERAL VIEWs.
   arrow::Result<PlanPtr> FromRelations() {
     ARROW_ASSIGN_OR_RAISE(auto left, Relation());
     while (AcceptSymbol(",")) {
@@ -1560,7 +1560,36 @@ class Parser {
       join->children = {left, right};
       left = join;
     }
+    while (IsWord(Peek(), "LATERAL") && IsWord(Peek(1), "VIEW")) {
+      ARROW_ASSIGN_OR_RAISE(left, LateralView(left));
+    }
     return left;
+  }
+
+  // LATERAL VIEW [OUTER] generator(args) table [AS] column [, column]: a Generate the analyzer
+  // resolves over `child`; OUTER is the generator's _outer form.
+  arrow::Result<PlanPtr> LateralView(PlanPtr child) {
+    Next();
+    Next();
+    bool outer = AcceptWord("OUTER");
+    ARROW_ASSIGN_OR_RAISE(auto call, Expression());
+    if (call->kind != plan::ExprKind::kCall) return SyntaxError(Peek());
+    auto generator = std::make_shared<plan::Expr>(*call);
+    if (outer) generator->name += "_outer";
+    auto node = NewPlan(PlanKind::kGenerate);
+    node->children = {std::move(child)};
+    node->exprs = {generator};
+    if (!IsName(Peek()) || IsReserved(Peek())) return SyntaxError(Peek());
+    node->alias = Next().value;
+    const Token& next = Peek();
+    bool bare = IsName(next) && !IsReserved(next) && !NonAliasWords().count(ToUpper(next.text));
+    if (AcceptWord("AS") || bare) {
+      do {
+        if (!IsName(Peek())) return SyntaxError(Peek());
+        node->name_parts.push_back(Next().value);
+      } while (AcceptSymbol(","));
+    }
+    return node;
   }
 
   // A relation and the joins that follow it.

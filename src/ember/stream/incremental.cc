@@ -73,6 +73,7 @@ const LogicalPlan* RowWiseSource(const LogicalPlan& plan, const std::set<const L
     case PlanKind::kSubqueryAlias:
     case PlanKind::kWatermark:
     case PlanKind::kExpand:
+    case PlanKind::kGenerate:
       return RowWiseSource(*plan.children[0], stateful);
     default:
       return nullptr;
