@@ -28,6 +28,8 @@ using ExprPtr = std::shared_ptr<const Expr>;
 namespace iceberg {
 class Catalog;
 }
+class SessionCatalog;
+struct SessionTable;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -68,6 +70,27 @@ class Session : public std::enable_shared_from_this<Session> {
                            const std::vector<PartitionTerm>& partitioning = {},
                            const std::map<std::string, std::string>& properties = {});
 
+  /// Spark's session catalog (spark_catalog) in spark.sql.warehouse.dir (default
+  /// `spark-warehouse` in the working directory); null when `create` is false and no table was
+  /// ever made there, so that reading a missing name leaves no directory behind.
+  arrow::Result<SessionCatalog*> session_catalog(bool create);
+  /// Whether a configured Iceberg catalog holds the table name; if not, it is a name of the
+  /// session catalog.
+  arrow::Result<bool> InIcebergCatalog(const std::vector<std::string>& parts);
+  /// A session-catalog name as (database, table), lower-cased as Spark keeps them: the current
+  /// database when none is given; Spark's REQUIRES_SINGLE_PART_NAMESPACE for deeper names.
+  arrow::Result<std::pair<std::string, std::string>> SessionTableName(
+      const std::vector<std::string>& parts) const;
+  std::string current_database() const;
+  void set_current_database(const std::string& database);
+  /// df.write.format(format).mode(mode).partitionBy(...).saveAsTable(name) with Spark's save
+  /// modes, for Iceberg and session-catalog tables; an empty format is spark.sql.sources.default.
+  arrow::Status SaveAsTable(const std::string& name, const DataFrame& df, const std::string& format,
+                            const std::string& mode, const std::vector<std::string>& partition_by);
+  /// Appends to (or overwrites) a session-catalog table: the columns by position, cast to the
+  /// table's types, written as the table's format into its location.
+  arrow::Status WriteSessionTable(const SessionTable& table, const DataFrame& df, bool overwrite);
+
   arrow::Status CreateTempView(const std::string& name, const DataFrame& df, bool replace);
   bool DropTempView(const std::string& name);
   std::vector<std::string> TempViewNames() const;
@@ -87,6 +110,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::map<std::string, std::shared_ptr<const plan::LogicalPlan>> views_;  // lower-cased names
   std::map<std::string, std::shared_ptr<iceberg::Catalog>> catalogs_;
   std::vector<std::shared_ptr<iceberg::Catalog>> retired_catalogs_;
+  std::shared_ptr<SessionCatalog> session_catalog_;
+  std::string current_database_ = "default";
 };
 
 }  // namespace ember

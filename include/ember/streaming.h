@@ -84,6 +84,12 @@ arrow::Result<DataFrame> ReadStream(const std::shared_ptr<Session>& session, con
                                     const std::string& path, std::shared_ptr<arrow::Schema> schema,
                                     const std::map<std::string, std::string>& options);
 
+/// spark.readStream.table(name): an Iceberg table's appended snapshots, or a session-catalog
+/// table's files (Spark's file source over its location, with the table's columns).
+arrow::Result<DataFrame> ReadStreamTable(const std::shared_ptr<Session>& session,
+                                         const std::string& name,
+                                         const std::map<std::string, std::string>& options);
+
 /// The memory sink: a temporary view named after the query holding every row appended so far
 /// (append) or the latest result (complete).
 std::shared_ptr<Sink> MakeMemorySink(std::shared_ptr<Session> session, std::string view_name,
@@ -97,11 +103,15 @@ std::shared_ptr<Sink> MakeForeachBatchSink(
 /// writeStream.toTable: appends each batch to an Iceberg table (complete mode replaces the
 /// table's rows) in one snapshot whose summary records ember.query-id and ember.batch-id; a batch
 /// the table's history already holds is skipped, so a re-run batch is not written twice.
-/// An Iceberg table; created with `schema` when it does not exist, as Spark's toTable does.
+/// An Iceberg table, or a session-catalog table (Spark's file sink into its location, with the
+/// _spark_metadata log); created with `schema` (and for a session-catalog table `format`, empty:
+/// spark.sql.sources.default, and `partition_by`) when it does not exist, as Spark's toTable does.
 arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> session,
                                                    const std::string& table_name,
                                                    std::string output_mode,
-                                                   const arrow::Schema& schema);
+                                                   const arrow::Schema& schema,
+                                                   const std::string& format = "",
+                                                   std::vector<std::string> partition_by = {});
 
 /// The parquet, json and csv sinks: part files under `path` (in `column=value` directories of
 /// `partition_by`), committed through its `_spark_metadata` log. `retention` is the sink's

@@ -619,6 +619,16 @@ NB_MODULE(_core, m) {
              auto schema = ddl.empty() ? nullptr : SchemaFromDdl(ddl);
              return Unwrap(ember::ReadStream(s.shared_from_this(), format, path, schema, options));
            })
+      .def("save_as_table",
+           [](Session& s, const std::string& name, const DataFrame& df, const std::string& format,
+              const std::string& mode, const std::vector<std::string>& partition_by) {
+             arrow::Status status;
+             {
+               nb::gil_scoped_release release;
+               status = s.SaveAsTable(name, df, format, mode, partition_by);
+             }
+             Check(status);
+           })
       .def("write_table",
            [](Session& s, const std::string& name, const DataFrame& df, const std::string& mode,
               const std::vector<std::tuple<std::string, std::string, int64_t>>& partitioning,
@@ -647,8 +657,14 @@ NB_MODULE(_core, m) {
   m.def("explain_stream", &ember::ExplainStream, nb::arg("df"), nb::arg("mode"), nb::arg("ran"));
   nb::class_<ember::Sink>(m, "Sink");
   m.def("table_sink", [](std::shared_ptr<Session> session, const std::string& name, std::string mode,
-                         const DataFrame& df) {
-    return Unwrap(ember::MakeTableSink(std::move(session), name, std::move(mode), *df.schema()));
+                         const DataFrame& df, const std::string& format,
+                         std::vector<std::string> partition_by) {
+    return Unwrap(ember::MakeTableSink(std::move(session), name, std::move(mode), *df.schema(),
+                                       format, std::move(partition_by)));
+  });
+  m.def("read_stream_table", [](std::shared_ptr<Session> session, const std::string& name,
+                                const std::map<std::string, std::string>& options) {
+    return Unwrap(ember::ReadStreamTable(session, name, options));
   });
   m.def("file_sink", [](std::shared_ptr<Session> session, const std::string& format,
                         const std::string& path, std::vector<std::string> partition_by,

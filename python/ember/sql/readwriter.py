@@ -101,7 +101,8 @@ class DataFrameReader:
 
 
 class DataFrameWriter:
-    """df.write: files (parquet, json, csv) under a path, or tables in Iceberg catalogs."""
+    """df.write: files (parquet, json, csv) under a path, or tables in Iceberg catalogs and the
+    session catalog."""
 
     def __init__(self, df: DataFrame):
         self._df = df
@@ -164,23 +165,12 @@ class DataFrameWriter:
                     partitionBy: Any = None, **options: Any) -> None:
         if mode is not None:
             self.mode(mode)
-        core = self._df.sparkSession._core
-        exists = _table_exists(self._df.sparkSession, name)
-        if self._mode in ("error", "errorifexists") and exists:
-            from ember.errors import AnalysisException
-
-            raise AnalysisException(
-                f"Cannot create table or view `{name}` because it already exists.",
-                errorClass="TABLE_OR_VIEW_ALREADY_EXISTS", sqlState="42P07",
-            )
-        if self._mode == "ignore" and exists:
-            return
-        if not exists:
-            core.write_table(name, self._df._df, "create")
-        elif self._mode == "overwrite":
-            core.write_table(name, self._df._df, "overwrite")
-        else:
-            core.write_table(name, self._df._df, "append")
+        if format is not None:
+            self.format(format)
+        if partitionBy is not None:
+            self.partitionBy(partitionBy)
+        self._df.sparkSession._core.save_as_table(name, self._df._df, self._format or "",
+                                                  self._mode, self._partition_by)
 
     def insertInto(self, tableName: str, overwrite: Optional[bool] = None) -> None:
         mode = "overwrite" if overwrite or self._mode == "overwrite" else "append"
@@ -240,11 +230,3 @@ class DataFrameWriterV2:
 
     def overwritePartitions(self) -> None:
         self._write("overwrite")
-
-
-def _table_exists(session: "SparkSession", name: str) -> bool:
-    try:
-        session.table(name)
-        return True
-    except Exception:
-        return False

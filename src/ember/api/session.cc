@@ -1,12 +1,15 @@
 #include "ember/session.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <filesystem>
 
 #include <arrow/array/builder_primitive.h>
 #include <arrow/table.h>
 #include <arrow/type.h>
 
+#include "ember/api/session_catalog.h"
 #include "ember/error.h"
 #include "ember/exec/executor.h"
 #include "ember/iceberg/catalog.h"
@@ -29,6 +32,22 @@ namespace {
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), ::tolower);
   return s;
+}
+
+std::string Quoted(const std::vector<std::string>& parts) {
+  std::string shown;
+  for (const auto& p : parts) shown += (shown.empty() ? "`" : ".`") + p + "`";
+  return shown;
+}
+
+// The session-catalog table a name means, if any; deeper names are no table of its.
+Result<std::optional<SessionTable>> FindSessionTable(Session& session,
+                                                     const std::vector<std::string>& parts) {
+  auto name = session.SessionTableName(parts);
+  if (!name.ok()) return std::nullopt;
+  ARROW_ASSIGN_OR_RAISE(auto catalog, session.session_catalog(false));
+  if (!catalog) return std::nullopt;
+  return catalog->GetTable(name->first, name->second);
 }
 
 std::shared_ptr<plan::LogicalPlan> LocalTable(std::shared_ptr<arrow::Table> table) {
@@ -212,6 +231,15 @@ plan::Analyzer Session::analyzer() {
         return node;
       }
     }
+    if (self) {
+      // A table of the session catalog: its files, read as Spark reads a file-format table.
+      ARROW_ASSIGN_OR_RAISE(auto table, FindSessionTable(*self, parts));
+      if (table) {
+        ARROW_ASSIGN_OR_RAISE(auto df, self->ReadFiles(table->provider, {table->location},
+                                                       table->schema, {}));
+        return df.plan();
+      }
+    }
     return TableOrViewNotFound(parts);
   };
   return plan::Analyzer(std::move(options));
@@ -373,9 +401,16 @@ arrow::Status Session::WriteTable(const std::string& name, const DataFrame& df,
                                   const std::vector<PartitionTerm>& partitioning,
                                   const std::map<std::string, std::string>& properties) {
   auto parts = plan::ColumnFromString(name)->name_parts;
+  std::string mode = Lower(mode_in);
+  ARROW_ASSIGN_OR_RAISE(bool in_iceberg, InIcebergCatalog(parts));
+  if (!in_iceberg) {
+    ARROW_ASSIGN_OR_RAISE(auto table, FindSessionTable(*this, parts));
+    if (!table) return TableOrViewNotFound(parts);
+    if (mode != "append" && mode != "overwrite") return arrow::Status::Invalid("write mode ", mode);
+    return WriteSessionTable(*table, df, mode == "overwrite");
+  }
   ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveTableName(parts));
   auto [catalog, ident] = resolved;
-  std::string mode = Lower(mode_in);
   ARROW_ASSIGN_OR_RAISE(auto rows, df.ToTable());
   if (mode == "create" || mode == "replace") {
     if (mode == "replace") ARROW_RETURN_NOT_OK(catalog->DropTable(ident, false).status());
@@ -388,6 +423,150 @@ arrow::Status Session::WriteTable(const std::string& name, const DataFrame& df,
   iceberg::AppendOptions options;
   options.overwrite = mode == "overwrite";
   return iceberg::AppendRows(catalog, ident, rows, options).status();
+}
+
+Result<SessionCatalog*> Session::session_catalog(bool create) {
+  std::string warehouse = GetConf("spark.sql.warehouse.dir", "spark-warehouse");
+  if (warehouse.rfind("file:", 0) == 0) warehouse = warehouse.substr(5);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (session_catalog_) return session_catalog_.get();
+  std::error_code ec;
+  if (!create && !std::filesystem::exists(warehouse + "/.ember-session-catalog.db", ec)) return nullptr;
+  ARROW_ASSIGN_OR_RAISE(auto catalog, SessionCatalog::Open(warehouse));
+  session_catalog_ = std::move(catalog);
+  return session_catalog_.get();
+}
+
+Result<bool> Session::InIcebergCatalog(const std::vector<std::string>& parts) {
+  auto resolved = ResolveTableName(parts);
+  if (resolved.ok()) return true;
+  const ErrorDetail* detail = GetErrorDetail(resolved.status());
+  if (detail && detail->condition() == "TABLE_OR_VIEW_NOT_FOUND") return false;
+  return resolved.status();
+}
+
+Result<std::pair<std::string, std::string>> Session::SessionTableName(
+    const std::vector<std::string>& parts_in) const {
+  std::vector<std::string> parts;
+  for (const auto& p : parts_in) parts.push_back(Lower(p));
+  if (parts.size() >= 2 && parts[0] == "spark_catalog") parts.erase(parts.begin());
+  if (parts.size() == 1) return std::make_pair(current_database(), parts[0]);
+  if (parts.size() == 2) return std::make_pair(parts[0], parts[1]);
+  return UserError(ErrorKind::kAnalysis, "REQUIRES_SINGLE_PART_NAMESPACE",
+                   "spark_catalog requires a single-part namespace, but got " +
+                       Quoted(std::vector<std::string>(parts.begin(), parts.end() - 1)) + ".",
+                   "42K05");
+}
+
+std::string Session::current_database() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return current_database_;
+}
+
+void Session::set_current_database(const std::string& database) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  current_database_ = database;
+}
+
+arrow::Status Session::SaveAsTable(const std::string& name, const DataFrame& df,
+                                   const std::string& format_in, const std::string& mode_in,
+                                   const std::vector<std::string>& partition_by) {
+  auto parts = plan::ColumnFromString(name)->name_parts;
+  std::string mode = Lower(mode_in);
+  if (mode == "default" || mode == "error") mode = "errorifexists";
+  if (mode != "errorifexists" && mode != "overwrite" && mode != "append" && mode != "ignore") {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Unknown save mode: " + mode_in +
+                         ". Accepted save modes are 'overwrite', 'append', 'ignore', 'error', "
+                         "'errorifexists', 'default'.",
+                     "");
+  }
+  auto already_exists = [](const std::string& shown) {
+    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_ALREADY_EXISTS",
+                     "Cannot create table or view " + shown +
+                         " because it already exists.\nChoose a different name, drop or replace "
+                         "the existing object, or add the IF NOT EXISTS clause to tolerate "
+                         "pre-existing objects.",
+                     "42P07");
+  };
+  ARROW_ASSIGN_OR_RAISE(bool in_iceberg, InIcebergCatalog(parts));
+  if (in_iceberg) {
+    ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveTableName(parts));
+    ARROW_ASSIGN_OR_RAISE(bool exists, resolved.first->TableExists(resolved.second));
+    if (exists && mode == "errorifexists") return already_exists(Quoted(parts));
+    if (exists && mode == "ignore") return arrow::Status::OK();
+    std::vector<PartitionTerm> terms;
+    for (const auto& column : partition_by) terms.push_back({"identity", column, 0});
+    return WriteTable(name, df, !exists ? "create" : mode == "overwrite" ? "overwrite" : "append", terms);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto ident, SessionTableName(parts));
+  ARROW_ASSIGN_OR_RAISE(auto catalog, session_catalog(true));
+  ARROW_ASSIGN_OR_RAISE(auto table, catalog->GetTable(ident.first, ident.second));
+  if (table && mode == "errorifexists") return already_exists(Quoted({"spark_catalog", ident.first, ident.second}));
+  if (table && mode == "ignore") return arrow::Status::OK();
+  if (table && mode == "overwrite") {
+    // Spark replaces the table: its data, columns and format are the new DataFrame's.
+    ARROW_RETURN_NOT_OK(catalog->DropTable(ident.first, ident.second).status());
+    table.reset();
+  }
+  std::string format = Lower(format_in.empty() ? GetConf("spark.sql.sources.default", "parquet") : format_in);
+  if (!table) {
+    SessionTable created;
+    created.database = ident.first;
+    created.name = ident.second;
+    created.provider = format;
+    created.location = catalog->DefaultLocation(ident.first, ident.second);
+    created.partition_columns = partition_by;
+    ARROW_ASSIGN_OR_RAISE(created.schema, SessionTableColumns(*df.schema(), partition_by,
+                                                              Quoted({"spark_catalog", ident.first, ident.second})));
+    ARROW_RETURN_NOT_OK(CheckSessionTableFormat(format));
+    ARROW_RETURN_NOT_OK(catalog->CreateTable(created));
+    table = created;
+  } else if (format != table->provider) {
+    // Spark compares the format given, or else spark.sql.sources.default, with the table's.
+    auto source_name = [](const std::string& provider) {
+      if (provider == "csv") return std::string("CSVDataSourceV2");
+      return std::string(1, static_cast<char>(std::toupper(provider[0]))) + provider.substr(1) + "DataSourceV2";
+    };
+    return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1159",
+                     "The format of the existing table spark_catalog." + ident.first + "." + ident.second +
+                         " is `" + source_name(table->provider) + "`. It doesn't match the specified format `" +
+                         source_name(format) + "`.",
+                     "");
+  }
+  // saveAsTable matches the DataFrame's columns to the table's by name.
+  std::vector<Column> columns;
+  for (const auto& f : table->schema->fields()) {
+    ARROW_ASSIGN_OR_RAISE(auto column, df[f->name()]);
+    columns.push_back(column);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto ordered, df.Select(columns));
+  return WriteSessionTable(*table, ordered, false);
+}
+
+arrow::Status Session::WriteSessionTable(const SessionTable& table, const DataFrame& df, bool overwrite) {
+  auto source = df.schema();
+  int want = table.schema->num_fields();
+  if (source->num_fields() != want) {
+    bool fewer = source->num_fields() < want;
+    return UserError(ErrorKind::kAnalysis,
+                     std::string("INSERT_COLUMN_ARITY_MISMATCH.") +
+                         (fewer ? "NOT_ENOUGH_DATA_COLUMNS" : "TOO_MANY_DATA_COLUMNS"),
+                     "Cannot write to " + Quoted({"spark_catalog", table.database, table.name}) +
+                         ", the reason is " + (fewer ? "not enough" : "too many") +
+                         " data columns:\nTable columns: " + std::to_string(want) +
+                         ".\nData columns: " + std::to_string(source->num_fields()) + ".",
+                     "21S01");
+  }
+  std::vector<Column> columns;
+  for (int i = 0; i < want; ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto column, df[source->field(i)->name()]);
+    const auto& target = table.schema->field(i);
+    columns.push_back(column.Cast(target->type()).Alias(target->name()));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto rows, df.Select(columns));
+  return rows.WriteFiles(table.provider, table.location, overwrite ? "overwrite" : "append",
+                         table.partition_columns);
 }
 
 arrow::Status Session::CreateTempView(const std::string& name, const DataFrame& df, bool replace) {

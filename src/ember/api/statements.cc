@@ -3,6 +3,9 @@
 #include <arrow/builder.h>
 #include <arrow/table.h>
 
+#include <filesystem>
+
+#include "ember/api/session_catalog.h"
 #include "ember/error.h"
 #include "ember/iceberg/catalog.h"
 #include "ember/iceberg/table.h"
@@ -79,6 +82,82 @@ Result<DataFrame> ValuesFrame(Session& session, const std::vector<std::vector<pl
   return DataFrame(session.shared_from_this(), all);
 }
 
+std::string Quoted(const std::vector<std::string>& parts) {
+  std::string shown;
+  for (const auto& p : parts) shown += (shown.empty() ? "`" : ".`") + p + "`";
+  return shown;
+}
+
+// DROP TABLE or DROP VIEW of a name in no Iceberg catalog: Spark drops a temporary view by
+// either statement, a session-catalog table by DROP TABLE (a managed table's data with it), and
+// IF EXISTS makes a missing name a no-op.
+Result<DataFrame> DropInSessionCatalog(Session& session, const sql::Statement& st) {
+  if (st.name.size() == 1 && session.DropTempView(st.name[0])) return Empty(session);
+  ARROW_ASSIGN_OR_RAISE(auto ident, session.SessionTableName(st.name));
+  if (st.kind == sql::StatementKind::kDropTable) {
+    ARROW_ASSIGN_OR_RAISE(auto catalog, session.session_catalog(false));
+    if (catalog) {
+      ARROW_ASSIGN_OR_RAISE(bool dropped, catalog->DropTable(ident.first, ident.second));
+      if (dropped) return Empty(session);
+    }
+  }
+  if (st.if_exists) return Empty(session);
+  return TableOrViewNotFound({"spark_catalog", ident.first, ident.second});
+}
+
+// CREATE TABLE ... USING parquet|json|csv|text [PARTITIONED BY] [LOCATION] [AS query] in the
+// session catalog: managed under the warehouse, or external at LOCATION.
+Result<DataFrame> CreateSessionTable(Session& session, const sql::Statement& st) {
+  if (st.kind == sql::StatementKind::kReplaceTable) {
+    return Unsupported("REPLACE TABLE in the session catalog");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto ident, session.SessionTableName(st.name));
+  std::string shown = Quoted({"spark_catalog", ident.first, ident.second});
+  std::string provider = st.provider.empty()
+                             ? session.GetConf("spark.sql.sources.default", "parquet")
+                             : st.provider;
+  std::transform(provider.begin(), provider.end(), provider.begin(), ::tolower);
+  ARROW_RETURN_NOT_OK(CheckSessionTableFormat(provider));
+  std::vector<std::string> partition_columns;
+  for (const auto& term : st.partitioning) {
+    if (term.transform != "identity") {
+      return Unsupported("partition transform " + term.transform + " on a " + provider + " table");
+    }
+    partition_columns.push_back(term.column);
+  }
+  std::optional<DataFrame> source;
+  std::shared_ptr<arrow::Schema> columns = st.schema;
+  if (st.query) {
+    ARROW_ASSIGN_OR_RAISE(auto plan, session.analyzer().Resolve(st.query));
+    source = DataFrame(session.shared_from_this(), plan);
+    if (!columns) columns = source->schema();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto catalog, session.session_catalog(true));
+  ARROW_ASSIGN_OR_RAISE(auto existing, catalog->GetTable(ident.first, ident.second));
+  if (existing && st.if_not_exists) return Empty(session);
+  SessionTable table;
+  table.database = ident.first;
+  table.name = ident.second;
+  table.provider = provider;
+  table.managed = !st.location;
+  table.location = st.location ? std::filesystem::absolute(*st.location).lexically_normal().string()
+                               : catalog->DefaultLocation(ident.first, ident.second);
+  table.partition_columns = partition_columns;
+  ARROW_ASSIGN_OR_RAISE(table.schema, SessionTableColumns(*columns, partition_columns, shown));
+  ARROW_RETURN_NOT_OK(catalog->CreateTable(table));
+  if (source) {
+    // The query's columns by name, in the table's order (partition columns last).
+    std::vector<Column> ordered;
+    for (const auto& f : table.schema->fields()) {
+      ARROW_ASSIGN_OR_RAISE(auto column, (*source)[f->name()]);
+      ordered.push_back(column);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto rows, source->Select(ordered));
+    ARROW_RETURN_NOT_OK(session.WriteSessionTable(table, rows, false));
+  }
+  return Empty(session);
+}
+
 }  // namespace
 
 // Row-level statements on Iceberg tables, in row_level.cc.
@@ -96,6 +175,17 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
     }
     case StatementKind::kCreateNamespace:
     case StatementKind::kDropNamespace: {
+      ARROW_ASSIGN_OR_RAISE(bool in_iceberg, session.InIcebergCatalog(st.name));
+      if (!in_iceberg && st.kind == StatementKind::kCreateNamespace) {
+        std::vector<std::string> name = st.name;
+        if (name.size() == 2 && name[0] == "spark_catalog") name.erase(name.begin());
+        if (name.size() != 1) return Unsupported("nested databases in the session catalog");
+        std::string database = name[0];
+        std::transform(database.begin(), database.end(), database.begin(), ::tolower);
+        ARROW_ASSIGN_OR_RAISE(auto catalog, session.session_catalog(true));
+        ARROW_RETURN_NOT_OK(catalog->CreateDatabase(database, st.if_not_exists));
+        return Empty(session);
+      }
       ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(st.name));
       auto [catalog, ns] = resolved;
       if (st.kind == StatementKind::kCreateNamespace) {
@@ -115,6 +205,8 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
     }
     case StatementKind::kCreateTable:
     case StatementKind::kReplaceTable: {
+      ARROW_ASSIGN_OR_RAISE(bool in_iceberg, session.InIcebergCatalog(st.name));
+      if (!in_iceberg) return CreateSessionTable(session, st);
       std::string provider = st.provider;
       std::transform(provider.begin(), provider.end(), provider.begin(), ::tolower);
       if (!provider.empty() && provider != "iceberg") {
@@ -141,7 +233,13 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
       if (source) ARROW_RETURN_NOT_OK(session.WriteTable(Joined(st.name), *source, "append"));
       return Empty(session);
     }
+    case StatementKind::kDropView:
+      return DropInSessionCatalog(session, st);
     case StatementKind::kDropTable: {
+      // A temporary view shadows a table of the same name, as in Spark.
+      if (st.name.size() == 1 && session.DropTempView(st.name[0])) return Empty(session);
+      ARROW_ASSIGN_OR_RAISE(bool in_iceberg, session.InIcebergCatalog(st.name));
+      if (!in_iceberg) return DropInSessionCatalog(session, st);
       ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(st.name));
       ARROW_ASSIGN_OR_RAISE(bool dropped, resolved.first->DropTable(resolved.second, st.purge));
       if (!dropped && !st.if_exists) {
@@ -172,7 +270,26 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
     }
     case StatementKind::kShowTables: {
       std::vector<std::vector<std::string>> rows;
-      if (!st.name.empty()) {
+      // The session catalog's tables: of the current database, or of `IN db`.
+      std::optional<std::string> database;
+      if (st.name.empty() && !session.GetConf("spark.sql.defaultCatalog")) {
+        database = session.current_database();
+      } else if (!st.name.empty()) {
+        auto in = st.name;
+        in.push_back("?");
+        ARROW_ASSIGN_OR_RAISE(bool in_iceberg, session.InIcebergCatalog(in));
+        if (!in_iceberg) {
+          ARROW_ASSIGN_OR_RAISE(auto ident, session.SessionTableName(in));
+          database = ident.first;
+        }
+      }
+      if (database) {
+        ARROW_ASSIGN_OR_RAISE(auto catalog, session.session_catalog(false));
+        if (catalog) {
+          ARROW_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(*database));
+          for (const auto& t : tables) rows.push_back({*database, t, "false"});
+        }
+      } else if (!st.name.empty()) {
         ARROW_ASSIGN_OR_RAISE(auto resolved, session.ResolveTableName(st.name));
         ARROW_ASSIGN_OR_RAISE(auto tables, resolved.first->ListTables(resolved.second));
         for (const auto& t : tables) {
@@ -197,6 +314,11 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
       return session.FromArrow(table);
     }
     case StatementKind::kInsert: {
+      // The table's name as Spark's errors show it.
+      ARROW_ASSIGN_OR_RAISE(bool in_iceberg, session.InIcebergCatalog(st.name));
+      std::string shown = "`" + Joined(st.name) + "`";
+      auto ident = session.SessionTableName(st.name);
+      if (!in_iceberg && ident.ok()) shown = Quoted({"spark_catalog", ident->first, ident->second});
       ARROW_ASSIGN_OR_RAISE(auto target, session.Table(Joined(st.name)));
       DataFrame source = target;
       if (st.query) {
@@ -215,7 +337,7 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
       if (!st.by_name) {
         if (columns.size() != static_cast<size_t>(source_schema->num_fields())) {
           return UserError(ErrorKind::kAnalysis, "INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS",
-                           "Cannot write to `" + Joined(st.name) + "`, the reason is not enough data "
+                           "Cannot write to " + shown + ", the reason is not enough data "
                            "columns:\nTable columns: " + std::to_string(columns.size()) +
                                ".\nData columns: " + std::to_string(source_schema->num_fields()) + ".",
                            "21S01");
@@ -252,7 +374,28 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
           return Empty(session);
         }
       }
-      return Unsupported("USE of a namespace");
+      {
+        auto name = st.name;
+        name.push_back("?");  // a table's name, to take its database
+        ARROW_ASSIGN_OR_RAISE(auto ident, session.SessionTableName(name));
+        ARROW_ASSIGN_OR_RAISE(auto catalog, session.session_catalog(false));
+        bool exists = ident.first == "default";
+        if (!exists && catalog) {
+          ARROW_ASSIGN_OR_RAISE(exists, catalog->DatabaseExists(ident.first));
+        }
+        if (!exists) {
+          return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
+                           "The schema " + Quoted({"spark_catalog", ident.first}) +
+                               " cannot be found. Verify the spelling and correctness of the schema "
+                               "and catalog.\nIf you did not qualify the name with a catalog, "
+                               "verify the current_schema() output, or qualify the name with the "
+                               "correct catalog.\nTo tolerate the error on drop use DROP SCHEMA IF "
+                               "EXISTS.",
+                           "42704");
+        }
+        session.set_current_database(ident.first);
+        return Empty(session);
+      }
     case StatementKind::kMerge:
       return ExecuteMerge(session, st);
     case StatementKind::kUpdate:

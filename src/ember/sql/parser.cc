@@ -873,6 +873,13 @@ class Parser {
       statement->purge = AcceptWord("PURGE");
       return arrow::Status::OK();
     }
+    if (IsWord(what, "VIEW")) {
+      Next();
+      statement->kind = StatementKind::kDropView;
+      statement->if_exists = AcceptIfExists();
+      ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+      return arrow::Status::OK();
+    }
     if (what.kind == TokenKind::kWord) return Unsupported(what, "DROP " + ToUpper(what.text));
     return SyntaxError(what);
   }

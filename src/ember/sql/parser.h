@@ -85,6 +85,7 @@ enum class StatementKind {
   kCreateTable,      // CREATE TABLE: name, if_not_exists, the table fields, query (AS query)
   kReplaceTable,     // REPLACE TABLE, CREATE OR REPLACE TABLE (or_create): as kCreateTable
   kDropTable,        // DROP TABLE: name, if_exists, purge
+  kDropView,         // DROP VIEW: name, if_exists
   kShowNamespaces,   // SHOW NAMESPACES|DATABASES|SCHEMAS: name (IN name; empty: the current
                      // catalog), pattern
   kShowTables,       // SHOW TABLES: name (IN|FROM name; empty: the current namespace), pattern

@@ -4,6 +4,7 @@
 
 #include "ember/common/interval.h"
 #include "ember/common/random.h"
+#include "ember/api/session_catalog.h"
 #include "ember/error.h"
 #include "ember/io/atomic_file.h"
 
@@ -375,8 +376,36 @@ arrow::Result<std::shared_ptr<Sink>> MakeFileSink(std::shared_ptr<Session> sessi
 arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> session,
                                                    const std::string& table_name,
                                                    std::string output_mode,
-                                                   const arrow::Schema& schema) {
+                                                   const arrow::Schema& schema,
+                                                   const std::string& format,
+                                                   std::vector<std::string> partition_by) {
   auto parts = plan::ColumnFromString(table_name)->name_parts;
+  ARROW_ASSIGN_OR_RAISE(bool in_iceberg, session->InIcebergCatalog(parts));
+  if (!in_iceberg) {
+    // A session-catalog table: made from the stream's columns when missing, then Spark's file
+    // sink into its location.
+    ARROW_ASSIGN_OR_RAISE(auto ident, session->SessionTableName(parts));
+    ARROW_ASSIGN_OR_RAISE(auto catalog, session->session_catalog(true));
+    ARROW_ASSIGN_OR_RAISE(auto table, catalog->GetTable(ident.first, ident.second));
+    if (!table) {
+      SessionTable created;
+      created.database = ident.first;
+      created.name = ident.second;
+      std::string provider = format.empty() ? session->GetConf("spark.sql.sources.default", "parquet") : format;
+      std::transform(provider.begin(), provider.end(), provider.begin(), ::tolower);
+      created.provider = provider;
+      created.location = catalog->DefaultLocation(ident.first, ident.second);
+      created.partition_columns = partition_by;
+      ARROW_RETURN_NOT_OK(CheckSessionTableFormat(provider));
+      ARROW_ASSIGN_OR_RAISE(created.schema,
+                            SessionTableColumns(schema, partition_by, "`spark_catalog`.`" +
+                                                    ident.first + "`.`" + ident.second + "`"));
+      ARROW_RETURN_NOT_OK(catalog->CreateTable(created));
+      table = created;
+    }
+    return MakeFileSink(std::move(session), table->provider, table->location,
+                        table->partition_columns, std::nullopt);
+  }
   ARROW_ASSIGN_OR_RAISE(auto resolved, session->ResolveTableName(parts));
   ARROW_ASSIGN_OR_RAISE(bool exists, resolved.first->TableExists(resolved.second));
   if (!exists) {

@@ -68,10 +68,14 @@ class DataStreamReader:
         return DataFrame(core, self._session)
 
     def table(self, tableName: str) -> DataFrame:
-        """A catalog table as a stream: its appended snapshots, read incrementally (Iceberg)."""
+        """A catalog table as a stream: an Iceberg table's appended snapshots, or a session-catalog
+        table's files."""
         if not isinstance(tableName, str):
             raise TypeError(f"tableName should be a str, got {type(tableName).__name__}")
-        core = self._session._core.read_stream("iceberg", tableName, self._schema or "", self._options)
+        if self._schema:
+            core = self._session._core.read_stream("iceberg", tableName, self._schema, self._options)
+        else:
+            core = _core.read_stream_table(self._session._core, tableName, self._options)
         return DataFrame(core, self._session)
 
     def _load(self, fmt: str, path: str, schema: Any, options: Dict[str, Any]) -> DataFrame:
@@ -340,9 +344,14 @@ class DataStreamWriter:
         if queryName is not None:
             self.queryName(queryName)
         self.options(**options)
+        if partitionBy is not None:
+            self.partitionBy(*([partitionBy] if isinstance(partitionBy, str) else partitionBy))
+        partition_by = [c for c in self._options.pop("__partition_by", "").split(",") if c]
         session = self._df.sparkSession
+        fmt = format or self._format or ""
         self._format = "table"
-        sink = _core.table_sink(session._core, tableName, self._output_mode, self._df._df)
+        sink = _core.table_sink(session._core, tableName, self._output_mode, self._df._df, fmt,
+                                partition_by)
         return self._start(session, sink)
 
 

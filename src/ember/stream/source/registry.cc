@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "ember/api/session_catalog.h"
 #include "ember/error.h"
+#include "ember/plan/expr.h"
 #include "ember/session.h"
 #include "ember/stream/source/file_source.h"
 #include "ember/stream/source/source.h"
@@ -132,6 +134,22 @@ arrow::Result<DataFrame> ReadStream(const std::shared_ptr<Session>& session,
   }
   node->stream_source = std::move(spec);
   return DataFrame(session, node);
+}
+
+arrow::Result<DataFrame> ReadStreamTable(const std::shared_ptr<Session>& session,
+                                         const std::string& name,
+                                         const std::map<std::string, std::string>& options) {
+  auto parts = plan::ColumnFromString(name)->name_parts;
+  ARROW_ASSIGN_OR_RAISE(bool in_iceberg, session->InIcebergCatalog(parts));
+  if (in_iceberg) return ReadStream(session, "iceberg", name, nullptr, options);
+  ARROW_ASSIGN_OR_RAISE(auto ident, session->SessionTableName(parts));
+  ARROW_ASSIGN_OR_RAISE(auto catalog, session->session_catalog(false));
+  std::optional<SessionTable> table;
+  if (catalog) {
+    ARROW_ASSIGN_OR_RAISE(table, catalog->GetTable(ident.first, ident.second));
+  }
+  if (!table) return TableOrViewNotFound(parts);
+  return ReadStream(session, table->provider, table->location, table->schema, options);
 }
 
 }  // namespace ember

@@ -1,0 +1,282 @@
+#include "ember/api/session_catalog.h"
+
+#include <sqlite3.h>
+
+#include <cctype>
+#include <filesystem>
+
+#include <arrow/type.h>
+
+#include "ember/error.h"
+#include "ember/plan/type_names.h"
+
+namespace ember {
+
+using arrow::Result;
+using arrow::Status;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kSchema =
+    "CREATE TABLE IF NOT EXISTS databases (name TEXT PRIMARY KEY);"
+    "CREATE TABLE IF NOT EXISTS tables (database TEXT NOT NULL, name TEXT NOT NULL, "
+    "provider TEXT NOT NULL, location TEXT NOT NULL, managed INTEGER NOT NULL, "
+    "columns TEXT NOT NULL, partition_columns TEXT NOT NULL, PRIMARY KEY (database, name));"
+    "INSERT OR IGNORE INTO databases VALUES ('default');";
+
+std::string Quoted(const std::string& name) { return "`" + name + "`"; }
+
+// Columns as a DDL string ("`a` INT, `b` STRING"), the form the type parser reads back.
+std::string ColumnsDdl(const arrow::Schema& schema) {
+  std::string out;
+  for (const auto& f : schema.fields()) {
+    std::string name;
+    for (char c : f->name()) name += c == '`' ? std::string("``") : std::string(1, c);
+    out += (out.empty() ? "" : ", ") + Quoted(name) + " " + plan::SparkTypeName(*f->type(), true);
+  }
+  return out;
+}
+
+std::string JoinedNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : "\n") + n;
+  return out;
+}
+
+}  // namespace
+
+Status CheckSessionTableFormat(const std::string& provider) {
+  if (provider == "parquet" || provider == "json" || provider == "csv" || provider == "text") {
+    return Status::OK();
+  }
+  return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                   "The feature is not supported: tables USING " + provider +
+                       " in Ember's session catalog (parquet, json, csv and text are) yet.",
+                   "0A000");
+}
+
+Result<std::shared_ptr<arrow::Schema>> SessionTableColumns(const arrow::Schema& columns,
+                                                           const std::vector<std::string>& partition_columns,
+                                                           const std::string& shown_name) {
+  if (!partition_columns.empty()) {
+    // Ember's file reader does not yet take partition values from `col=value` directories, so a
+    // partitioned table could be written but not read back.
+    return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                     "The feature is not supported: partitioned tables in Ember's session catalog yet.",
+                     "0A000");
+  }
+  auto lower = [](std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  arrow::FieldVector data;
+  arrow::FieldVector partitions(partition_columns.size());
+  for (const auto& f : columns.fields()) {
+    auto field = f->WithNullable(true);
+    bool is_partition = false;
+    for (size_t i = 0; i < partition_columns.size(); ++i) {
+      if (lower(partition_columns[i]) == lower(f->name())) {
+        partitions[i] = field;
+        is_partition = true;
+      }
+    }
+    if (!is_partition) data.push_back(field);
+  }
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    if (!partitions[i]) {
+      std::string defined;
+      for (const auto& f : columns.fields()) defined += (defined.empty() ? "" : ", ") + Quoted(f->name());
+      return UserError(ErrorKind::kAnalysis, "COLUMN_NOT_DEFINED_IN_TABLE",
+                       "partition column " + Quoted(partition_columns[i]) +
+                           " is not defined in table " + shown_name +
+                           ", defined table columns are: " + defined + ".",
+                       "42703");
+    }
+    data.push_back(partitions[i]);
+  }
+  return arrow::schema(data);
+}
+
+Result<std::unique_ptr<SessionCatalog>> SessionCatalog::Open(const std::string& warehouse_in) {
+  std::error_code ec;
+  std::string warehouse = fs::absolute(warehouse_in).lexically_normal().string();
+  while (warehouse.size() > 1 && warehouse.back() == '/') warehouse.pop_back();
+  fs::create_directories(warehouse, ec);
+  if (ec) return FileWriteFailed(warehouse, ec.value());
+  std::string file = warehouse + "/.ember-session-catalog.db";
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(file.c_str(), &db,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    return Status::IOError("Cannot open the session catalog ", file, ": ", message);
+  }
+  sqlite3_busy_timeout(db, 60000);  // another process's write is waited for
+  std::unique_ptr<SessionCatalog> catalog(new SessionCatalog(db, warehouse));
+  char* error = nullptr;
+  if (sqlite3_exec(db, kSchema, nullptr, nullptr, &error) != SQLITE_OK) {
+    std::string message = error ? error : "";
+    sqlite3_free(error);
+    return Status::IOError("Cannot set up the session catalog ", file, ": ", message);
+  }
+  return catalog;
+}
+
+SessionCatalog::~SessionCatalog() { sqlite3_close_v2(db_); }
+
+Result<std::vector<SessionCatalog::Row>> SessionCatalog::Run(const std::string& sql,
+                                                             const std::vector<std::string>& params,
+                                                             bool* conflict) {
+  sqlite3_stmt* stmt = nullptr;
+  auto failed = [&] {
+    return Status::IOError("Session catalog ", warehouse_, ": ", sqlite3_errmsg(db_), " (in: ", sql, ")");
+  };
+  if (sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) {
+    return failed();
+  }
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(stmt, sqlite3_finalize);
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (sqlite3_bind_text(stmt, static_cast<int>(i) + 1, params[i].data(),
+                          static_cast<int>(params[i].size()), SQLITE_TRANSIENT) != SQLITE_OK) {
+      return failed();
+    }
+  }
+  std::vector<Row> rows;
+  for (;;) {
+    int rc = sqlite3_step(stmt);
+    if (rc == SQLITE_DONE) break;
+    if (rc == SQLITE_ROW) {
+      Row row;
+      for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
+        const unsigned char* text = sqlite3_column_text(stmt, c);
+        row.emplace_back(text ? std::string(reinterpret_cast<const char*>(text),
+                                            static_cast<size_t>(sqlite3_column_bytes(stmt, c)))
+                              : std::string());
+      }
+      rows.push_back(std::move(row));
+      continue;
+    }
+    if ((rc & 0xFF) == SQLITE_CONSTRAINT && conflict) {
+      *conflict = true;
+      return rows;
+    }
+    return failed();
+  }
+  if (conflict) *conflict = false;
+  return rows;
+}
+
+std::string SessionCatalog::DefaultLocation(const std::string& database, const std::string& name) const {
+  if (database == "default") return warehouse_ + "/" + name;
+  return warehouse_ + "/" + database + ".db/" + name;
+}
+
+Result<bool> SessionCatalog::DatabaseExists(const std::string& database) {
+  ARROW_ASSIGN_OR_RAISE(auto rows, Run("SELECT name FROM databases WHERE name = ?", {database}));
+  return !rows.empty();
+}
+
+Status SessionCatalog::CreateDatabase(const std::string& database, bool if_not_exists) {
+  bool conflict = false;
+  ARROW_RETURN_NOT_OK(Run("INSERT INTO databases VALUES (?)", {database}, &conflict).status());
+  if (conflict && !if_not_exists) {
+    return UserError(ErrorKind::kAnalysis, "SCHEMA_ALREADY_EXISTS",
+                     "Cannot create schema " + Quoted(database) +
+                         " because it already exists.\nChoose a different name, drop the existing "
+                         "schema, or add the IF NOT EXISTS clause to tolerate pre-existing schema.",
+                     "42P06");
+  }
+  if (!conflict && database != "default") {
+    std::error_code ec;
+    fs::create_directories(warehouse_ + "/" + database + ".db", ec);
+  }
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> SessionCatalog::ListDatabases() {
+  ARROW_ASSIGN_OR_RAISE(auto rows, Run("SELECT name FROM databases ORDER BY name", {}));
+  std::vector<std::string> names;
+  for (const auto& r : rows) names.push_back(r[0]);
+  return names;
+}
+
+Result<std::optional<SessionTable>> SessionCatalog::GetTable(const std::string& database,
+                                                             const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(auto rows, Run("SELECT provider, location, managed, columns, partition_columns "
+                                       "FROM tables WHERE database = ? AND name = ?",
+                                       {database, name}));
+  if (rows.empty()) return std::nullopt;
+  const Row& r = rows[0];
+  SessionTable table;
+  table.database = database;
+  table.name = name;
+  table.provider = r[0];
+  table.location = r[1];
+  table.managed = r[2] == "1";
+  ARROW_ASSIGN_OR_RAISE(auto type, plan::ParseTypeName("struct<" + r[3] + ">"));
+  table.schema = arrow::schema(type->fields());
+  std::string rest = r[4];
+  while (!rest.empty()) {
+    size_t end = rest.find('\n');
+    table.partition_columns.push_back(rest.substr(0, end));
+    rest = end == std::string::npos ? "" : rest.substr(end + 1);
+  }
+  return table;
+}
+
+Status SessionCatalog::CreateTable(const SessionTable& table) {
+  ARROW_ASSIGN_OR_RAISE(bool db_exists, DatabaseExists(table.database));
+  if (!db_exists) {
+    return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
+                     "The schema " + Quoted("spark_catalog") + "." + Quoted(table.database) +
+                         " cannot be found. Verify the spelling and correctness of the schema and "
+                         "catalog.\nIf you did not qualify the name with a catalog, verify the "
+                         "current_schema() output, or qualify the name with the correct catalog.\n"
+                         "To tolerate the error on drop use DROP SCHEMA IF EXISTS.",
+                     "42704");
+  }
+  bool conflict = false;
+  ARROW_RETURN_NOT_OK(Run("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?)",
+                          {table.database, table.name, table.provider, table.location,
+                           table.managed ? "1" : "0", ColumnsDdl(*table.schema),
+                           JoinedNames(table.partition_columns)},
+                          &conflict)
+                          .status());
+  if (conflict) {
+    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_ALREADY_EXISTS",
+                     "Cannot create table or view " + Quoted("spark_catalog") + "." + Quoted(table.database) + "." +
+                         Quoted(table.name) +
+                         " because it already exists.\nChoose a different name, drop or replace "
+                         "the existing object, or add the IF NOT EXISTS clause to tolerate "
+                         "pre-existing objects.",
+                     "42P07");
+  }
+  std::error_code ec;
+  fs::create_directories(table.location, ec);  // Spark makes an empty table's directory
+  if (ec) return FileWriteFailed(table.location, ec.value());
+  return Status::OK();
+}
+
+Result<bool> SessionCatalog::DropTable(const std::string& database, const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(auto table, GetTable(database, name));
+  if (!table) return false;
+  ARROW_RETURN_NOT_OK(Run("DELETE FROM tables WHERE database = ? AND name = ?", {database, name}).status());
+  if (table->managed) {
+    std::error_code ec;
+    fs::remove_all(table->location, ec);
+    if (ec) return FileWriteFailed(table->location, ec.value());
+  }
+  return true;
+}
+
+Result<std::vector<std::string>> SessionCatalog::ListTables(const std::string& database) {
+  ARROW_ASSIGN_OR_RAISE(auto rows, Run("SELECT name FROM tables WHERE database = ? ORDER BY name", {database}));
+  std::vector<std::string> names;
+  for (const auto& r : rows) names.push_back(r[0]);
+  return names;
+}
+
+}  // namespace ember
