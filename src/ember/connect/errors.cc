@@ -1,5 +1,6 @@
 #include "ember/connect/errors.h"
 
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -63,6 +64,19 @@ std::vector<std::string> JavaClasses(ErrorKind kind) {
   return with({"org.apache.spark.SparkException"}, false);
 }
 
+// Spark abbreviates the status message to 2048 characters (StringUtils.abbreviate: the head and
+// "..."): the message travels in gRPC's trailing metadata, which the client caps at 16 KiB.
+// Characters are counted as code points and never cut inside one.
+std::string Abbreviate(const std::string& text, size_t max_chars = 2048) {
+  size_t chars = 0, cut = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // a continuation byte
+    if (chars == max_chars - 3) cut = i;
+    if (++chars > max_chars) return text.substr(0, cut) + "...";
+  }
+  return text;
+}
+
 }  // namespace
 
 CallStatus ToCallStatus(const arrow::Status& status) {
@@ -93,6 +107,7 @@ CallStatus ToCallStatus(const arrow::Status& status) {
   metadata["messageParameters"] = "{}";
 
   // The client checks that the trailer's status has the call's code and message.
+  message = Abbreviate(message);
   google::rpc::Status rpc_status;
   constexpr int kInternal = 13;  // grpc::StatusCode::INTERNAL
   rpc_status.set_code(kInternal);

@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,121 +49,86 @@ std::shared_ptr<arrow::DataType> ListOf(std::shared_ptr<arrow::DataType> element
 
 // --- split ------------------------------------------------------------------------------------
 
-// How Java's String.split finds the separators of one pattern: a literal (its fast path, and
-// any pattern without regex metacharacters) or a regex. std::regex (ECMAScript) reads the
-// patterns word counts and CSV-ish splits use as Java does; docs/functions.md lists where the
-// two dialects differ.
-class Splitter {
- public:
-  static Result<Splitter> Make(const std::string& pattern) {
-    Splitter s;
-    s.pattern_ = pattern;
-    static const std::string kMeta = ".$|()[]{}^?*+\\";
-    if (pattern.find_first_of(kMeta) == std::string::npos) {
-      s.literal_ = true;
-    } else if (pattern.size() == 2 && pattern[0] == '\\' &&
-               !std::isalnum(static_cast<unsigned char>(pattern[1]))) {
-      s.literal_ = true;
-      s.pattern_ = pattern.substr(1);
+// Java's String.split with Spark's limit: limit <= 0 keeps every piece, trailing empty ones too;
+// limit > 0 makes at most limit pieces, the last one the rest; a zero-width match at the start
+// gives no leading empty piece (Java 8+). A pattern without regex metacharacters (or one escaped
+// character) is split on as a literal, as Java's fast path does. Any other pattern runs on RE2
+// (Arrow's replace_substring_regex): linear time, where a backtracking engine overflows the
+// stack on long strings. RE2 wraps every match m as MARK m MARK; the text's pieces are then the
+// tokens between marks at even positions, its matches those at odd ones.
+constexpr std::string_view kMarks[] = {"\xEF\xBF\xBF", "\xEF\xBF\xBE", std::string_view("\0", 1),
+                                       "\x01"};
+
+bool IsLiteral(const std::string& pattern, std::string* literal) {
+  static const std::string kMeta = ".$|()[]{}^?*+\\";
+  if (pattern.find_first_of(kMeta) == std::string::npos) {
+    *literal = pattern;
+    return true;
+  }
+  if (pattern.size() == 2 && pattern[0] == '\\' &&
+      !std::isalnum(static_cast<unsigned char>(pattern[1]))) {
+    *literal = pattern.substr(1);
+    return true;
+  }
+  return false;
+}
+
+size_t CharBytes(unsigned char lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4; }
+
+// Cuts text into pieces at the given matches ([start, end) byte ranges, in order).
+void Cut(std::string_view text, const std::vector<std::pair<size_t, size_t>>& matches,
+         int32_t limit, std::vector<std::string>* out) {
+  out->clear();
+  size_t index = 0;
+  for (auto [start, end] : matches) {
+    if (limit > 0 && static_cast<int32_t>(out->size()) >= limit - 1) break;
+    if (index == 0 && start == 0 && end == 0) continue;  // no leading piece of a zero-width match
+    out->emplace_back(text.substr(index, start - index));
+    index = end;
+  }
+  out->emplace_back(text.substr(index));
+}
+
+Status InvalidPattern(const std::string& pattern) {
+  return UserError(ErrorKind::kRuntime, "INVALID_PARAMETER_VALUE.PATTERN",
+                   "The value of parameter(s) `regexp` in `split` is invalid: '" + pattern + "'.",
+                   "22023");
+}
+
+// The texts with every match of pattern marked, or null where a text holds the mark itself.
+Result<std::shared_ptr<arrow::StringArray>> MarkMatches(const std::shared_ptr<arrow::Array>& texts,
+                                                        const std::string& pattern,
+                                                        std::string_view mark) {
+  std::string rewrite(mark);
+  rewrite += "\\0";
+  rewrite += mark;
+  cp::ReplaceSubstringOptions options(pattern, rewrite);
+  auto marked = cp::CallFunction("replace_substring_regex", {texts}, &options);
+  if (!marked.ok()) return InvalidPattern(pattern);
+  return std::static_pointer_cast<arrow::StringArray>(marked->make_array());
+}
+
+// The matches of one marked text, as byte ranges of the original text.
+void MatchesOf(std::string_view marked, std::string_view mark,
+               std::vector<std::pair<size_t, size_t>>* matches) {
+  matches->clear();
+  size_t original = 0, token = 0, at = 0;
+  size_t match_start = 0;
+  while (true) {
+    size_t next = marked.find(mark, at);
+    size_t length = (next == std::string_view::npos ? marked.size() : next) - at;
+    if (token % 2 == 0) {
+      original += length;  // a piece of the text
+      match_start = original;
     } else {
-      try {
-        std::wstring wide;
-        std::vector<size_t> unused;
-        Decode(pattern, &wide, &unused);
-        s.regex_ = std::make_shared<std::wregex>(wide, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        return UserError(
-            ErrorKind::kRuntime, "INVALID_PARAMETER_VALUE.PATTERN",
-            "The value of parameter(s) `regexp` in `split` is invalid: '" + pattern + "'.",
-            "22023");
-      }
+      original += length;  // a match
+      matches->emplace_back(match_start, original);
     }
-    return s;
+    if (next == std::string_view::npos) break;
+    at = next + mark.size();
+    ++token;
   }
-
-  // The pieces of `text` (Java's Pattern.split with Spark's limit: limit <= 0 keeps every piece,
-  // trailing empty ones too; limit > 0 makes at most limit pieces, the last one the rest).
-  void Split(std::string_view text, int32_t limit, std::vector<std::string_view>* out) const {
-    out->clear();
-    if (pattern_.empty()) {
-      // Spark splits into characters, the first `limit` of them when limit > 0, and keeps no
-      // trailing empty piece; "" stays [""].
-      if (text.empty()) {
-        out->push_back(text);
-        return;
-      }
-      for (size_t i = 0; i < text.size();) {
-        if (limit > 0 && static_cast<int32_t>(out->size()) == limit) break;
-        size_t n = CharBytes(static_cast<unsigned char>(text[i]));
-        out->push_back(text.substr(i, n));
-        i += n;
-      }
-      return;
-    }
-    size_t index = 0;
-    auto piece = [&](size_t start, size_t end) {
-      if (limit > 0 && static_cast<int32_t>(out->size()) >= limit - 1) return false;
-      // A zero-width match at the beginning gives no leading empty piece (Java 8+).
-      if (!(index == 0 && start == 0 && end == 0)) {
-        out->push_back(text.substr(index, start - index));
-        index = end;
-      }
-      return true;
-    };
-    bool matched = false;
-    if (literal_) {
-      for (size_t at = text.find(pattern_); at != std::string_view::npos;
-           at = text.find(pattern_, index)) {
-        matched = true;
-        if (!piece(at, at + pattern_.size())) break;
-      }
-    } else {
-      // Matched over code points, as Java matches characters, then mapped back to bytes.
-      Decode(text, &wide_, &byte_at_);
-      auto begin = std::wsregex_iterator(wide_.begin(), wide_.end(), *regex_);
-      for (auto it = begin; it != std::wsregex_iterator(); ++it) {
-        size_t first = static_cast<size_t>(it->position(0));
-        size_t start = byte_at_[first];
-        size_t end = byte_at_[first + static_cast<size_t>(it->length(0))];
-        matched = true;
-        if (!piece(start, end)) break;
-      }
-    }
-    if (!matched || (index == 0 && out->empty())) {
-      out->assign({text});
-      return;
-    }
-    out->push_back(text.substr(index));
-  }
-
- private:
-  static size_t CharBytes(unsigned char lead) {
-    return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-  }
-
-  // UTF-8 to code points, with the byte offset of each (and of the end).
-  static void Decode(std::string_view text, std::wstring* out, std::vector<size_t>* byte_at) {
-    out->clear();
-    byte_at->clear();
-    for (size_t i = 0; i < text.size();) {
-      auto lead = static_cast<unsigned char>(text[i]);
-      size_t n = std::min(CharBytes(lead), text.size() - i);
-      uint32_t cp = n == 1 ? lead : lead & (0xFF >> (n + 1));
-      for (size_t k = 1; k < n; ++k)
-        cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
-      out->push_back(static_cast<wchar_t>(cp));
-      byte_at->push_back(i);
-      i += n;
-    }
-    byte_at->push_back(text.size());
-  }
-
-  std::string pattern_;
-  bool literal_ = false;
-  std::shared_ptr<std::wregex> regex_;
-  mutable std::wstring wide_;
-  mutable std::vector<size_t> byte_at_;
-};
+}
 
 Status SplitExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
   ARROW_ASSIGN_OR_RAISE(auto text_array, Arg(batch, 0));
@@ -175,23 +139,70 @@ Status SplitExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* 
   const auto& limit = static_cast<const arrow::Int32Array&>(*limit_array);
   auto values = std::make_shared<arrow::StringBuilder>();
   arrow::ListBuilder builder(arrow::default_memory_pool(), values, ListOf(arrow::utf8()));
-  std::string compiled_for;
-  std::optional<Splitter> splitter;
-  std::vector<std::string_view> pieces;
+  // One pattern for the whole batch (the usual case) is matched over the whole column at once.
+  std::shared_ptr<arrow::StringArray> marked;
+  if (!batch[1].is_array() && batch[1].scalar->is_valid) {
+    std::string p(pattern.GetView(0)), literal;
+    if (!p.empty() && !IsLiteral(p, &literal)) {
+      ARROW_ASSIGN_OR_RAISE(marked, MarkMatches(text_array, p, kMarks[0]));
+    }
+  }
+  std::vector<std::pair<size_t, size_t>> matches;
+  std::vector<std::string> pieces;
   for (int64_t i = 0; i < text.length(); ++i) {
     if (text.IsNull(i) || pattern.IsNull(i) || limit.IsNull(i)) {
       ARROW_RETURN_NOT_OK(builder.AppendNull());
       continue;
     }
-    std::string p(pattern.GetView(i));
-    if (!splitter || p != compiled_for) {
-      ARROW_ASSIGN_OR_RAISE(auto made, Splitter::Make(p));
-      splitter.emplace(std::move(made));
-      compiled_for = p;
+    std::string_view t = text.GetView(i);
+    std::string p(pattern.GetView(i)), literal;
+    int32_t n = limit.Value(i);
+    matches.clear();
+    if (p.empty()) {
+      // Spark splits into characters, the first `limit` of them when limit > 0, and keeps no
+      // trailing empty piece; "" stays [""].
+      pieces.clear();
+      for (size_t at = 0; at < t.size() && !(n > 0 && static_cast<int32_t>(pieces.size()) == n);) {
+        size_t bytes = std::min(CharBytes(static_cast<unsigned char>(t[at])), t.size() - at);
+        pieces.emplace_back(t.substr(at, bytes));
+        at += bytes;
+      }
+      if (pieces.empty()) pieces.emplace_back();
+    } else {
+      if (IsLiteral(p, &literal)) {
+        for (size_t at = t.find(literal); at != std::string_view::npos;
+             at = t.find(literal, at + literal.size())) {
+          matches.emplace_back(at, at + literal.size());
+        }
+      } else {
+        std::string_view mark;
+        for (auto candidate : kMarks) {
+          if (t.find(candidate) == std::string_view::npos) {
+            mark = candidate;
+            break;
+          }
+        }
+        if (mark.empty()) {
+          return UserError(ErrorKind::kRuntime, "INVALID_PARAMETER_VALUE.PATTERN",
+                           "`split` cannot match a regular expression in a string that holds "
+                           "U+FFFF, U+FFFE, U+0000 and U+0001 together.",
+                           "22023");
+        }
+        if (marked && mark == kMarks[0] && !marked->IsNull(i)) {
+          MatchesOf(marked->GetView(i), mark, &matches);
+        } else {
+          std::shared_ptr<arrow::Array> one;
+          arrow::StringBuilder single;
+          ARROW_RETURN_NOT_OK(single.Append(t));
+          ARROW_RETURN_NOT_OK(single.Finish(&one));
+          ARROW_ASSIGN_OR_RAISE(auto row, MarkMatches(one, p, mark));
+          MatchesOf(row->GetView(0), mark, &matches);
+        }
+      }
+      Cut(t, matches, n, &pieces);
     }
-    splitter->Split(text.GetView(i), limit.Value(i), &pieces);
     ARROW_RETURN_NOT_OK(builder.Append());
-    for (auto piece : pieces) ARROW_RETURN_NOT_OK(values->Append(piece));
+    for (const auto& piece : pieces) ARROW_RETURN_NOT_OK(values->Append(piece));
   }
   ARROW_ASSIGN_OR_RAISE(auto result, builder.Finish());
   out->value = result->data();

@@ -262,3 +262,13 @@ def test_group_by_time_window_against_duckdb(spark):
         (s, s + datetime.timedelta(minutes=10), total) for s, total in expected]
     renamed = spark.createDataFrame(pdf).select(F.window("ts", "1 hour").alias("w"))
     assert renamed.columns == ["w"]
+
+
+def test_a_long_error_message_is_abbreviated_as_spark_does(spark):
+    # The message travels in gRPC's trailing metadata, which the client caps at 16 KiB: unbounded,
+    # the client got RESOURCE_EXHAUSTED instead of the error. Spark abbreviates it to 2048 chars.
+    name = "x" * 50000
+    with pytest.raises(AnalysisException, match="UNRESOLVED_COLUMN") as error:
+        spark.sql(f"SELECT {name}").collect()
+    message = str(error.value)
+    assert len(message) < 2200 and "..." in message

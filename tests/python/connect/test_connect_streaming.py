@@ -142,3 +142,11 @@ def test_socket_source_rows_are_the_lines_sent(spark):
     finally:
         query.stop()
         listener.close()
+
+
+def test_text_stream_takes_the_users_column_name(spark, tmp_path):
+    # Spark's test_stream_read_options: a text source's one column is named by the user's schema.
+    (tmp_path / "a.txt").write_text("hello\n")
+    df = spark.readStream.schema("data STRING").text(str(tmp_path))
+    assert df.schema.simpleString() == "struct<data:string>"
+    assert spark.readStream.text(str(tmp_path)).schema.simpleString() == "struct<value:string>"

@@ -77,7 +77,8 @@ Result<std::shared_ptr<arrow::Schema>> FileStreamSource::Schema(Session& /*sessi
   }
   std::shared_ptr<arrow::Schema> schema = spec.schema;
   if (spec.format == "text") {
-    schema = arrow::schema({arrow::field("value", arrow::utf8())});
+    // One string column, named `value` unless the user's schema names it (as a batch read).
+    if (!schema || schema->num_fields() != 1) schema = arrow::schema({arrow::field("value", arrow::utf8())});
   } else if (!schema) {
     return UserError(ErrorKind::kIllegalArgument, "_LEGACY_ERROR_TEMP_2048",
                      "Schema must be specified when creating a streaming source DataFrame. If some "
