@@ -124,6 +124,16 @@ std::shared_ptr<nb::object> KeptPythonObject(nb::object object) {
   });
 }
 
+// Spark's error for a foreach or foreachBatch function that raised.
+arrow::Status UserFunctionError(bool foreach, const std::string& reason) {
+  return ember::UserError(ember::ErrorKind::kRuntime,
+                          foreach ? "FOREACH_USER_FUNCTION_ERROR" : "FOREACH_BATCH_USER_FUNCTION_ERROR",
+                          std::string("An error occurred in the user provided function in ") +
+                              (foreach ? "foreach sink" : "foreach batch sink") +
+                              ". Reason: " + reason,
+                          "39000");
+}
+
 // Runs a Connect client's foreachBatch or foreach function, given pickled, in this interpreter:
 // `function(command, foreach, session_id, relation_id, batch_id)` (ember/connect/_functions.py)
 // unpickles it and calls it with the batch's client DataFrame. Called on a query's thread, it
@@ -145,17 +155,7 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
                    batch_id);
       return arrow::Status::OK();
     } catch (nb::python_error& error) {
-      std::string reason = error.what();
-      if (foreach) {
-        return ember::UserError(ember::ErrorKind::kRuntime, "FOREACH_USER_FUNCTION_ERROR",
-                                "An error occurred in the user provided function in foreach "
-                                "sink. Reason: " + reason,
-                                "39000");
-      }
-      return ember::UserError(ember::ErrorKind::kRuntime, "FOREACH_BATCH_USER_FUNCTION_ERROR",
-                              "An error occurred in the user provided function in foreach batch "
-                              "sink. Reason: " + reason,
-                              "39000");
+      return UserFunctionError(foreach, error.what());
     }
   }
 
@@ -689,17 +689,7 @@ NB_MODULE(_core, m) {
         (*holder)(batch, batch_id);
         return arrow::Status::OK();
       } catch (nb::python_error& error) {
-        std::string reason = error.what();
-        if (foreach) {
-          return ember::UserError(ember::ErrorKind::kRuntime, "FOREACH_USER_FUNCTION_ERROR",
-                                  "An error occurred in the user provided function in foreach "
-                                  "sink. Reason: " + reason,
-                                  "39000");
-        }
-        return ember::UserError(ember::ErrorKind::kRuntime, "FOREACH_BATCH_USER_FUNCTION_ERROR",
-                                "An error occurred in the user provided function in foreach "
-                                "batch sink. Reason: " + reason,
-                                "39000");
+        return UserFunctionError(foreach, error.what());
       }
     }, std::move(description));
   }, nb::arg("function"), nb::arg("foreach") = false, nb::arg("description") = "ForeachBatchSink");

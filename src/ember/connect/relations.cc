@@ -270,6 +270,13 @@ Result<DataFrame> SameRows(const Translator& t, const pb::Relation& input) {
 
 // spark.readStream: a stream from any source Ember registers; a table name reads an Iceberg
 // table's appended snapshots.
+// A read's schema as the user gave it (`.schema(...)`), or null.
+Result<std::shared_ptr<arrow::Schema>> UserSchema(const pb::Read::DataSource& source) {
+  if (!source.has_schema() || source.schema().empty()) return nullptr;
+  ARROW_ASSIGN_OR_RAISE(auto type, ParseSchemaString(source.schema()));
+  return arrow::schema(type->fields());
+}
+
 Result<DataFrame> ReadStream(const Translator& t, const pb::Read& read) {
   if (read.has_named_table()) {
     const auto& table = read.named_table();
@@ -278,13 +285,8 @@ Result<DataFrame> ReadStream(const Translator& t, const pb::Read& read) {
     return ember::ReadStream(t.session(), "iceberg", table.unparsed_identifier(), nullptr, options);
   }
   const auto& source = read.data_source();
-  std::shared_ptr<arrow::Schema> schema;
-  if (source.has_schema() && !source.schema().empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto type, ParseSchemaString(source.schema()));
-    schema = arrow::schema(type->fields());
-  }
-  std::map<std::string, std::string> options;
-  for (const auto& [key, value] : source.options()) options[key] = value;
+  ARROW_ASSIGN_OR_RAISE(auto schema, UserSchema(source));
+  std::map<std::string, std::string> options(source.options().begin(), source.options().end());
   if (source.paths_size() > 1) {
     return UserError(ErrorKind::kIllegalArgument, "",
                      "requirement failed: multiple paths are not supported for a streaming "
@@ -304,13 +306,8 @@ Result<DataFrame> Read(const Translator& t, const pb::Read& read) {
   if (read.is_streaming()) return ReadStream(t, read);
   if (read.has_named_table()) return t.session()->Table(read.named_table().unparsed_identifier());
   const auto& source = read.data_source();
-  std::shared_ptr<arrow::Schema> schema;
-  if (source.has_schema() && !source.schema().empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto type, ParseSchemaString(source.schema()));
-    schema = arrow::schema(type->fields());
-  }
-  std::map<std::string, std::string> options;
-  for (const auto& [key, value] : source.options()) options[key] = value;
+  ARROW_ASSIGN_OR_RAISE(auto schema, UserSchema(source));
+  std::map<std::string, std::string> options(source.options().begin(), source.options().end());
   std::vector<std::string> paths(source.paths().begin(), source.paths().end());
   if (paths.empty()) {
     if (auto path = options.find("path"); path != options.end()) paths.push_back(path->second);
