@@ -1,13 +1,12 @@
 #include "ember/api/session_catalog.h"
 
-#include <sqlite3.h>
+#include <arrow/type.h>
 
 #include <cctype>
 #include <filesystem>
 
-#include <arrow/type.h>
-
 #include "ember/error.h"
+#include "ember/io/sqlite.h"
 #include "ember/plan/type_names.h"
 
 namespace ember {
@@ -56,15 +55,16 @@ Status CheckSessionTableFormat(const std::string& provider) {
                    "0A000");
 }
 
-Result<std::shared_ptr<arrow::Schema>> SessionTableColumns(const arrow::Schema& columns,
-                                                           const std::vector<std::string>& partition_columns,
-                                                           const std::string& shown_name) {
+Result<std::shared_ptr<arrow::Schema>> SessionTableColumns(
+    const arrow::Schema& columns, const std::vector<std::string>& partition_columns,
+    const std::string& shown_name) {
   if (!partition_columns.empty()) {
     // Ember's file reader does not yet take partition values from `col=value` directories, so a
     // partitioned table could be written but not read back.
-    return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
-                     "The feature is not supported: partitioned tables in Ember's session catalog yet.",
-                     "0A000");
+    return UserError(
+        ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+        "The feature is not supported: partitioned tables in Ember's session catalog yet.",
+        "0A000");
   }
   auto lower = [](std::string s) {
     for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -86,7 +86,8 @@ Result<std::shared_ptr<arrow::Schema>> SessionTableColumns(const arrow::Schema& 
   for (size_t i = 0; i < partitions.size(); ++i) {
     if (!partitions[i]) {
       std::string defined;
-      for (const auto& f : columns.fields()) defined += (defined.empty() ? "" : ", ") + Quoted(f->name());
+      for (const auto& f : columns.fields())
+        defined += (defined.empty() ? "" : ", ") + Quoted(f->name());
       return UserError(ErrorKind::kAnalysis, "COLUMN_NOT_DEFINED_IN_TABLE",
                        "partition column " + Quoted(partition_columns[i]) +
                            " is not defined in table " + shown_name +
@@ -105,83 +106,34 @@ Result<std::unique_ptr<SessionCatalog>> SessionCatalog::Open(const std::string& 
   fs::create_directories(warehouse, ec);
   if (ec) return FileWriteFailed(warehouse, ec.value());
   std::string file = warehouse + "/.ember-session-catalog.db";
-  sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(file.c_str(), &db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                           nullptr);
-  if (rc != SQLITE_OK) {
-    std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    sqlite3_close_v2(db);
-    return Status::IOError("Cannot open the session catalog ", file, ": ", message);
+  auto db = io::SqliteDatabase::Open(file, "Session catalog " + warehouse);
+  if (!db.ok()) {
+    return Status::IOError("Cannot open the session catalog ", file, ": ", db.status().message());
   }
-  sqlite3_busy_timeout(db, 60000);  // another process's write is waited for
-  std::unique_ptr<SessionCatalog> catalog(new SessionCatalog(db, warehouse));
-  char* error = nullptr;
-  if (sqlite3_exec(db, kSchema, nullptr, nullptr, &error) != SQLITE_OK) {
-    std::string message = error ? error : "";
-    sqlite3_free(error);
-    return Status::IOError("Cannot set up the session catalog ", file, ": ", message);
-  }
-  return catalog;
+  ARROW_RETURN_NOT_OK((*db)->Exec(kSchema));
+  return std::unique_ptr<SessionCatalog>(new SessionCatalog(std::move(*db), warehouse));
 }
 
-SessionCatalog::~SessionCatalog() { sqlite3_close_v2(db_); }
+SessionCatalog::SessionCatalog(std::unique_ptr<io::SqliteDatabase> db, std::string warehouse)
+    : db_(std::move(db)), warehouse_(std::move(warehouse)) {}
 
-Result<std::vector<SessionCatalog::Row>> SessionCatalog::Run(const std::string& sql,
-                                                             const std::vector<std::string>& params,
-                                                             bool* conflict) {
-  sqlite3_stmt* stmt = nullptr;
-  auto failed = [&] {
-    return Status::IOError("Session catalog ", warehouse_, ": ", sqlite3_errmsg(db_), " (in: ", sql, ")");
-  };
-  if (sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) {
-    return failed();
-  }
-  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(stmt, sqlite3_finalize);
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (sqlite3_bind_text(stmt, static_cast<int>(i) + 1, params[i].data(),
-                          static_cast<int>(params[i].size()), SQLITE_TRANSIENT) != SQLITE_OK) {
-      return failed();
-    }
-  }
-  std::vector<Row> rows;
-  for (;;) {
-    int rc = sqlite3_step(stmt);
-    if (rc == SQLITE_DONE) break;
-    if (rc == SQLITE_ROW) {
-      Row row;
-      for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
-        const unsigned char* text = sqlite3_column_text(stmt, c);
-        row.emplace_back(text ? std::string(reinterpret_cast<const char*>(text),
-                                            static_cast<size_t>(sqlite3_column_bytes(stmt, c)))
-                              : std::string());
-      }
-      rows.push_back(std::move(row));
-      continue;
-    }
-    if ((rc & 0xFF) == SQLITE_CONSTRAINT && conflict) {
-      *conflict = true;
-      return rows;
-    }
-    return failed();
-  }
-  if (conflict) *conflict = false;
-  return rows;
-}
+SessionCatalog::~SessionCatalog() = default;
 
-std::string SessionCatalog::DefaultLocation(const std::string& database, const std::string& name) const {
+std::string SessionCatalog::DefaultLocation(const std::string& database,
+                                            const std::string& name) const {
   if (database == "default") return warehouse_ + "/" + name;
   return warehouse_ + "/" + database + ".db/" + name;
 }
 
 Result<bool> SessionCatalog::DatabaseExists(const std::string& database) {
-  ARROW_ASSIGN_OR_RAISE(auto rows, Run("SELECT name FROM databases WHERE name = ?", {database}));
+  ARROW_ASSIGN_OR_RAISE(auto rows,
+                        db_->Query("SELECT name FROM databases WHERE name = ?", {database}));
   return !rows.empty();
 }
 
 Status SessionCatalog::CreateDatabase(const std::string& database, bool if_not_exists) {
-  bool conflict = false;
-  ARROW_RETURN_NOT_OK(Run("INSERT INTO databases VALUES (?)", {database}, &conflict).status());
+  ARROW_ASSIGN_OR_RAISE(auto inserted, db_->Run("INSERT INTO databases VALUES (?)", {database}));
+  bool conflict = inserted.conflict;
   if (conflict && !if_not_exists) {
     return UserError(ErrorKind::kAnalysis, "SCHEMA_ALREADY_EXISTS",
                      "Cannot create schema " + Quoted(database) +
@@ -197,19 +149,21 @@ Status SessionCatalog::CreateDatabase(const std::string& database, bool if_not_e
 }
 
 Result<std::vector<std::string>> SessionCatalog::ListDatabases() {
-  ARROW_ASSIGN_OR_RAISE(auto rows, Run("SELECT name FROM databases ORDER BY name", {}));
+  ARROW_ASSIGN_OR_RAISE(auto rows, db_->Query("SELECT name FROM databases ORDER BY name", {}));
   std::vector<std::string> names;
-  for (const auto& r : rows) names.push_back(r[0]);
+  for (const auto& r : rows) names.push_back(r[0].value_or(""));
   return names;
 }
 
 Result<std::optional<SessionTable>> SessionCatalog::GetTable(const std::string& database,
                                                              const std::string& name) {
-  ARROW_ASSIGN_OR_RAISE(auto rows, Run("SELECT provider, location, managed, columns, partition_columns "
-                                       "FROM tables WHERE database = ? AND name = ?",
-                                       {database, name}));
+  ARROW_ASSIGN_OR_RAISE(auto rows,
+                        db_->Query("SELECT provider, location, managed, columns, partition_columns "
+                                   "FROM tables WHERE database = ? AND name = ?",
+                                   {database, name}));
   if (rows.empty()) return std::nullopt;
-  const Row& r = rows[0];
+  std::vector<std::string> r;  // every column is NOT NULL
+  for (const auto& value : rows[0]) r.push_back(value.value_or(""));
   SessionTable table;
   table.database = database;
   table.name = name;
@@ -238,17 +192,15 @@ Status SessionCatalog::CreateTable(const SessionTable& table) {
                          "To tolerate the error on drop use DROP SCHEMA IF EXISTS.",
                      "42704");
   }
-  bool conflict = false;
-  ARROW_RETURN_NOT_OK(Run("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?)",
-                          {table.database, table.name, table.provider, table.location,
-                           table.managed ? "1" : "0", ColumnsDdl(*table.schema),
-                           JoinedNames(table.partition_columns)},
-                          &conflict)
-                          .status());
-  if (conflict) {
+  ARROW_ASSIGN_OR_RAISE(auto inserted,
+                        db_->Run("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 {table.database, table.name, table.provider, table.location,
+                                  table.managed ? "1" : "0", ColumnsDdl(*table.schema),
+                                  JoinedNames(table.partition_columns)}));
+  if (inserted.conflict) {
     return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_ALREADY_EXISTS",
-                     "Cannot create table or view " + Quoted("spark_catalog") + "." + Quoted(table.database) + "." +
-                         Quoted(table.name) +
+                     "Cannot create table or view " + Quoted("spark_catalog") + "." +
+                         Quoted(table.database) + "." + Quoted(table.name) +
                          " because it already exists.\nChoose a different name, drop or replace "
                          "the existing object, or add the IF NOT EXISTS clause to tolerate "
                          "pre-existing objects.",
@@ -263,7 +215,8 @@ Status SessionCatalog::CreateTable(const SessionTable& table) {
 Result<bool> SessionCatalog::DropTable(const std::string& database, const std::string& name) {
   ARROW_ASSIGN_OR_RAISE(auto table, GetTable(database, name));
   if (!table) return false;
-  ARROW_RETURN_NOT_OK(Run("DELETE FROM tables WHERE database = ? AND name = ?", {database, name}).status());
+  ARROW_RETURN_NOT_OK(
+      db_->Run("DELETE FROM tables WHERE database = ? AND name = ?", {database, name}).status());
   if (table->managed) {
     std::error_code ec;
     fs::remove_all(table->location, ec);
@@ -273,9 +226,11 @@ Result<bool> SessionCatalog::DropTable(const std::string& database, const std::s
 }
 
 Result<std::vector<std::string>> SessionCatalog::ListTables(const std::string& database) {
-  ARROW_ASSIGN_OR_RAISE(auto rows, Run("SELECT name FROM tables WHERE database = ? ORDER BY name", {database}));
+  ARROW_ASSIGN_OR_RAISE(
+      auto rows,
+      db_->Query("SELECT name FROM tables WHERE database = ? ORDER BY name", {database}));
   std::vector<std::string> names;
-  for (const auto& r : rows) names.push_back(r[0]);
+  for (const auto& r : rows) names.push_back(r[0].value_or(""));
   return names;
 }
 

@@ -4,15 +4,17 @@
 // Ember keeps them in a SQLite database in the warehouse so that they survive.
 #pragma once
 
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
+
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <arrow/result.h>
-#include <arrow/type_fwd.h>
-
-struct sqlite3;
+namespace ember::io {
+class SqliteDatabase;
+}
 
 namespace ember {
 
@@ -22,7 +24,7 @@ struct SessionTable {
   std::string provider;  // parquet, json, csv or text
   std::string location;  // an absolute directory
   bool managed = true;   // DROP TABLE deletes the data of a managed table only
-  std::shared_ptr<arrow::Schema> schema;         // partition columns last, as Spark orders them
+  std::shared_ptr<arrow::Schema> schema;  // partition columns last, as Spark orders them
   std::vector<std::string> partition_columns;
 };
 
@@ -61,12 +63,9 @@ class SessionCatalog {
   arrow::Result<std::vector<std::string>> ListTables(const std::string& database);
 
  private:
-  SessionCatalog(sqlite3* db, std::string warehouse) : db_(db), warehouse_(std::move(warehouse)) {}
-  using Row = std::vector<std::string>;
-  arrow::Result<std::vector<Row>> Run(const std::string& sql, const std::vector<std::string>& params,
-                                      bool* conflict = nullptr);
+  SessionCatalog(std::unique_ptr<io::SqliteDatabase> db, std::string warehouse);
 
-  sqlite3* db_;
+  std::unique_ptr<io::SqliteDatabase> db_;
   std::string warehouse_;
 };
 

@@ -1,12 +1,8 @@
 #include "ember/iceberg/sql_catalog.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
-#include <mutex>
 
 #include "ember/common/path_segment.h"
 #include "ember/common/random.h"
@@ -15,6 +11,7 @@
 #include "ember/iceberg/purge.h"
 #include "ember/io/atomic_file.h"
 #include "ember/io/file_reader.h"
+#include "ember/io/sqlite.h"
 
 namespace ember::iceberg {
 
@@ -24,8 +21,8 @@ using arrow::Status;
 
 namespace {
 
-using Value = std::optional<std::string>;  // a SQL text value; nothing is NULL
-using Row = std::vector<Value>;
+using Value = io::SqliteDatabase::Value;
+using Row = io::SqliteDatabase::Row;
 
 std::string Joined(const std::vector<std::string>& parts, const char* separator) {
   std::string out;
@@ -94,99 +91,6 @@ Result<std::string> SqliteFileFromUri(const std::string& uri, const std::string&
   return file;
 }
 
-// The connection, used by one thread at a time; statements run in autocommit mode, so each is a
-// transaction of its own, and a lock held by another process is waited for.
-class SqlCatalog::Database {
- public:
-  /// What a statement did.
-  struct Outcome {
-    int changed = 0;        // rows inserted, updated or deleted
-    bool conflict = false;  // a constraint (primary key) was violated: nothing changed
-  };
-
-  static Result<std::unique_ptr<Database>> Open(const std::string& file, const std::string& uri,
-                                                const std::string& option) {
-    sqlite3* db = nullptr;
-    int rc = sqlite3_open_v2(file.c_str(), &db,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                             nullptr);
-    if (rc != SQLITE_OK) {
-      std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-      sqlite3_close_v2(db);
-      return UserError(ErrorKind::kIllegalArgument, "",
-                       "Cannot open the JDBC catalog database " + file + " of " + option + "=" +
-                           uri + ": " + message,
-                       "");
-    }
-    sqlite3_busy_timeout(db, 60000);
-    return std::unique_ptr<Database>(new Database(db, file));
-  }
-
-  ~Database() { sqlite3_close_v2(db_); }
-
-  /// Runs one statement with text parameters, calling `row` for each result row.
-  Result<Outcome> Run(const std::string& sql, const std::vector<Value>& params,
-                      const std::function<void(const Row&)>& row = nullptr) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr) !=
-        SQLITE_OK) {
-      return Failed(sql);
-    }
-    std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(stmt, sqlite3_finalize);
-    for (size_t i = 0; i < params.size(); ++i) {
-      int index = static_cast<int>(i) + 1;
-      int rc = params[i] ? sqlite3_bind_text(stmt, index, params[i]->data(),
-                                             static_cast<int>(params[i]->size()), SQLITE_TRANSIENT)
-                         : sqlite3_bind_null(stmt, index);
-      if (rc != SQLITE_OK) return Failed(sql);
-    }
-    for (;;) {
-      int rc = sqlite3_step(stmt);
-      if (rc == SQLITE_DONE) break;
-      if (rc == SQLITE_ROW) {
-        Row values;
-        for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
-          const unsigned char* text = sqlite3_column_text(stmt, c);
-          if (text) {
-            values.emplace_back(std::string(reinterpret_cast<const char*>(text),
-                                            static_cast<size_t>(sqlite3_column_bytes(stmt, c))));
-          } else {
-            values.emplace_back(std::nullopt);
-          }
-        }
-        if (row) row(values);
-        continue;
-      }
-      if ((rc & 0xFF) == SQLITE_CONSTRAINT) return Outcome{0, true};
-      return Failed(sql);
-    }
-    return Outcome{sqlite3_changes(db_), false};
-  }
-
-  /// The rows of a query.
-  Result<std::vector<Row>> Query(const std::string& sql, const std::vector<Value>& params) {
-    std::vector<Row> rows;
-    ARROW_RETURN_NOT_OK(Run(sql, params, [&](const Row& r) { rows.push_back(r); }).status());
-    return rows;
-  }
-
-  /// Java's schema V1: iceberg_tables has the iceberg_type column.
-  bool v1 = false;
-
- private:
-  Database(sqlite3* db, std::string file) : db_(db), file_(std::move(file)) {}
-
-  Status Failed(const std::string& sql) const {
-    return Status::IOError("JDBC catalog database ", file_, ": ", sqlite3_errmsg(db_),
-                           " (in: ", sql, ")");
-  }
-
-  sqlite3* db_;
-  std::string file_;
-  std::mutex mutex_;
-};
-
 namespace {
 
 // The same DDL as Java's JdbcUtil (V0) and PyIceberg's SqlCatalog.
@@ -221,28 +125,38 @@ Result<std::shared_ptr<SqlCatalog>> SqlCatalog::Open(std::string name, SqlCatalo
     warehouse = fs::absolute(warehouse).lexically_normal().string();
     while (warehouse.size() > 1 && warehouse.back() == '/') warehouse.pop_back();
   }
-  ARROW_ASSIGN_OR_RAISE(auto db, Database::Open(file, options.uri, options.uri_option));
+  auto opened = io::SqliteDatabase::Open(file, "JDBC catalog database " + file);
+  if (!opened.ok()) {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Cannot open the JDBC catalog database " + file + " of " +
+                         options.uri_option + "=" + options.uri + ": " +
+                         opened.status().message(),
+                     "");
+  }
+  auto db = std::move(*opened);
+  bool v1 = false;
   ARROW_RETURN_NOT_OK(db->Run(kCreateTables, {}).status());
   ARROW_RETURN_NOT_OK(db->Run(kCreateNamespaceProperties, {}).status());
   ARROW_ASSIGN_OR_RAISE(auto columns, db->Query("PRAGMA table_info(iceberg_tables)", {}));
   for (const auto& column : columns) {
-    if (column.size() > 1 && column[1] == "iceberg_type") db->v1 = true;
+    if (column.size() > 1 && column[1] == "iceberg_type") v1 = true;
   }
-  if (!db->v1 && options.schema_v1) {
+  if (!v1 && options.schema_v1) {
     auto added = db->Run("ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5)", {});
     // Another process may have added it meanwhile: look again rather than trust the error.
     ARROW_ASSIGN_OR_RAISE(columns, db->Query("PRAGMA table_info(iceberg_tables)", {}));
     for (const auto& column : columns) {
-      if (column.size() > 1 && column[1] == "iceberg_type") db->v1 = true;
+      if (column.size() > 1 && column[1] == "iceberg_type") v1 = true;
     }
-    if (!db->v1) return added.status();
+    if (!v1) return added.status();
   }
   return std::shared_ptr<SqlCatalog>(
-      new SqlCatalog(std::move(name), std::move(warehouse), std::move(db)));
+      new SqlCatalog(std::move(name), std::move(warehouse), std::move(db), v1));
 }
 
-SqlCatalog::SqlCatalog(std::string name, std::string warehouse, std::unique_ptr<Database> db)
-    : Catalog(std::move(name)), warehouse_(std::move(warehouse)), db_(std::move(db)) {}
+SqlCatalog::SqlCatalog(std::string name, std::string warehouse,
+                       std::unique_ptr<io::SqliteDatabase> db, bool v1)
+    : Catalog(std::move(name)), warehouse_(std::move(warehouse)), db_(std::move(db)), v1_(v1) {}
 
 SqlCatalog::~SqlCatalog() = default;
 
@@ -300,7 +214,7 @@ Result<std::vector<std::string>> SqlCatalog::ListTables(const std::vector<std::s
   ARROW_ASSIGN_OR_RAISE(
       auto rows, db_->Query("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND "
                             "table_namespace = ?" +
-                                TablesOnly(db_->v1) + " ORDER BY table_name",
+                                TablesOnly(v1_) + " ORDER BY table_name",
                             {name(), Joined(ns, ".")}));
   std::vector<std::string> out;
   for (const auto& row : rows) out.push_back(row[0].value_or(""));
@@ -346,7 +260,7 @@ Result<std::optional<std::string>> SqlCatalog::MetadataLocation(
       auto rows,
       db_->Query("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND "
                  "table_namespace = ? AND table_name = ?" +
-                     TablesOnly(db_->v1),
+                     TablesOnly(v1_),
                  {name(), Joined(ns, "."), ident.back()}));
   if (rows.empty() || !rows[0][0]) return std::nullopt;
   return rows[0][0];
@@ -381,7 +295,7 @@ Result<bool> SqlCatalog::DropTable(const std::vector<std::string>& ident, bool p
       auto outcome,
       db_->Run("DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND "
                "table_name = ?" +
-                   TablesOnly(db_->v1),
+                   TablesOnly(v1_),
                {name(), Joined(ns, "."), ident.back()}));
   if (outcome.changed == 0) return false;
   if (files) ARROW_RETURN_NOT_OK(PurgeTableFiles(*files));
@@ -415,10 +329,10 @@ Result<bool> SqlCatalog::Commit(const LoadedTable& base, TableMetadata updated) 
   const auto& ident = base.ident;
   if (ident.empty()) return Status::Invalid("a commit to ", name(), " names no table");
   std::vector<std::string> ns(ident.begin(), ident.end() - 1);
-  Database::Outcome outcome;
+  io::SqliteDatabase::Outcome outcome;
   if (create) {
     auto inserted = db_->Run(
-        db_->v1 ? "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+        v1_ ? "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
                   "metadata_location, previous_metadata_location, iceberg_type) "
                   "VALUES (?, ?, ?, ?, NULL, 'TABLE')"
                 : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
@@ -435,7 +349,7 @@ Result<bool> SqlCatalog::Commit(const LoadedTable& base, TableMetadata updated) 
         "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
         "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND "
         "metadata_location = ?" +
-            TablesOnly(db_->v1),
+            TablesOnly(v1_),
         {location, base.metadata_path, name(), Joined(ns, "."), ident.back(), base.metadata_path});
     if (!swapped.ok()) {
       std::error_code ec;

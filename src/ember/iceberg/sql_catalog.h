@@ -30,6 +30,10 @@
 
 #include "ember/iceberg/catalog.h"
 
+namespace ember::io {
+class SqliteDatabase;
+}
+
 namespace ember::iceberg {
 
 struct SqlCatalogOptions {
@@ -69,10 +73,9 @@ class SqlCatalog : public Catalog {
   arrow::Result<bool> Commit(const LoadedTable& base, TableMetadata updated) override;
   arrow::Result<std::string> TableLocation(const std::vector<std::string>& ident) const override;
 
-  class Database;  // the SQLite connection (sql_catalog.cc)
-
  private:
-  SqlCatalog(std::string name, std::string warehouse, std::unique_ptr<Database> db);
+  SqlCatalog(std::string name, std::string warehouse, std::unique_ptr<io::SqliteDatabase> db,
+             bool v1);
   /// Every namespace named by a property row or a table of this catalog, levels joined by '.'.
   arrow::Result<std::set<std::string>> NamespaceNames() const;
   /// The row of a table: its metadata location, or nothing.
@@ -80,7 +83,8 @@ class SqlCatalog : public Catalog {
       const std::vector<std::string>& ident) const;
 
   std::string warehouse_;
-  std::unique_ptr<Database> db_;
+  std::unique_ptr<io::SqliteDatabase> db_;
+  bool v1_;  // Java's schema V1: iceberg_tables has the iceberg_type column
 };
 
 }  // namespace ember::iceberg
