@@ -5,6 +5,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "ember/common/path_segment.h"
 #include "ember/error.h"
 #include "ember/io/sqlite.h"
 #include "ember/plan/type_names.h"
@@ -119,8 +120,10 @@ SessionCatalog::SessionCatalog(std::unique_ptr<io::SqliteDatabase> db, std::stri
 
 SessionCatalog::~SessionCatalog() = default;
 
-std::string SessionCatalog::DefaultLocation(const std::string& database,
-                                            const std::string& name) const {
+Result<std::string> SessionCatalog::DefaultLocation(const std::string& database,
+                                                    const std::string& name) const {
+  // Each level one directory under the warehouse: PathUnder refuses `..`, '/' and the like.
+  ARROW_RETURN_NOT_OK(PathUnder(warehouse_, {database, name}).status());
   if (database == "default") return warehouse_ + "/" + name;
   return warehouse_ + "/" + database + ".db/" + name;
 }
@@ -132,6 +135,7 @@ Result<bool> SessionCatalog::DatabaseExists(const std::string& database) {
 }
 
 Status SessionCatalog::CreateDatabase(const std::string& database, bool if_not_exists) {
+  ARROW_RETURN_NOT_OK(PathUnder(warehouse_, {database}).status());
   ARROW_ASSIGN_OR_RAISE(auto inserted, db_->Run("INSERT INTO databases VALUES (?)", {database}));
   bool conflict = inserted.conflict;
   if (conflict && !if_not_exists) {

@@ -46,8 +46,10 @@ class SessionCatalog {
   ~SessionCatalog();
 
   const std::string& warehouse() const { return warehouse_; }
-  /// Where a managed table's data goes: <warehouse>/<table>, or <warehouse>/<db>.db/<table>.
-  std::string DefaultLocation(const std::string& database, const std::string& name) const;
+  /// Where a managed table's data goes: <warehouse>/<table>, or <warehouse>/<db>.db/<table>;
+  /// Spark's INVALID_SCHEMA_OR_RELATION_NAME for a name that is not one directory level.
+  arrow::Result<std::string> DefaultLocation(const std::string& database,
+                                             const std::string& name) const;
 
   arrow::Result<bool> DatabaseExists(const std::string& database);
   /// Spark's SCHEMA_ALREADY_EXISTS unless if_not_exists.

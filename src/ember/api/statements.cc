@@ -140,8 +140,11 @@ Result<DataFrame> CreateSessionTable(Session& session, const sql::Statement& st)
   table.name = ident.second;
   table.provider = provider;
   table.managed = !st.location;
-  table.location = st.location ? std::filesystem::absolute(*st.location).lexically_normal().string()
-                               : catalog->DefaultLocation(ident.first, ident.second);
+  if (st.location) {
+    table.location = std::filesystem::absolute(*st.location).lexically_normal().string();
+  } else {
+    ARROW_ASSIGN_OR_RAISE(table.location, catalog->DefaultLocation(ident.first, ident.second));
+  }
   table.partition_columns = partition_columns;
   ARROW_ASSIGN_OR_RAISE(table.schema, SessionTableColumns(*columns, partition_columns, shown));
   ARROW_RETURN_NOT_OK(catalog->CreateTable(table));

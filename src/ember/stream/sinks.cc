@@ -394,7 +394,7 @@ arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> sess
       std::string provider = format.empty() ? session->GetConf("spark.sql.sources.default", "parquet") : format;
       std::transform(provider.begin(), provider.end(), provider.begin(), ::tolower);
       created.provider = provider;
-      created.location = catalog->DefaultLocation(ident.first, ident.second);
+      ARROW_ASSIGN_OR_RAISE(created.location, catalog->DefaultLocation(ident.first, ident.second));
       created.partition_columns = partition_by;
       ARROW_RETURN_NOT_OK(CheckSessionTableFormat(provider));
       ARROW_ASSIGN_OR_RAISE(created.schema,

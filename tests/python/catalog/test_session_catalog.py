@@ -235,3 +235,27 @@ def test_table_metadata_survives_the_process(tmp_path):
     files = str(tmp_path / "spark-warehouse" / "kept" / "*.parquet")
     assert sorted(duckdb.sql(f"SELECT a, b FROM read_parquet('{files}')").fetchall()) == [
         (1, "one"), (2, "two")]
+
+
+def test_names_that_are_not_one_directory_are_refused(tmp_path):
+    """Ember's rule for names that become directories (docs/iceberg.md): a table or database
+    named `..` or holding '/' would put its data outside the warehouse, and DROP TABLE of a managed
+    table deletes its directory: with `..` that was the warehouse's parent, the working directory."""
+    keep = tmp_path / "keep.txt"
+    keep.write_text("still here\n")
+    out = run("ember", """
+        sql("CREATE TABLE `..` (a INT) USING parquet")
+        sql("DROP TABLE `..`")
+        sql("CREATE TABLE `a/b` (a INT) USING parquet")
+        sql("CREATE DATABASE `..`")
+        do("saveAsTable", lambda: spark.range(1).write.saveAsTable("`..`"))
+    """, tmp_path)
+    invalid = "INVALID_SCHEMA_OR_RELATION_NAME"
+    assert [(entry[0], entry[3] if entry[1] == "error" else None) for entry in out] == [
+        ("CREATE TABLE `..` (a INT) USING parquet", invalid),
+        ("DROP TABLE `..`", "TABLE_OR_VIEW_NOT_FOUND"),
+        ("CREATE TABLE `a/b` (a INT) USING parquet", invalid),
+        ("CREATE DATABASE `..`", invalid),
+        ("saveAsTable", invalid),
+    ]
+    assert keep.read_text() == "still here\n"
