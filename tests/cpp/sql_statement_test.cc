@@ -125,7 +125,6 @@ TEST(SqlStatementTest, UnsupportedStatementsSayWhat) {
   EXPECT_EQ(Error("CREATE TEMPORARY VIEW v AS SELECT 1"), Unsupported("CREATE TEMPORARY", 7));
   EXPECT_EQ(Error("CREATE OR REPLACE VIEW v AS SELECT 1"),
             Unsupported("CREATE OR REPLACE VIEW", 18));
-  EXPECT_EQ(Error("DROP VIEW v"), "parsed");  // a temporary view's drop (the session catalog)
   EXPECT_EQ(Error("SHOW VIEWS"), Unsupported("SHOW VIEWS", 5));
   EXPECT_EQ(Error("SHOW TABLE EXTENDED LIKE 'x'"), Unsupported("SHOW TABLE EXTENDED", 5));
   EXPECT_EQ(Error("CREATE"), SyntaxError("end of input", 6));
@@ -412,6 +411,17 @@ TEST(SqlStatementTest, DropTable) {
   EXPECT_EQ(Error("DROP TABLE"), SyntaxError("end of input", 10));
   EXPECT_EQ(Error("DROP TABLE t CASCADE"), SyntaxError("'CASCADE'", 13, ": extra input 'CASCADE'"));
   EXPECT_EQ(Condition("DROP TABLE my-table"), "INVALID_IDENTIFIER");
+}
+
+TEST(SqlStatementTest, DropView) {
+  Statement s = Parse("DROP VIEW IF EXISTS db.v");
+  EXPECT_EQ(s.kind, StatementKind::kDropView);
+  EXPECT_EQ(Join(s.name), "db|v");
+  EXPECT_TRUE(s.if_exists);
+  s = Parse("DROP VIEW v");
+  EXPECT_EQ(s.kind, StatementKind::kDropView);
+  EXPECT_EQ(Join(s.name), "v");
+  EXPECT_FALSE(s.if_exists);
 }
 
 TEST(SqlStatementTest, ShowNamespacesAndTables) {
