@@ -162,10 +162,8 @@ bool IsEventStream(const pb::ExecutePlanRequest& request) {
          plan.command().streaming_query_listener_bus_command().has_add_listener_bus_listener();
 }
 
-arrow::Status StreamEvents(const ConnectSession& session, const pb::ExecutePlanRequest& request,
-                           const std::string& operation_id,
+arrow::Status StreamEvents(const ConnectSession& session, const std::string& operation_id,
                            const std::function<bool(const pb::ExecutePlanResponse&)>& write) {
-  (void)request;
   auto response = [&] {  // one at a time: the stream may last as long as the session
     pb::ExecutePlanResponse r;
     r.set_session_id(session.session_id());

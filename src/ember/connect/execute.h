@@ -22,9 +22,8 @@ arrow::Result<std::vector<spark::connect::ExecutePlanResponse>> Execute(
 /// The client's listener bus (add_listener_bus_listener): its answers go out as the session's
 /// query events come, not after the command, until the client removes it.
 bool IsEventStream(const spark::connect::ExecutePlanRequest& request);
-arrow::Status StreamEvents(const ConnectSession& session,
-                           const spark::connect::ExecutePlanRequest& request,
-                           const std::string& operation_id,
-                           const std::function<bool(const spark::connect::ExecutePlanResponse&)>& write);
+arrow::Status StreamEvents(
+    const ConnectSession& session, const std::string& operation_id,
+    const std::function<bool(const spark::connect::ExecutePlanResponse&)>& write);
 
 }  // namespace ember::connect

@@ -268,8 +268,6 @@ Result<DataFrame> SameRows(const Translator& t, const pb::Relation& input) {
   return t.Relation(input);
 }
 
-// spark.readStream: a stream from any source Ember registers; a table name reads an Iceberg
-// table's appended snapshots.
 // A read's schema as the user gave it (`.schema(...)`), or null.
 Result<std::shared_ptr<arrow::Schema>> UserSchema(const pb::Read::DataSource& source) {
   if (!source.has_schema() || source.schema().empty()) return nullptr;
@@ -277,12 +275,13 @@ Result<std::shared_ptr<arrow::Schema>> UserSchema(const pb::Read::DataSource& so
   return arrow::schema(type->fields());
 }
 
+// spark.readStream: a stream from any source Ember registers; a table name reads an Iceberg
+// table's appended snapshots or a session-catalog table's files.
 Result<DataFrame> ReadStream(const Translator& t, const pb::Read& read) {
   if (read.has_named_table()) {
     const auto& table = read.named_table();
-    std::map<std::string, std::string> options;
-    for (const auto& [key, value] : table.options()) options[key] = value;
-    return ember::ReadStream(t.session(), "iceberg", table.unparsed_identifier(), nullptr, options);
+    std::map<std::string, std::string> options(table.options().begin(), table.options().end());
+    return ember::ReadStreamTable(t.session(), table.unparsed_identifier(), options);
   }
   const auto& source = read.data_source();
   ARROW_ASSIGN_OR_RAISE(auto schema, UserSchema(source));

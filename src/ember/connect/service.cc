@@ -109,7 +109,7 @@ arrow::Status Service::ExecutePlan(const pb::ExecutePlanRequest& request, const 
                                                     request.client_observed_server_side_session_id()));
   std::string operation_id = request.has_operation_id() ? request.operation_id() : NewUuid();
   if (IsEventStream(request)) {
-    return StreamEvents(*session, request, operation_id, [&](const pb::ExecutePlanResponse& r) {
+    return StreamEvents(*session, operation_id, [&](const pb::ExecutePlanResponse& r) {
       return write(r.SerializeAsString());
     });
   }

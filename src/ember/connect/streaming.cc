@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -66,7 +67,13 @@ std::string ForeachDescription() {
 }
 
 Result<std::shared_ptr<Sink>> ConsoleSink(const std::map<std::string, std::string>& options) {
-  int rows = std::stoi(Option(options, "numRows", "20"));
+  // Spark reads numRows with Java's Integer.parseInt: anything else is a NumberFormatException.
+  std::string text = Option(options, "numRows", "20");
+  int rows = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), rows);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty()) {
+    return UserError(ErrorKind::kNumberFormat, "", "For input string: \"" + text + "\"", "");
+  }
   bool truncate = Lower(Option(options, "truncate", "true")) == "true";
   auto show = [rows, truncate](const DataFrame& batch, int64_t batch_id) -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto text, ShowString(batch, rows, truncate ? 20 : 0, false));
@@ -349,10 +356,12 @@ arrow::Status StreamingQueries::Start(const Translator& t,
     }
   }
 
+  std::vector<std::string> partition_by(start.partitioning_column_names().begin(),
+                                        start.partitioning_column_names().end());
   std::shared_ptr<Sink> sink;
   if (format == "table") {
     ARROW_ASSIGN_OR_RAISE(sink, MakeTableSink(session, start.table_name(), options.output_mode,
-                                              *df.schema()));
+                                              *df.schema(), Lower(start.format()), partition_by));
   } else if (format == "memory") {
     if (options.name.empty()) {
       return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1217",
@@ -369,8 +378,6 @@ arrow::Status StreamingQueries::Start(const Translator& t,
     if (path.empty()) {
       return UserError(ErrorKind::kIllegalArgument, "", "'path' is not specified");
     }
-    std::vector<std::string> partition_by(start.partitioning_column_names().begin(),
-                                          start.partitioning_column_names().end());
     std::optional<std::string> retention;
     if (auto r = Option(sink_options, "retention"); !r.empty()) retention = r;
     ARROW_ASSIGN_OR_RAISE(sink, MakeFileSink(session, format, path, std::move(partition_by),

@@ -38,7 +38,6 @@ class Translator {
   arrow::Result<Column> Expression(const spark::connect::Expression& expression) const;
 
   const std::shared_ptr<Session>& session() const { return session_; }
-  const StreamingQueries* streams() const { return streams_; }
 
  private:
   std::shared_ptr<Session> session_;

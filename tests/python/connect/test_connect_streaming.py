@@ -150,3 +150,30 @@ def test_text_stream_takes_the_users_column_name(spark, tmp_path):
     df = spark.readStream.schema("data STRING").text(str(tmp_path))
     assert df.schema.simpleString() == "struct<data:string>"
     assert spark.readStream.text(str(tmp_path)).schema.simpleString() == "struct<value:string>"
+
+
+def test_session_catalog_tables_as_stream_source_and_sink(server, tmp_path):
+    # readStream.table and toTable reach the session catalog over Connect as in-process: the
+    # input is the rows inserted, the output files are read back by DuckDB.
+    import gc
+
+    import duckdb
+    from pyspark.sql import SparkSession
+
+    warehouse = tmp_path / "warehouse"
+    other = (SparkSession.builder.remote(server.url)
+             .config("spark.sql.warehouse.dir", str(warehouse)).create())
+    try:
+        other.sql("CREATE TABLE src (k STRING, v INT) USING parquet")
+        other.sql("INSERT INTO src VALUES ('a', 1), ('b', 2)")
+        query = (other.readStream.table("src").writeStream
+                 .option("checkpointLocation", str(tmp_path / "cp"))
+                 .toTable("dst", format="json"))
+        query.processAllAvailable()
+        query.stop()
+        files = str(warehouse / "dst" / "*.json")
+        assert sorted(duckdb.sql(f"SELECT k, v FROM read_json('{files}')").fetchall()) == [
+            ("a", 1), ("b", 2)]
+    finally:
+        gc.collect()
+        other.stop()
