@@ -28,6 +28,7 @@
 
 #include "ember/error.h"
 #include "ember/exec/kernels.h"
+#include "ember/plan/type_names.h"
 
 namespace ember::exec {
 
@@ -37,15 +38,6 @@ using arrow::Status;
 
 namespace {
 
-// An argument as an array of the batch's length (a scalar is repeated).
-Result<std::shared_ptr<arrow::Array>> Arg(const cp::ExecSpan& batch, int i) {
-  if (batch[i].is_array()) return batch[i].array.ToArray();
-  return arrow::MakeArrayFromScalar(*batch[i].scalar, batch.length);
-}
-
-std::shared_ptr<arrow::DataType> ListOf(std::shared_ptr<arrow::DataType> element) {
-  return arrow::list(arrow::field("element", std::move(element)));
-}
 
 // --- split ------------------------------------------------------------------------------------
 
@@ -77,16 +69,16 @@ size_t CharBytes(unsigned char lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 2 
 
 // Cuts text into pieces at the given matches ([start, end) byte ranges, in order).
 void Cut(std::string_view text, const std::vector<std::pair<size_t, size_t>>& matches,
-         int32_t limit, std::vector<std::string>* out) {
+         int32_t limit, std::vector<std::string_view>* out) {
   out->clear();
   size_t index = 0;
   for (auto [start, end] : matches) {
     if (limit > 0 && static_cast<int32_t>(out->size()) >= limit - 1) break;
     if (index == 0 && start == 0 && end == 0) continue;  // no leading piece of a zero-width match
-    out->emplace_back(text.substr(index, start - index));
+    out->push_back(text.substr(index, start - index));
     index = end;
   }
-  out->emplace_back(text.substr(index));
+  out->push_back(text.substr(index));
 }
 
 Status InvalidPattern(const std::string& pattern) {
@@ -131,31 +123,44 @@ void MatchesOf(std::string_view marked, std::string_view mark,
 }
 
 Status SplitExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
-  ARROW_ASSIGN_OR_RAISE(auto text_array, Arg(batch, 0));
-  ARROW_ASSIGN_OR_RAISE(auto pattern_array, Arg(batch, 1));
-  ARROW_ASSIGN_OR_RAISE(auto limit_array, Arg(batch, 2));
+  ARROW_ASSIGN_OR_RAISE(auto text_array, ArgArray(batch, 0));
+  ARROW_ASSIGN_OR_RAISE(auto pattern_array, ArgArray(batch, 1));
+  ARROW_ASSIGN_OR_RAISE(auto limit_array, ArgArray(batch, 2));
   const auto& text = static_cast<const arrow::StringArray&>(*text_array);
   const auto& pattern = static_cast<const arrow::StringArray&>(*pattern_array);
   const auto& limit = static_cast<const arrow::Int32Array&>(*limit_array);
   auto values = std::make_shared<arrow::StringBuilder>();
-  arrow::ListBuilder builder(arrow::default_memory_pool(), values, ListOf(arrow::utf8()));
-  // One pattern for the whole batch (the usual case) is matched over the whole column at once.
+  arrow::ListBuilder builder(arrow::default_memory_pool(), values, plan::ArrayOf(arrow::utf8()));
+  // A pattern is read once (literal or regex) while the rows' pattern stays the same; one
+  // regex for the whole batch (the usual case) is matched over the whole column at once.
+  struct Pattern {
+    std::string text, literal;
+    bool is_literal = false;
+  };
+  std::optional<Pattern> current;
+  auto read = [&](std::string_view p) {
+    if (current && current->text == p) return;
+    current.emplace();
+    current->text = std::string(p);
+    current->is_literal = IsLiteral(current->text, &current->literal);
+  };
   std::shared_ptr<arrow::StringArray> marked;
   if (!batch[1].is_array() && batch[1].scalar->is_valid) {
-    std::string p(pattern.GetView(0)), literal;
-    if (!p.empty() && !IsLiteral(p, &literal)) {
-      ARROW_ASSIGN_OR_RAISE(marked, MarkMatches(text_array, p, kMarks[0]));
+    read(pattern.GetView(0));
+    if (!current->text.empty() && !current->is_literal) {
+      ARROW_ASSIGN_OR_RAISE(marked, MarkMatches(text_array, current->text, kMarks[0]));
     }
   }
   std::vector<std::pair<size_t, size_t>> matches;
-  std::vector<std::string> pieces;
+  std::vector<std::string_view> pieces;
   for (int64_t i = 0; i < text.length(); ++i) {
     if (text.IsNull(i) || pattern.IsNull(i) || limit.IsNull(i)) {
       ARROW_RETURN_NOT_OK(builder.AppendNull());
       continue;
     }
     std::string_view t = text.GetView(i);
-    std::string p(pattern.GetView(i)), literal;
+    read(pattern.GetView(i));
+    const std::string& p = current->text;
     int32_t n = limit.Value(i);
     matches.clear();
     if (p.empty()) {
@@ -164,12 +169,13 @@ Status SplitExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* 
       pieces.clear();
       for (size_t at = 0; at < t.size() && !(n > 0 && static_cast<int32_t>(pieces.size()) == n);) {
         size_t bytes = std::min(CharBytes(static_cast<unsigned char>(t[at])), t.size() - at);
-        pieces.emplace_back(t.substr(at, bytes));
+        pieces.push_back(t.substr(at, bytes));
         at += bytes;
       }
-      if (pieces.empty()) pieces.emplace_back();
+      if (pieces.empty()) pieces.push_back(t);
     } else {
-      if (IsLiteral(p, &literal)) {
+      if (current->is_literal) {
+        const std::string& literal = current->literal;
         for (size_t at = t.find(literal); at != std::string_view::npos;
              at = t.find(literal, at + literal.size())) {
           matches.emplace_back(at, at + literal.size());
@@ -202,7 +208,7 @@ Status SplitExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* 
       Cut(t, matches, n, &pieces);
     }
     ARROW_RETURN_NOT_OK(builder.Append());
-    for (const auto& piece : pieces) ARROW_RETURN_NOT_OK(values->Append(piece));
+    for (auto piece : pieces) ARROW_RETURN_NOT_OK(values->Append(piece));
   }
   ARROW_ASSIGN_OR_RAISE(auto result, builder.Finish());
   out->value = result->data();
@@ -223,7 +229,7 @@ Status MakeArrayExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResu
   } else {
     arrow::ArrayVector columns;
     for (int j = 0; j < width; ++j) {
-      ARROW_ASSIGN_OR_RAISE(auto column, Arg(batch, j));
+      ARROW_ASSIGN_OR_RAISE(auto column, ArgArray(batch, j));
       columns.push_back(std::move(column));
     }
     ARROW_ASSIGN_OR_RAISE(auto stacked, arrow::Concatenate(columns));
@@ -245,15 +251,15 @@ Status MakeArrayExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResu
 
 Result<arrow::TypeHolder> MakeArrayType(cp::KernelContext*,
                                         const std::vector<arrow::TypeHolder>& args) {
-  return arrow::TypeHolder(ListOf(args.empty() ? arrow::null() : args[0].GetSharedPtr()));
+  return arrow::TypeHolder(plan::ArrayOf(args.empty() ? arrow::null() : args[0].GetSharedPtr()));
 }
 
 // --- element_at -------------------------------------------------------------------------------
 
 // element_at(array, index): 1-based, negative from the end; ANSI errors for 0 and out of bounds.
 Status ElementAtExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
-  ARROW_ASSIGN_OR_RAISE(auto list_array, Arg(batch, 0));
-  ARROW_ASSIGN_OR_RAISE(auto index_array, Arg(batch, 1));
+  ARROW_ASSIGN_OR_RAISE(auto list_array, ArgArray(batch, 0));
+  ARROW_ASSIGN_OR_RAISE(auto index_array, ArgArray(batch, 1));
   const auto& lists = static_cast<const arrow::ListArray&>(*list_array);
   const auto& index = static_cast<const arrow::Int32Array&>(*index_array);
   arrow::Int64Builder take;
@@ -296,8 +302,8 @@ Result<arrow::TypeHolder> ElementType(cp::KernelContext*,
 // true when an element equals the value; else NULL if an element is NULL; else false. NULL for a
 // NULL array or value.
 Status ArrayContainsExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
-  ARROW_ASSIGN_OR_RAISE(auto list_array, Arg(batch, 0));
-  ARROW_ASSIGN_OR_RAISE(auto value_array, Arg(batch, 1));
+  ARROW_ASSIGN_OR_RAISE(auto list_array, ArgArray(batch, 0));
+  ARROW_ASSIGN_OR_RAISE(auto value_array, ArgArray(batch, 1));
   const auto& lists = static_cast<const arrow::ListArray&>(*list_array);
   // Each element beside its row's value, compared at once.
   ARROW_ASSIGN_OR_RAISE(auto parents, cp::CallFunction("list_parent_indices", {lists}));
@@ -397,7 +403,7 @@ std::vector<int32_t> OffsetsOf(const arrow::ListArray& lists, std::vector<bool>*
 }
 
 Result<std::shared_ptr<arrow::ListArray>> ListArg(const cp::ExecSpan& batch, int i) {
-  ARROW_ASSIGN_OR_RAISE(auto array, Arg(batch, i));
+  ARROW_ASSIGN_OR_RAISE(auto array, ArgArray(batch, i));
   return std::static_pointer_cast<arrow::ListArray>(array);
 }
 
@@ -510,8 +516,8 @@ Status ArrayCompactExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecR
 // negative length.
 Status SliceExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
   ARROW_ASSIGN_OR_RAISE(auto lists, ListArg(batch, 0));
-  ARROW_ASSIGN_OR_RAISE(auto starts, Arg(batch, 1));
-  ARROW_ASSIGN_OR_RAISE(auto lengths, Arg(batch, 2));
+  ARROW_ASSIGN_OR_RAISE(auto starts, ArgArray(batch, 1));
+  ARROW_ASSIGN_OR_RAISE(auto lengths, ArgArray(batch, 2));
   const auto& start = static_cast<const arrow::Int32Array&>(*starts);
   const auto& length = static_cast<const arrow::Int32Array&>(*lengths);
   std::vector<int64_t> take;
@@ -552,8 +558,8 @@ Status SliceExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* 
 // array_join(a, delimiter[, null_replacement]): NULL elements skipped, or replaced.
 Status ArrayJoinExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
   ARROW_ASSIGN_OR_RAISE(auto lists, ListArg(batch, 0));
-  ARROW_ASSIGN_OR_RAISE(auto delimiters, Arg(batch, 1));
-  ARROW_ASSIGN_OR_RAISE(auto replacements, Arg(batch, 2));
+  ARROW_ASSIGN_OR_RAISE(auto delimiters, ArgArray(batch, 1));
+  ARROW_ASSIGN_OR_RAISE(auto replacements, ArgArray(batch, 2));
   const auto& delimiter = static_cast<const arrow::StringArray&>(*delimiters);
   const auto& replacement = static_cast<const arrow::StringArray&>(*replacements);
   const auto& values = static_cast<const arrow::StringArray&>(*lists->values());
@@ -599,7 +605,7 @@ Result<std::unique_ptr<cp::KernelState>> InitCollected(cp::KernelContext*,
 }
 
 Status ConsumeCollected(cp::KernelContext* ctx, const cp::ExecSpan& batch) {
-  ARROW_ASSIGN_OR_RAISE(auto values, Arg(batch, 0));
+  ARROW_ASSIGN_OR_RAISE(auto values, ArgArray(batch, 0));
   ARROW_ASSIGN_OR_RAISE(auto kept, cp::CallFunction("drop_null", {values}));
   static_cast<Collected*>(ctx->state())->chunks.push_back(kept.make_array());
   return Status::OK();
@@ -624,13 +630,13 @@ Status FinalizeCollected(cp::KernelContext* ctx, arrow::Datum* out) {
   if (kDistinct) {
     ARROW_ASSIGN_OR_RAISE(values, cp::Unique(values));
   }
-  *out = arrow::Datum(std::make_shared<arrow::ListScalar>(values, ListOf(state.type)));
+  *out = arrow::Datum(std::make_shared<arrow::ListScalar>(values, plan::ArrayOf(state.type)));
   return Status::OK();
 }
 
 Result<arrow::TypeHolder> ListOfArg(cp::KernelContext*,
                                     const std::vector<arrow::TypeHolder>& args) {
-  return arrow::TypeHolder(ListOf(args[0].GetSharedPtr()));
+  return arrow::TypeHolder(plan::ArrayOf(args[0].GetSharedPtr()));
 }
 
 template <bool kDistinct>
@@ -664,7 +670,7 @@ Status RegisterArrayKernels(cp::FunctionRegistry* registry) {
   ARROW_RETURN_NOT_OK(Add(registry, "ember_split", cp::Arity::Ternary(),
                           {cp::InputType(arrow::Type::STRING), cp::InputType(arrow::Type::STRING),
                            cp::InputType(arrow::Type::INT32)},
-                          cp::OutputType(ListOf(arrow::utf8())), SplitExec));
+                          cp::OutputType(plan::ArrayOf(arrow::utf8())), SplitExec));
   {
     // A summary: pyarrow.compute documents every registered function, and cannot word an
     // empty summary for any number of arguments.

@@ -79,12 +79,6 @@ Result<std::unique_ptr<cp::KernelState>> InitOneSketch(cp::KernelContext*,
 
 Sketches& StateOf(cp::KernelContext* ctx) { return *static_cast<Sketches*>(ctx->state()); }
 
-// The argument as an array (an aggregate of a literal gets a scalar).
-Result<std::shared_ptr<arrow::Array>> Argument(const cp::ExecSpan& batch) {
-  if (batch[0].is_scalar()) return arrow::MakeArrayFromScalar(*batch[0].scalar, batch.length);
-  return batch[0].array.ToArray();
-}
-
 const uint32_t* GroupIds(const cp::ExecSpan& batch) {
   return batch[1].array.GetValues<uint32_t>(1);
 }
@@ -92,7 +86,7 @@ const uint32_t* GroupIds(const cp::ExecSpan& batch) {
 // Adds row i's value to the sketch `group_of(i)`, for every non-null row.
 template <typename GroupOf>
 Status AddValues(Sketches& state, const cp::ExecSpan& batch, GroupOf group_of) {
-  ARROW_ASSIGN_OR_RAISE(auto values, Argument(batch));
+  ARROW_ASSIGN_OR_RAISE(auto values, ArgArray(batch, 0));
   ARROW_ASSIGN_OR_RAISE(auto hashes, SparkXxHash64(*values));
   for (int64_t i = 0; i < values->length(); ++i) {
     if (values->IsValid(i)) state.hll.Add(state.of(group_of(i)), hashes[static_cast<size_t>(i)]);
@@ -103,7 +97,7 @@ Status AddValues(Sketches& state, const cp::ExecSpan& batch, GroupOf group_of) {
 // Merges row i's sketch into the sketch `group_of(i)`, for every non-null row.
 template <typename GroupOf>
 Status MergeSketches(Sketches& state, const cp::ExecSpan& batch, GroupOf group_of) {
-  ARROW_ASSIGN_OR_RAISE(auto values, Argument(batch));
+  ARROW_ASSIGN_OR_RAISE(auto values, ArgArray(batch, 0));
   const auto& sketches = static_cast<const arrow::BinaryArray&>(*values);
   std::vector<uint64_t> words(state.width);
   const size_t bytes = state.width * sizeof(uint64_t);

@@ -190,12 +190,6 @@ std::optional<ParsedTimestamp> ParseTimestampText(std::string_view text) {
   return out;
 }
 
-// An argument as an array; a scalar argument (a literal) is repeated for the batch.
-arrow::Result<std::shared_ptr<arrow::Array>> ArgArray(const cp::ExecSpan& batch, int i) {
-  if (batch[i].is_array()) return batch[i].array.ToArray();
-  return arrow::MakeArrayFromScalar(*batch[i].scalar, batch.length);
-}
-
 template <bool kTry>
 arrow::Status ParseExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
   ARROW_ASSIGN_OR_RAISE(auto input_array, ArgArray(batch, 0));
@@ -398,6 +392,11 @@ arrow::Status RegisterKernels() {
     if (status.ok()) status = RegisterArrayKernels(registry);
   });
   return status;
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> ArgArray(const cp::ExecSpan& batch, int i) {
+  if (batch[i].is_array()) return batch[i].array.ToArray();
+  return arrow::MakeArrayFromScalar(*batch[i].scalar, batch.length);
 }
 
 }  // namespace ember::exec

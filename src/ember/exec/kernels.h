@@ -2,10 +2,15 @@
 // semantics. Registered once, before the first query.
 #pragma once
 
+#include <memory>
+
+#include <arrow/result.h>
 #include <arrow/status.h>
+#include <arrow/type_fwd.h>
 
 namespace arrow::compute {
 class FunctionRegistry;
+struct ExecSpan;
 }
 
 namespace ember::exec {
@@ -21,6 +26,9 @@ namespace ember::exec {
 ///  - the collection functions of array_kernels.cc (ember_split, ember_make_array,
 ///    ember_element_at, ember_array_contains).
 arrow::Status RegisterKernels();
+
+/// A kernel's argument `i` as an array of the batch's length (a scalar, a literal, repeated).
+arrow::Result<std::shared_ptr<arrow::Array>> ArgArray(const arrow::compute::ExecSpan& batch, int i);
 
 /// Registers approx_count_distinct's aggregate and estimate functions (hyperloglog_kernels.cc).
 arrow::Status RegisterHyperLogLogKernels(arrow::compute::FunctionRegistry* registry);
