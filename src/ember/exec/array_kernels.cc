@@ -589,14 +589,13 @@ Status ArrayJoinExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResu
 
 // --- collect_list, collect_set without grouping ------------------------------------------------
 
-// The non-NULL values seen, kept as they came; arrow's hash_list and hash_distinct collect per
-// group, array_compact then drops their NULLs.
+// The values seen, kept as they came (arrow's hash_list and hash_distinct collect per group);
+// the aggregate's finalizer, array_compact, drops the NULLs on both paths.
 struct Collected : cp::KernelState {
   std::shared_ptr<arrow::DataType> type;
   arrow::ArrayVector chunks;
 };
 
-template <bool kDistinct>
 Result<std::unique_ptr<cp::KernelState>> InitCollected(cp::KernelContext*,
                                                        const cp::KernelInitArgs& args) {
   auto state = std::make_unique<Collected>();
@@ -606,8 +605,7 @@ Result<std::unique_ptr<cp::KernelState>> InitCollected(cp::KernelContext*,
 
 Status ConsumeCollected(cp::KernelContext* ctx, const cp::ExecSpan& batch) {
   ARROW_ASSIGN_OR_RAISE(auto values, ArgArray(batch, 0));
-  ARROW_ASSIGN_OR_RAISE(auto kept, cp::CallFunction("drop_null", {values}));
-  static_cast<Collected*>(ctx->state())->chunks.push_back(kept.make_array());
+  static_cast<Collected*>(ctx->state())->chunks.push_back(std::move(values));
   return Status::OK();
 }
 
@@ -642,7 +640,7 @@ Result<arrow::TypeHolder> ListOfArg(cp::KernelContext*,
 template <bool kDistinct>
 Status AddCollect(cp::FunctionRegistry* registry, const std::string& name) {
   cp::ScalarAggregateKernel kernel({cp::InputType::Any()}, cp::OutputType(ListOfArg),
-                                   InitCollected<kDistinct>, ConsumeCollected, MergeCollected,
+                                   InitCollected, ConsumeCollected, MergeCollected,
                                    FinalizeCollected<kDistinct>, /*ordered=*/true);
   auto fn = std::make_shared<cp::ScalarAggregateFunction>(name, cp::Arity::Unary(),
                                                           cp::FunctionDoc::Empty());
