@@ -228,11 +228,10 @@ class PlanBuilder {
         GenerateSpec spec;
         ARROW_ASSIGN_OR_RAISE(spec.list, LowerExpr(*call.args[0], options_.eval));
         spec.element_type = call.type;
-        std::string name = call.name;
-        std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-        spec.outer = name.size() > 6 && name.substr(name.size() - 6) == "_outer";
+        const plan::FunctionDef& def = *plan::FindFunction(call.name);
+        spec.outer = def.generator_outer;
+        spec.position = def.generator_position;
         size_t generated = p.output.size() - p.children[0]->output.size();
-        spec.position = generated == 2;
         auto names = Names(p);
         spec.names.assign(names.end() - static_cast<std::ptrdiff_t>(generated), names.end());
         return GenerateDeclaration(std::move(input), std::move(spec));

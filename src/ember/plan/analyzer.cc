@@ -431,11 +431,11 @@ Result<PlanPtr> Analyzer::Generate(const PlanPtr& child, const std::vector<Attri
                          "generator.",
                      "42K0E");
   }
-  const std::string name = Lower(call->name);
-  const bool outer = name.size() > 6 && name.substr(name.size() - 6) == "_outer";
-  const bool position = name.rfind("pos", 0) == 0;
+  const FunctionDef& def = *FindFunction(call->name);
+  const bool outer = def.generator_outer;
+  const bool position = def.generator_position;
   const size_t width = position ? 2 : 1;
-  if (!names.empty() && names.size() != width && !(names.size() == 1 && !position)) {
+  if (!names.empty() && names.size() != width) {
     return UserError(ErrorKind::kAnalysis, "UDTF_ALIAS_NUMBER_MISMATCH",
                      "The number of aliases supplied in the AS clause does not match the number "
                      "of columns output by the UDTF. Expected " + std::to_string(width) +

@@ -565,7 +565,7 @@ Status NotArray(const Expr& call, size_t index, const Expr& arg, bool or_map) {
 
 // explode(a), explode_outer(a), posexplode(a), posexplode_outer(a): the analyzer moves them into
 // a Generate node (Analyzer::WithGenerator); typed as their element, nullable as it is.
-FunctionDef Generator(std::string name) {
+FunctionDef Generator(std::string name, bool outer, bool position) {
   FunctionDef def = Scalar(
       std::move(name), 1, 1,
       [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
@@ -575,13 +575,16 @@ FunctionDef Generator(std::string name) {
       },
       nullptr);
   def.generator = true;
+  def.generator_outer = outer;
+  def.generator_position = position;
   return def;
 }
 
 void AddArrayFunctions(Catalog& c) {
-  for (const char* name : {"explode", "explode_outer", "posexplode", "posexplode_outer"}) {
-    Add(c, Generator(name));
-  }
+  Add(c, Generator("explode", false, false));
+  Add(c, Generator("explode_outer", true, false));
+  Add(c, Generator("posexplode", false, true));
+  Add(c, Generator("posexplode_outer", true, true));
   // split(str, regex[, limit]): Java's String.split, limit <= 0 keeping trailing empty strings.
   Add(c, Scalar(
              "split", 2, 3,

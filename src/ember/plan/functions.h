@@ -41,8 +41,11 @@ struct FunctionDef {
   std::string name;
   bool aggregate = false;
   // A generator (explode): rows per input row; the analyzer puts it in a Generate node, and the
-  // type rule gives its element's type.
+  // type rule gives its element's type. `_outer` keeps a row for a NULL or empty array; `pos...`
+  // adds the element's position column.
   bool generator = false;
+  bool generator_outer = false;
+  bool generator_position = false;
   int min_args = 0;
   int max_args = 0;  // -1: any number
   TypeRule type_rule;
