@@ -517,8 +517,7 @@ arrow::Status Session::SaveAsTable(const std::string& name, const DataFrame& df,
     created.provider = format;
     ARROW_ASSIGN_OR_RAISE(created.location, catalog->DefaultLocation(ident.first, ident.second));
     created.partition_columns = partition_by;
-    ARROW_ASSIGN_OR_RAISE(created.schema, SessionTableColumns(*df.schema(), partition_by,
-                                                              Quoted({"spark_catalog", ident.first, ident.second})));
+    ARROW_ASSIGN_OR_RAISE(created.schema, SessionTableColumns(*df.schema(), partition_by));
     ARROW_RETURN_NOT_OK(CheckSessionTableFormat(format));
     ARROW_RETURN_NOT_OK(catalog->CreateTable(created));
     table = created;

@@ -57,8 +57,7 @@ Status CheckSessionTableFormat(const std::string& provider) {
 }
 
 Result<std::shared_ptr<arrow::Schema>> SessionTableColumns(
-    const arrow::Schema& columns, const std::vector<std::string>& partition_columns,
-    const std::string& shown_name) {
+    const arrow::Schema& columns, const std::vector<std::string>& partition_columns) {
   if (!partition_columns.empty()) {
     // Ember's file reader does not yet take partition values from `col=value` directories, so a
     // partitioned table could be written but not read back.
@@ -67,37 +66,9 @@ Result<std::shared_ptr<arrow::Schema>> SessionTableColumns(
         "The feature is not supported: partitioned tables in Ember's session catalog yet.",
         "0A000");
   }
-  auto lower = [](std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  arrow::FieldVector data;
-  arrow::FieldVector partitions(partition_columns.size());
-  for (const auto& f : columns.fields()) {
-    auto field = f->WithNullable(true);
-    bool is_partition = false;
-    for (size_t i = 0; i < partition_columns.size(); ++i) {
-      if (lower(partition_columns[i]) == lower(f->name())) {
-        partitions[i] = field;
-        is_partition = true;
-      }
-    }
-    if (!is_partition) data.push_back(field);
-  }
-  for (size_t i = 0; i < partitions.size(); ++i) {
-    if (!partitions[i]) {
-      std::string defined;
-      for (const auto& f : columns.fields())
-        defined += (defined.empty() ? "" : ", ") + Quoted(f->name());
-      return UserError(ErrorKind::kAnalysis, "COLUMN_NOT_DEFINED_IN_TABLE",
-                       "partition column " + Quoted(partition_columns[i]) +
-                           " is not defined in table " + shown_name +
-                           ", defined table columns are: " + defined + ".",
-                       "42703");
-    }
-    data.push_back(partitions[i]);
-  }
-  return arrow::schema(data);
+  arrow::FieldVector fields;
+  for (const auto& f : columns.fields()) fields.push_back(f->WithNullable(true));
+  return arrow::schema(fields);
 }
 
 Result<std::unique_ptr<SessionCatalog>> SessionCatalog::Open(const std::string& warehouse_in) {

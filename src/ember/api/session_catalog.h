@@ -32,11 +32,11 @@ struct SessionTable {
 /// others (orc, avro, a Hive serde).
 arrow::Status CheckSessionTableFormat(const std::string& provider);
 
-/// A new table's columns from a query's: nullable, as Spark's file tables have them, with the
-/// partition columns moved last in their given order.
+/// A new table's columns from a query's: nullable, as Spark's file tables have them.
+/// Partition columns are UNSUPPORTED_FEATURE until the file reader reads `col=value` directories
+/// (they will move last, in their given order, as Spark orders them).
 arrow::Result<std::shared_ptr<arrow::Schema>> SessionTableColumns(
-    const arrow::Schema& columns, const std::vector<std::string>& partition_columns,
-    const std::string& shown_name);
+    const arrow::Schema& columns, const std::vector<std::string>& partition_columns);
 
 class SessionCatalog {
  public:

@@ -112,7 +112,6 @@ Result<DataFrame> CreateSessionTable(Session& session, const sql::Statement& st)
     return Unsupported("REPLACE TABLE in the session catalog");
   }
   ARROW_ASSIGN_OR_RAISE(auto ident, session.SessionTableName(st.name));
-  std::string shown = Quoted({"spark_catalog", ident.first, ident.second});
   std::string provider = st.provider.empty()
                              ? session.GetConf("spark.sql.sources.default", "parquet")
                              : st.provider;
@@ -146,7 +145,7 @@ Result<DataFrame> CreateSessionTable(Session& session, const sql::Statement& st)
     ARROW_ASSIGN_OR_RAISE(table.location, catalog->DefaultLocation(ident.first, ident.second));
   }
   table.partition_columns = partition_columns;
-  ARROW_ASSIGN_OR_RAISE(table.schema, SessionTableColumns(*columns, partition_columns, shown));
+  ARROW_ASSIGN_OR_RAISE(table.schema, SessionTableColumns(*columns, partition_columns));
   ARROW_RETURN_NOT_OK(catalog->CreateTable(table));
   if (source) {
     // The query's columns by name, in the table's order (partition columns last).

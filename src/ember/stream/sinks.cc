@@ -397,9 +397,7 @@ arrow::Result<std::shared_ptr<Sink>> MakeTableSink(std::shared_ptr<Session> sess
       ARROW_ASSIGN_OR_RAISE(created.location, catalog->DefaultLocation(ident.first, ident.second));
       created.partition_columns = partition_by;
       ARROW_RETURN_NOT_OK(CheckSessionTableFormat(provider));
-      ARROW_ASSIGN_OR_RAISE(created.schema,
-                            SessionTableColumns(schema, partition_by, "`spark_catalog`.`" +
-                                                    ident.first + "`.`" + ident.second + "`"));
+      ARROW_ASSIGN_OR_RAISE(created.schema, SessionTableColumns(schema, partition_by));
       ARROW_RETURN_NOT_OK(catalog->CreateTable(created));
       table = created;
     }
