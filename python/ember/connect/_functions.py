@@ -67,9 +67,19 @@ class Runner:
             active.session = previous
 
 
+# pyspark's TaskContext is one per process (a class attribute, as a Python worker runs one task
+# at a time): foreach calls of concurrent queries take turns holding it.
+_TASK_CONTEXT = threading.Lock()
+
+
 def _foreach(function: Callable, batch: Any, batch_id: int) -> None:
     """foreach's function takes a partition's rows (one partition per batch here) and reads the
     batch id from the TaskContext, as in a Spark task."""
+    with _TASK_CONTEXT:
+        _foreach_task(function, batch, batch_id)
+
+
+def _foreach_task(function: Callable, batch: Any, batch_id: int) -> None:
     from pyspark.taskcontext import TaskContext
 
     context = TaskContext()

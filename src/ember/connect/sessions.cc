@@ -71,27 +71,31 @@ arrow::Result<std::shared_ptr<ConnectSession>> SessionRegistry::Get(const std::s
   return entry;
 }
 
+// A session's queries stop before it leaves the registry: a foreachBatch function running during
+// the stop calls the server back with the session's id, and must find the session, not a new
+// empty one. Stopped unlocked: stopping waits for the batches that call back.
 void SessionRegistry::Release(const std::string& session_id) {
   std::shared_ptr<ConnectSession> released;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = sessions_.find(session_id);
     if (it == sessions_.end()) return;
-    released = std::move(it->second);
+    released = it->second;
+  }
+  released->streams().StopAll();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = sessions_.find(session_id); it != sessions_.end() && it->second == released) {
     sessions_.erase(it);
   }
-  // Stopped unlocked: stopping its queries waits for their batches, and a foreachBatch function
-  // calls the server back.
-  released->streams().StopAll();
 }
 
 void SessionRegistry::ReleaseAll() {
-  std::map<std::string, std::shared_ptr<ConnectSession>> released;
+  std::vector<std::string> ids;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    released.swap(sessions_);
+    for (const auto& [id, session] : sessions_) ids.push_back(id);
   }
-  for (auto& [id, session] : released) session->streams().StopAll();  // unlocked, as in Release
+  for (const auto& id : ids) Release(id);
 }
 
 }  // namespace ember::connect

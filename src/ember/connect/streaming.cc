@@ -276,6 +276,7 @@ void StreamingQueries::StopAll() {
   std::vector<std::shared_ptr<Query>> queries;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
     for (auto& [id, q] : queries_) queries.push_back(q);
   }
   for (auto& q : queries) q->query->Stop();  // unlocked: a foreachBatch function calls back
@@ -292,6 +293,19 @@ Result<std::shared_ptr<StreamingQueries::Query>> StreamingQueries::Find(const st
                          ") is not found in this session");
   }
   return it->second;
+}
+
+arrow::Status StreamingQueries::CheckNameFree(const std::string& name) {
+  NoteEnded();
+  if (name.empty()) return arrow::Status::OK();
+  for (const auto& [id, q] : queries_) {
+    if (q->query->IsActive() && q->query->name() == name) {
+      return UserError(ErrorKind::kIllegalArgument, "",
+                       "Cannot start query with name " + name +
+                           " as a query with that name is already active in this SparkSession");
+    }
+  }
+  return arrow::Status::OK();
 }
 
 void StreamingQueries::NoteEnded() {
@@ -393,35 +407,32 @@ arrow::Status StreamingQueries::Start(const Translator& t,
                      "0A000");
   }
 
-  std::lock_guard<std::mutex> lock(mutex_);
-  NoteEnded();
-  if (!options.name.empty()) {
-    for (const auto& [id, q] : queries_) {
-      if (q->query->IsActive() && q->query->name() == options.name) {
-        return UserError(ErrorKind::kIllegalArgument, "",
-                         "Cannot start query with name " + options.name +
-                             " as a query with that name is already active in this "
-                             "SparkSession");
-      }
-    }
-  }
   // A restart on the checkpoint of an active query: Spark stops the active run first
   // (spark.sql.streaming.stopActiveRunOnRestart, true by default), or refuses.
-  if (auto id = CheckpointQueryId(options.checkpoint_location); !id.empty()) {
-    if (auto it = queries_.find(id); it != queries_.end() && it->second->query->IsActive()) {
-      if (Lower(session->GetConf("spark.sql.streaming.stopActiveRunOnRestart", "true")) ==
-          "false") {
-        return UserError(ErrorKind::kIllegalState, "",
-                         "Cannot start query with id " + id +
-                             " as another query with same id is already active. Perhaps you "
-                             "are attempting to restart a query from checkpoint that is already "
-                             "active. You may stop the old query by setting the SQL "
-                             "configuration: spark.conf.set(\"spark.sql.streaming."
-                             "stopActiveRunOnRestart\", true) and retry.");
+  std::shared_ptr<Query> restarted;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ARROW_RETURN_NOT_OK(CheckNameFree(options.name));
+    if (auto id = CheckpointQueryId(options.checkpoint_location); !id.empty()) {
+      if (auto it = queries_.find(id); it != queries_.end() && it->second->query->IsActive()) {
+        if (Lower(session->GetConf("spark.sql.streaming.stopActiveRunOnRestart", "true")) ==
+            "false") {
+          return UserError(ErrorKind::kIllegalState, "",
+                           "Cannot start query with id " + id +
+                               " as another query with same id is already active. Perhaps you "
+                               "are attempting to restart a query from checkpoint that is "
+                               "already active. You may stop the old query by setting the SQL "
+                               "configuration: spark.conf.set(\"spark.sql.streaming."
+                               "stopActiveRunOnRestart\", true) and retry.");
+        }
+        restarted = it->second;
       }
-      it->second->query->Stop();
     }
   }
+  // Stopped unlocked, as in StopAll: the old run's foreachBatch function may be calling back.
+  if (restarted) restarted->query->Stop();
+  std::lock_guard<std::mutex> lock(mutex_);
+  ARROW_RETURN_NOT_OK(CheckNameFree(options.name));  // another start may have taken it meanwhile
   std::string mode = options.output_mode;
   ARROW_ASSIGN_OR_RAISE(auto query, StreamingQuery::Start(df, std::move(options), std::move(sink)));
   auto& entry = queries_[query->id()];
@@ -549,6 +560,10 @@ arrow::Status StreamingQueries::ManagerCommand(const pb::StreamingQueryManagerCo
             ARROW_RETURN_NOT_OK(ended_failure_);
             out->mutable_await_any_termination()->set_terminated(true);
             return arrow::Status::OK();
+          }
+          if (closed_) {  // the session was released: no query of it can end any more
+            return UserError(ErrorKind::kIllegalState, "",
+                             "The session was released while awaiting its queries' termination");
           }
         }
         if (deadline && std::chrono::steady_clock::now() >= *deadline) {

@@ -81,6 +81,8 @@ class StreamingQueries {
   /// Notes the queries that ended since the last look (under mutex_): Spark's
   /// lastTerminatedQuery, where a failure sticks over a later clean end.
   void NoteEnded();
+  /// Spark's error when an active query of this session has the name (under mutex_).
+  arrow::Status CheckNameFree(const std::string& name);
 
   const std::string session_id_;
   const std::shared_ptr<ConnectPythonRunner> python_;
@@ -91,6 +93,7 @@ class StreamingQueries {
   // ask an ended query for its progress or exception.
   std::map<std::string, std::shared_ptr<Query>> queries_;
   bool any_ended_ = false;
+  bool closed_ = false;  // StopAll ran: the session is being released
   arrow::Status ended_failure_;
   std::shared_ptr<StreamingQueryListenerBus> listeners_;
 

@@ -177,3 +177,29 @@ def test_session_catalog_tables_as_stream_source_and_sink(server, tmp_path):
     finally:
         gc.collect()
         other.stop()
+
+
+def test_await_any_termination_ends_when_its_session_is_released(server):
+    # A session without queries: awaitAnyTermination() waited for ever, past the release of its
+    # session (and so held up the server's shutdown).
+    import threading
+
+    from pyspark.sql import SparkSession
+
+    other = SparkSession.builder.remote(server.url).create()
+    outcome = []
+
+    def wait():
+        try:
+            outcome.append(other.streams.awaitAnyTermination())
+        except Exception as error:  # noqa: BLE001 - how it ends is not the point, that it ends
+            outcome.append(type(error).__name__)
+
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    waiter.join(1)
+    assert waiter.is_alive()  # it does wait while the session lives
+    other.client.release_session()
+    waiter.join(30)
+    assert not waiter.is_alive() and outcome
+    other.stop()
