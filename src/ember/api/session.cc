@@ -481,19 +481,11 @@ arrow::Status Session::SaveAsTable(const std::string& name, const DataFrame& df,
                          "'errorifexists', 'default'.",
                      "");
   }
-  auto already_exists = [](const std::string& shown) {
-    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_ALREADY_EXISTS",
-                     "Cannot create table or view " + shown +
-                         " because it already exists.\nChoose a different name, drop or replace "
-                         "the existing object, or add the IF NOT EXISTS clause to tolerate "
-                         "pre-existing objects.",
-                     "42P07");
-  };
   ARROW_ASSIGN_OR_RAISE(bool in_iceberg, InIcebergCatalog(parts));
   if (in_iceberg) {
     ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveTableName(parts));
     ARROW_ASSIGN_OR_RAISE(bool exists, resolved.first->TableExists(resolved.second));
-    if (exists && mode == "errorifexists") return already_exists(Quoted(parts));
+    if (exists && mode == "errorifexists") return iceberg::TableAlreadyExists(parts);
     if (exists && mode == "ignore") return arrow::Status::OK();
     std::vector<PartitionTerm> terms;
     for (const auto& column : partition_by) terms.push_back({"identity", column, 0});
@@ -502,7 +494,7 @@ arrow::Status Session::SaveAsTable(const std::string& name, const DataFrame& df,
   ARROW_ASSIGN_OR_RAISE(auto ident, SessionTableName(parts));
   ARROW_ASSIGN_OR_RAISE(auto catalog, session_catalog(true));
   ARROW_ASSIGN_OR_RAISE(auto table, catalog->GetTable(ident.first, ident.second));
-  if (table && mode == "errorifexists") return already_exists(Quoted({"spark_catalog", ident.first, ident.second}));
+  if (table && mode == "errorifexists") return iceberg::TableAlreadyExists({"spark_catalog", ident.first, ident.second});
   if (table && mode == "ignore") return arrow::Status::OK();
   if (table && mode == "overwrite") {
     // Spark replaces the table: its data, columns and format are the new DataFrame's.

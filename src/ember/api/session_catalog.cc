@@ -7,6 +7,7 @@
 
 #include "ember/common/path_segment.h"
 #include "ember/error.h"
+#include "ember/iceberg/catalog.h"
 #include "ember/io/sqlite.h"
 #include "ember/plan/type_names.h"
 
@@ -45,6 +46,16 @@ std::string JoinedNames(const std::vector<std::string>& names) {
 }
 
 }  // namespace
+
+Status SessionSchemaNotFound(const std::string& database) {
+  return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
+                   "The schema " + Quoted("spark_catalog") + "." + Quoted(database) +
+                       " cannot be found. Verify the spelling and correctness of the schema and "
+                       "catalog.\nIf you did not qualify the name with a catalog, verify the "
+                       "current_schema() output, or qualify the name with the correct catalog.\n"
+                       "To tolerate the error on drop use DROP SCHEMA IF EXISTS.",
+                   "42704");
+}
 
 Status CheckSessionTableFormat(const std::string& provider) {
   if (provider == "parquet" || provider == "json" || provider == "csv" || provider == "text") {
@@ -110,11 +121,7 @@ Status SessionCatalog::CreateDatabase(const std::string& database, bool if_not_e
   ARROW_ASSIGN_OR_RAISE(auto inserted, db_->Run("INSERT INTO databases VALUES (?)", {database}));
   bool conflict = inserted.conflict;
   if (conflict && !if_not_exists) {
-    return UserError(ErrorKind::kAnalysis, "SCHEMA_ALREADY_EXISTS",
-                     "Cannot create schema " + Quoted(database) +
-                         " because it already exists.\nChoose a different name, drop the existing "
-                         "schema, or add the IF NOT EXISTS clause to tolerate pre-existing schema.",
-                     "42P06");
+    return iceberg::SchemaAlreadyExists({database});
   }
   if (!conflict && database != "default") {
     std::error_code ec;
@@ -159,13 +166,7 @@ Result<std::optional<SessionTable>> SessionCatalog::GetTable(const std::string& 
 Status SessionCatalog::CreateTable(const SessionTable& table) {
   ARROW_ASSIGN_OR_RAISE(bool db_exists, DatabaseExists(table.database));
   if (!db_exists) {
-    return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
-                     "The schema " + Quoted("spark_catalog") + "." + Quoted(table.database) +
-                         " cannot be found. Verify the spelling and correctness of the schema and "
-                         "catalog.\nIf you did not qualify the name with a catalog, verify the "
-                         "current_schema() output, or qualify the name with the correct catalog.\n"
-                         "To tolerate the error on drop use DROP SCHEMA IF EXISTS.",
-                     "42704");
+    return SessionSchemaNotFound(table.database);
   }
   ARROW_ASSIGN_OR_RAISE(auto inserted,
                         db_->Run("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -173,13 +174,7 @@ Status SessionCatalog::CreateTable(const SessionTable& table) {
                                   table.managed ? "1" : "0", ColumnsDdl(*table.schema),
                                   JoinedNames(table.partition_columns)}));
   if (inserted.conflict) {
-    return UserError(ErrorKind::kAnalysis, "TABLE_OR_VIEW_ALREADY_EXISTS",
-                     "Cannot create table or view " + Quoted("spark_catalog") + "." +
-                         Quoted(table.database) + "." + Quoted(table.name) +
-                         " because it already exists.\nChoose a different name, drop or replace "
-                         "the existing object, or add the IF NOT EXISTS clause to tolerate "
-                         "pre-existing objects.",
-                     "42P07");
+    return iceberg::TableAlreadyExists({"spark_catalog", table.database, table.name});
   }
   std::error_code ec;
   fs::create_directories(table.location, ec);  // Spark makes an empty table's directory

@@ -28,6 +28,9 @@ struct SessionTable {
   std::vector<std::string> partition_columns;
 };
 
+/// Spark's SCHEMA_NOT_FOUND for a database of the session catalog.
+arrow::Status SessionSchemaNotFound(const std::string& database);
+
 /// The formats a session-catalog table can have; Spark's UNSUPPORTED_FEATURE-style error for
 /// others (orc, avro, a Hive serde).
 arrow::Status CheckSessionTableFormat(const std::string& provider);

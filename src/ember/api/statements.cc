@@ -386,14 +386,7 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
           ARROW_ASSIGN_OR_RAISE(exists, catalog->DatabaseExists(ident.first));
         }
         if (!exists) {
-          return UserError(ErrorKind::kAnalysis, "SCHEMA_NOT_FOUND",
-                           "The schema " + Quoted({"spark_catalog", ident.first}) +
-                               " cannot be found. Verify the spelling and correctness of the schema "
-                               "and catalog.\nIf you did not qualify the name with a catalog, "
-                               "verify the current_schema() output, or qualify the name with the "
-                               "correct catalog.\nTo tolerate the error on drop use DROP SCHEMA IF "
-                               "EXISTS.",
-                           "42704");
+          return SessionSchemaNotFound(ident.first);
         }
         session.set_current_database(ident.first);
         return Empty(session);
