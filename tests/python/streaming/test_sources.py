@@ -17,15 +17,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 needs_spark = pytest.mark.skipif(not spark_enabled()[0], reason=f"Spark is off: {spark_enabled()[1]}")
 
 
-def document(program, engine, workdir, programs="source_programs.py"):
-    """The JSON document `programs program` prints last, run on the engine."""
+def output(program, engine, workdir, programs="source_programs.py"):
+    """The stdout of `programs program`, run on the engine in a process of its own."""
     os.makedirs(workdir, exist_ok=True)
     result = subprocess.run(
         [sys.executable, os.path.join(HERE, programs), program, str(workdir), engine],
         capture_output=True, timeout=600, env={**os.environ, "TZ": "UTC"}, cwd=HERE,
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-5000:].decode(errors="replace")
-    return json.loads(result.stdout.decode().strip().split("\n")[-1])
+    return result.stdout
+
+
+def document(program, engine, workdir, programs="source_programs.py"):
+    """The JSON document `programs program` prints last, run on the engine."""
+    return json.loads(output(program, engine, workdir, programs).decode().strip().split("\n")[-1])
 
 
 def uncommit(checkpoint, batch, copy):

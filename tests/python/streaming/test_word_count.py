@@ -5,7 +5,7 @@ Without Spark (no pyspark or java, or EMBER_TEST_SPARK=0) these tests are skippe
 import pytest
 
 from differential.conftest import spark_enabled
-from streaming.test_sources import document
+from streaming.test_sources import document, output
 
 pytestmark = pytest.mark.skipif(not spark_enabled()[0], reason=f"Spark is off: {spark_enabled()[1]}")
 
@@ -13,20 +13,8 @@ PROGRAMS = "word_count_programs.py"
 
 
 def test_file_word_count_console_is_sparks(tmp_path):
-    import os
-    import subprocess
-    import sys
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    out = {}
-    for engine in ("spark", "ember"):
-        workdir = tmp_path / engine
-        workdir.mkdir()
-        result = subprocess.run(
-            [sys.executable, os.path.join(here, PROGRAMS), "file_console", str(workdir), engine],
-            capture_output=True, timeout=600, env={**os.environ, "TZ": "UTC"}, cwd=here)
-        assert result.returncode == 0, (result.stdout + result.stderr)[-5000:].decode(errors="replace")
-        out[engine] = result.stdout
+    out = {engine: output("file_console", engine, tmp_path / engine, programs=PROGRAMS)
+           for engine in ("spark", "ember")}
     assert out["spark"].count(b"Batch: ") == 3
     assert out["ember"] == out["spark"]
 
