@@ -491,23 +491,33 @@ Status ArrayDistinctExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::Exec
   return Status::OK();
 }
 
-// array_compact(a): without its NULL elements (also collect_list's last step).
-Status ArrayCompactExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
-  ARROW_ASSIGN_OR_RAISE(auto lists, ListArg(batch, 0));
+// A list per row of `lists`' elements: pick(i, &take) appends the indexes of row i's elements
+// and says whether the row is valid.
+template <class Pick>
+Result<std::shared_ptr<arrow::Array>> Rebuild(const arrow::ListArray& lists, Pick pick) {
   std::vector<int64_t> take;
   std::vector<int32_t> offsets{0};
   std::vector<bool> valid;
-  const auto& values = *lists->values();
-  for (int64_t i = 0; i < lists->length(); ++i) {
-    valid.push_back(lists->IsValid(i));
-    if (lists->IsValid(i)) {
-      for (int64_t j = lists->value_offset(i); j < lists->value_offset(i + 1); ++j) {
-        if (values.IsValid(j)) take.push_back(j);
-      }
-    }
+  for (int64_t i = 0; i < lists.length(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(bool ok, pick(i, &take));
+    valid.push_back(ok);
     offsets.push_back(static_cast<int32_t>(take.size()));
   }
-  ARROW_ASSIGN_OR_RAISE(auto result, Regroup(*lists, take, offsets, valid));
+  return Regroup(lists, take, offsets, valid);
+}
+
+// array_compact(a): without its NULL elements (also collect_list's last step).
+Status ArrayCompactExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  ARROW_ASSIGN_OR_RAISE(auto lists, ListArg(batch, 0));
+  const auto& values = *lists->values();
+  ARROW_ASSIGN_OR_RAISE(
+      auto result, Rebuild(*lists, [&](int64_t i, std::vector<int64_t>* take) -> Result<bool> {
+        if (lists->IsNull(i)) return false;
+        for (int64_t j = lists->value_offset(i); j < lists->value_offset(i + 1); ++j) {
+          if (values.IsValid(j)) take->push_back(j);
+        }
+        return true;
+      }));
   out->value = result->data();
   return Status::OK();
 }
@@ -520,37 +530,31 @@ Status SliceExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* 
   ARROW_ASSIGN_OR_RAISE(auto lengths, ArgArray(batch, 2));
   const auto& start = static_cast<const arrow::Int32Array&>(*starts);
   const auto& length = static_cast<const arrow::Int32Array&>(*lengths);
-  std::vector<int64_t> take;
-  std::vector<int32_t> offsets{0};
-  std::vector<bool> valid;
-  for (int64_t i = 0; i < lists->length(); ++i) {
-    bool ok = lists->IsValid(i) && start.IsValid(i) && length.IsValid(i);
-    valid.push_back(ok);
-    if (ok) {
-      int64_t n = lists->value_length(i), s = start.Value(i), len = length.Value(i);
-      if (s == 0) {
-        return UserError(ErrorKind::kRuntime, "INVALID_PARAMETER_VALUE.START",
-                         "The value of parameter(s) `start` in `slice` is invalid: Expects a "
-                         "positive or a negative value for `start`, but got 0.",
-                         "22023");
-      }
-      if (len < 0) {
-        return UserError(ErrorKind::kRuntime, "INVALID_PARAMETER_VALUE.LENGTH",
-                         "The value of parameter(s) `length` in `slice` is invalid: Expects "
-                         "`length` greater than or equal to 0, but got " +
-                             std::to_string(len) + ".",
-                         "22023");
-      }
-      int64_t from = s > 0 ? s - 1 : n + s;
-      if (from >= 0 && from < n) {
-        for (int64_t j = from; j < std::min(n, from + len); ++j) {
-          take.push_back(lists->value_offset(i) + j);
+  ARROW_ASSIGN_OR_RAISE(
+      auto result, Rebuild(*lists, [&](int64_t i, std::vector<int64_t>* take) -> Result<bool> {
+        if (lists->IsNull(i) || start.IsNull(i) || length.IsNull(i)) return false;
+        int64_t n = lists->value_length(i), s = start.Value(i), len = length.Value(i);
+        if (s == 0) {
+          return UserError(ErrorKind::kRuntime, "INVALID_PARAMETER_VALUE.START",
+                           "The value of parameter(s) `start` in `slice` is invalid: Expects a "
+                           "positive or a negative value for `start`, but got 0.",
+                           "22023");
         }
-      }
-    }
-    offsets.push_back(static_cast<int32_t>(take.size()));
-  }
-  ARROW_ASSIGN_OR_RAISE(auto result, Regroup(*lists, take, offsets, valid));
+        if (len < 0) {
+          return UserError(ErrorKind::kRuntime, "INVALID_PARAMETER_VALUE.LENGTH",
+                           "The value of parameter(s) `length` in `slice` is invalid: Expects "
+                           "`length` greater than or equal to 0, but got " +
+                               std::to_string(len) + ".",
+                           "22023");
+        }
+        int64_t from = s > 0 ? s - 1 : n + s;
+        if (from >= 0 && from < n) {
+          for (int64_t j = from; j < std::min(n, from + len); ++j) {
+            take->push_back(lists->value_offset(i) + j);
+          }
+        }
+        return true;
+      }));
   out->value = result->data();
   return Status::OK();
 }
