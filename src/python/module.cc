@@ -124,14 +124,25 @@ std::shared_ptr<nb::object> KeptPythonObject(nb::object object) {
   });
 }
 
-// Spark's error for a foreach or foreachBatch function that raised.
-arrow::Status UserFunctionError(bool foreach, const std::string& reason) {
-  return ember::UserError(ember::ErrorKind::kRuntime,
-                          foreach ? "FOREACH_USER_FUNCTION_ERROR" : "FOREACH_BATCH_USER_FUNCTION_ERROR",
-                          std::string("An error occurred in the user provided function in ") +
-                              (foreach ? "foreach sink" : "foreach batch sink") +
-                              ". Reason: " + reason,
-                          "39000");
+// Runs `call`, a user's foreach or foreachBatch function, on a query's thread: the GIL is taken
+// for the call only, and an exception it raises is Spark's error for the sink.
+template <class Call>
+arrow::Status CallUserFunction(bool foreach, const Call& call) {
+  if (!InterpreterUsable()) {
+    return arrow::Status::Cancelled("the Python interpreter is shutting down");
+  }
+  nb::gil_scoped_acquire gil;
+  try {
+    call();
+    return arrow::Status::OK();
+  } catch (nb::python_error& error) {
+    return ember::UserError(
+        ember::ErrorKind::kRuntime,
+        foreach ? "FOREACH_USER_FUNCTION_ERROR" : "FOREACH_BATCH_USER_FUNCTION_ERROR",
+        std::string("An error occurred in the user provided function in ") +
+            (foreach ? "foreach sink" : "foreach batch sink") + ". Reason: " + error.what(),
+        "39000");
+  }
 }
 
 // Runs a Connect client's foreachBatch or foreach function, given pickled, in this interpreter:
@@ -146,17 +157,10 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
   arrow::Status ForeachBatch(const std::string& command, bool foreach,
                              const std::string& session_id, const std::string& relation_id,
                              int64_t batch_id) override {
-    if (!InterpreterUsable()) {
-      return arrow::Status::Cancelled("the Python interpreter is shutting down");
-    }
-    nb::gil_scoped_acquire gil;
-    try {
+    return CallUserFunction(foreach, [&] {
       (*function_)(nb::bytes(command.data(), command.size()), foreach, session_id, relation_id,
                    batch_id);
-      return arrow::Status::OK();
-    } catch (nb::python_error& error) {
-      return UserFunctionError(foreach, error.what());
-    }
+    });
   }
 
  private:
@@ -681,16 +685,7 @@ NB_MODULE(_core, m) {
   m.def("foreach_batch_sink", [](nb::callable function, bool foreach, std::string description) {
     auto holder = KeptPythonObject(std::move(function));
     return ember::MakeForeachBatchSink([holder, foreach](const DataFrame& batch, int64_t batch_id) {
-      if (!InterpreterUsable()) {
-        return arrow::Status::Cancelled("the Python interpreter is shutting down");
-      }
-      nb::gil_scoped_acquire gil;
-      try {
-        (*holder)(batch, batch_id);
-        return arrow::Status::OK();
-      } catch (nb::python_error& error) {
-        return UserFunctionError(foreach, error.what());
-      }
+      return CallUserFunction(foreach, [&] { (*holder)(batch, batch_id); });
     }, std::move(description));
   }, nb::arg("function"), nb::arg("foreach") = false, nb::arg("description") = "ForeachBatchSink");
 
