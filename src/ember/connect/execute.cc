@@ -48,29 +48,33 @@ class Responses {
   std::vector<pb::ExecutePlanResponse> responses_;
 };
 
-// A result's schema, then its rows in batches (at least one, maybe empty, as the client needs).
+// A result's schema, then its rows in batches: the non-empty ones, or one empty batch for no
+// rows, as the client needs at least one.
 arrow::Status AddRows(const DataFrame& df, Responses* out) {
   ARROW_ASSIGN_OR_RAISE(auto table, df.ToTable());
   ARROW_RETURN_NOT_OK(ToProto(*table->schema(), out->Add()->mutable_schema()));
+  auto add = [&](const arrow::RecordBatch& batch, int64_t offset) -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto data, WriteIpcStream(batch));
+    auto* arrow_batch = out->Add()->mutable_arrow_batch();
+    arrow_batch->set_row_count(batch.num_rows());
+    arrow_batch->set_start_offset(offset);
+    arrow_batch->set_data(std::move(data));
+    return arrow::Status::OK();
+  };
   arrow::TableBatchReader reader(*table);
   reader.set_chunksize(kRowsPerBatch);
   int64_t offset = 0;
   std::shared_ptr<arrow::RecordBatch> batch;
   while (true) {
     ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
-    if (!batch) {
-      if (offset > 0) break;
-      ARROW_ASSIGN_OR_RAISE(batch, arrow::RecordBatch::MakeEmpty(table->schema()));
-    }
-    ARROW_ASSIGN_OR_RAISE(auto data, WriteIpcStream(*batch));
-    auto* arrow_batch = out->Add()->mutable_arrow_batch();
-    arrow_batch->set_row_count(batch->num_rows());
-    arrow_batch->set_start_offset(offset);
-    arrow_batch->set_data(std::move(data));
+    if (!batch) break;
+    if (batch->num_rows() == 0) continue;  // a chunk a filter emptied; later ones may have rows
+    ARROW_RETURN_NOT_OK(add(*batch, offset));
     offset += batch->num_rows();
-    if (offset == 0) break;  // the one empty batch of an empty result
   }
-  return arrow::Status::OK();
+  if (offset > 0) return arrow::Status::OK();
+  ARROW_ASSIGN_OR_RAISE(batch, arrow::RecordBatch::MakeEmpty(table->schema()));
+  return add(*batch, 0);
 }
 
 // spark.sql(text): a query comes back as its relation, for the client to build on; any other

@@ -156,6 +156,18 @@ def test_read_csv_with_a_schema(spark, tmp_path):
     assert df.collect() == [Row(name="ann", age=31), Row(name="bob", age=None)]
 
 
+def test_rows_after_an_empty_batch_all_come_back(spark, tmp_path):
+    # Each file is a batch; the filter empties the first, and the rows of the next must follow.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"a": pa.array([3], pa.int32())}), tmp_path / "a.parquet")
+    pq.write_table(pa.table({"a": pa.array([1, 2], pa.int32())}), tmp_path / "b.parquet")
+    expected = duckdb.sql(f"SELECT a FROM read_parquet('{tmp_path}/*.parquet') WHERE a < 3").fetchall()
+    got = spark.read.parquet(str(tmp_path)).where("a < 3").collect()
+    assert sorted(r.a for r in got) == sorted(a for (a,) in expected) == [1, 2]
+
+
 def test_conf_set_get_unset(spark):
     spark.conf.set("spark.sql.shuffle.partitions", "7")
     assert spark.conf.get("spark.sql.shuffle.partitions") == "7"
