@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +67,11 @@ class DataFrame {
 
   arrow::Result<std::shared_ptr<arrow::Table>> ToTable() const;
   arrow::Result<int64_t> Count() const;
+  /// df.write...save(path): the path given, or else the writer's "path" option (Spark refuses
+  /// both); an empty format is spark.sql.sources.default.
+  arrow::Status Save(const std::string& format, const std::optional<std::string>& path,
+                     const std::map<std::string, std::string>& options, const std::string& mode,
+                     const std::vector<std::string>& partition_by) const;
   /// df.write.mode(mode).partitionBy(...).format(format).save(path): part files and a _SUCCESS
   /// marker under `path`; mode is errorifexists (error), overwrite, append or ignore.
   arrow::Status WriteFiles(const std::string& format, const std::string& path,

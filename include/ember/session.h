@@ -62,13 +62,18 @@ class Session : public std::enable_shared_from_this<Session> {
   /// holds such a table name.
   arrow::Result<std::pair<iceberg::Catalog*, std::vector<std::string>>> ResolveTableName(
       const std::vector<std::string>& parts);
-  /// Writes a DataFrame to a table: mode append, overwrite, create (fails if it exists) or
-  /// replace (create or replace).
-  /// Writes `df` to a catalog table; mode "create" and "replace" make the table with
-  /// `partitioning` and `properties` (DataFrameWriterV2's partitionedBy and tableProperty).
+  /// INSERT INTO (or OVERWRITE) and df.write.insertInto: `df`'s columns by position into an
+  /// existing table of any catalog.
+  arrow::Status InsertInto(const std::string& name, const DataFrame& df, bool overwrite);
+  /// Writes `df` to a catalog table, DataFrameWriterV2's way: mode append or overwrite (into
+  /// the table, which must exist; Spark refuses both for the session catalog's file tables),
+  /// create (fails if it exists), replace (fails if it does not) or create_or_replace. A new
+  /// table has `partitioning` and `properties` (partitionedBy, tableProperty); in the session
+  /// catalog, `provider` (using; empty: the default source).
   arrow::Status WriteTable(const std::string& name, const DataFrame& df, const std::string& mode,
                            const std::vector<PartitionTerm>& partitioning = {},
-                           const std::map<std::string, std::string>& properties = {});
+                           const std::map<std::string, std::string>& properties = {},
+                           const std::string& provider = "");
 
   /// Spark's session catalog (spark_catalog) in spark.sql.warehouse.dir (default
   /// `spark-warehouse` in the working directory); null when `create` is false and no table was

@@ -556,16 +556,19 @@ NB_MODULE(_core, m) {
               const std::vector<std::string>& using_columns, const std::string& how) {
              return Unwrap(df.Join(other, nullptr, using_columns, how));
            })
-      .def("write_files",
-           [](const DataFrame& df, const std::string& format, const std::string& path,
-              const std::string& mode, const std::vector<std::string>& partition_by) {
+      .def("save",
+           [](const DataFrame& df, const std::string& format, const std::optional<std::string>& path,
+              const std::map<std::string, std::string>& options, const std::string& mode,
+              const std::vector<std::string>& partition_by) {
              arrow::Status status;
              {
                nb::gil_scoped_release release;
-               status = df.WriteFiles(format, path, mode, partition_by);
+               status = df.Save(format, path, options, mode, partition_by);
              }
              Check(status);
-           })
+           },
+           nb::arg("format"), nb::arg("path").none(), nb::arg("options"), nb::arg("mode"),
+           nb::arg("partition_by"))
       .def("to_arrow",
            [](const DataFrame& df) {
              std::shared_ptr<arrow::Table> table;
@@ -633,10 +636,19 @@ NB_MODULE(_core, m) {
              }
              Check(status);
            })
+      .def("insert_into",
+           [](Session& s, const std::string& name, const DataFrame& df, bool overwrite) {
+             arrow::Status status;
+             {
+               nb::gil_scoped_release release;
+               status = s.InsertInto(name, df, overwrite);
+             }
+             Check(status);
+           })
       .def("write_table",
            [](Session& s, const std::string& name, const DataFrame& df, const std::string& mode,
               const std::vector<std::tuple<std::string, std::string, int64_t>>& partitioning,
-              const std::map<std::string, std::string>& properties) {
+              const std::map<std::string, std::string>& properties, const std::string& provider) {
              std::vector<ember::PartitionTerm> terms;
              for (const auto& [transform, column, argument] : partitioning) {
                terms.push_back({transform, column, argument});
@@ -644,13 +656,14 @@ NB_MODULE(_core, m) {
              arrow::Status status;
              {
                nb::gil_scoped_release release;
-               status = s.WriteTable(name, df, mode, terms, properties);
+               status = s.WriteTable(name, df, mode, terms, properties, provider);
              }
              Check(status);
            },
            nb::arg("name"), nb::arg("df"), nb::arg("mode"),
            nb::arg("partitioning") = std::vector<std::tuple<std::string, std::string, int64_t>>{},
-           nb::arg("properties") = std::map<std::string, std::string>{})
+           nb::arg("properties") = std::map<std::string, std::string>{},
+           nb::arg("provider") = "")
       .def("create_temp_view",
            [](Session& s, const std::string& name, const DataFrame& df, bool replace) {
              Check(s.CreateTempView(name, df, replace));

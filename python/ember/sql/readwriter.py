@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from ember.errors import IllegalArgumentException, PySparkTypeError
+from ember.errors import PySparkTypeError
 from ember.sql.dataframe import DataFrame
 from ember.sql.types import StructType
 
@@ -132,11 +132,7 @@ class DataFrameWriter:
         if partitionBy is not None:
             self.partitionBy(partitionBy)
         self.options(**options)
-        path = path or self._options.get("path")
-        if not path:
-            raise IllegalArgumentException("'path' is not specified")
-        self._df._df.write_files(self._format or "parquet", path, self._mode,
-                                 self._partition_by)
+        self._df._df.save(self._format or "", path, self._options, self._mode, self._partition_by)
 
     def parquet(self, path: str, mode: Optional[str] = None, partitionBy: Any = None,
                 compression: Optional[str] = None) -> None:
@@ -173,8 +169,8 @@ class DataFrameWriter:
                                                   self._mode, self._partition_by)
 
     def insertInto(self, tableName: str, overwrite: Optional[bool] = None) -> None:
-        mode = "overwrite" if overwrite or self._mode == "overwrite" else "append"
-        self._df.sparkSession._core.write_table(tableName, self._df._df, mode)
+        overwrite = overwrite if overwrite is not None else self._mode == "overwrite"
+        self._df.sparkSession._core.insert_into(tableName, self._df._df, overwrite)
 
 
 class DataFrameWriterV2:
@@ -185,8 +181,10 @@ class DataFrameWriterV2:
         self._table = table
         self._partitioning: list = []
         self._properties: dict = {}
+        self._provider = ""
 
     def using(self, provider: str) -> "DataFrameWriterV2":
+        self._provider = provider
         return self
 
     def option(self, key: str, value: Any) -> "DataFrameWriterV2":
@@ -214,7 +212,8 @@ class DataFrameWriterV2:
 
     def _write(self, mode: str) -> None:
         self._df.sparkSession._core.write_table(self._table, self._df._df, mode,
-                                                self._partitioning, self._properties)
+                                                self._partitioning, self._properties,
+                                                self._provider)
 
     def append(self) -> None:
         self._write("append")
@@ -223,7 +222,7 @@ class DataFrameWriterV2:
         self._write("create")
 
     def createOrReplace(self) -> None:
-        self._write("replace")
+        self._write("create_or_replace")
 
     def replace(self) -> None:
         self._write("replace")

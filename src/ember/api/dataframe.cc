@@ -170,6 +170,32 @@ Result<std::shared_ptr<arrow::Table>> DataFrame::ToTable() const {
   return exec::Execute(plan_, options);
 }
 
+arrow::Status DataFrame::Save(const std::string& format, const std::optional<std::string>& path,
+                             const std::map<std::string, std::string>& options,
+                             const std::string& mode,
+                             const std::vector<std::string>& partition_by) const {
+  auto option = options.find("path");
+  std::vector<std::string> paths;
+  if (path) paths.push_back(*path);
+  if (option != options.end() && !(path && session_->GetConf("spark.sql.legacy.pathOptionBehavior.enabled", "false") == "true")) {
+    if (path) {
+      return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1307",
+                       "There is a 'path' option set and save() is called with a path parameter. "
+                       "Either remove the path option, or call save() without the parameter. To "
+                       "ignore this check, set 'spark.sql.legacy.pathOptionBehavior.enabled' to "
+                       "'true'.",
+                       "");
+    }
+    paths.push_back(option->second);
+  }
+  if (paths.size() != 1) {
+    return UserError(ErrorKind::kIllegalArgument, "_LEGACY_ERROR_TEMP_2050",
+                     "Expected exactly one path to be specified, but got: .", "");
+  }
+  return WriteFiles(format.empty() ? session_->GetConf("spark.sql.sources.default", "parquet") : format,
+                    paths[0], mode, partition_by);
+}
+
 arrow::Status DataFrame::WriteFiles(const std::string& format, const std::string& path,
                                     const std::string& mode,
                                     const std::vector<std::string>& partition_by) const {

@@ -396,29 +396,72 @@ Result<std::pair<iceberg::Catalog*, std::vector<std::string>>> Session::ResolveT
   return TableOrViewNotFound(parts);
 }
 
+arrow::Status Session::InsertInto(const std::string& name, const DataFrame& df, bool overwrite) {
+  auto parts = plan::ColumnFromString(name)->name_parts;
+  ARROW_ASSIGN_OR_RAISE(bool in_iceberg, InIcebergCatalog(parts));
+  if (in_iceberg) return WriteTable(name, df, overwrite ? "overwrite" : "append");
+  ARROW_ASSIGN_OR_RAISE(auto table, FindSessionTable(*this, parts));
+  if (!table) return TableOrViewNotFound(parts);
+  return WriteSessionTable(*table, df, overwrite);
+}
+
 arrow::Status Session::WriteTable(const std::string& name, const DataFrame& df,
                                   const std::string& mode_in,
                                   const std::vector<PartitionTerm>& partitioning,
-                                  const std::map<std::string, std::string>& properties) {
+                                  const std::map<std::string, std::string>& properties,
+                                  const std::string& provider) {
   auto parts = plan::ColumnFromString(name)->name_parts;
   std::string mode = Lower(mode_in);
+  if (mode != "append" && mode != "overwrite" && mode != "create" && mode != "replace" &&
+      mode != "create_or_replace") {
+    return arrow::Status::Invalid("write mode ", mode);
+  }
   ARROW_ASSIGN_OR_RAISE(bool in_iceberg, InIcebergCatalog(parts));
   if (!in_iceberg) {
+    if (mode == "replace" || mode == "create_or_replace") {
+      ARROW_ASSIGN_OR_RAISE(auto ident, SessionTableName(parts));
+      return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE.TABLE_OPERATION",
+                       "The feature is not supported: Table " +
+                           Quoted({"spark_catalog", ident.first, ident.second}) +
+                           " does not support REPLACE TABLE AS SELECT. Please check the current "
+                           "catalog and namespace to make sure the qualified table name is "
+                           "expected, and also check the catalog implementation which is "
+                           "configured by \"spark.sql.catalog\".",
+                       "0A000");
+    }
     ARROW_ASSIGN_OR_RAISE(auto table, FindSessionTable(*this, parts));
-    if (!table) return TableOrViewNotFound(parts);
-    if (mode != "append" && mode != "overwrite") return arrow::Status::Invalid("write mode ", mode);
-    return WriteSessionTable(*table, df, mode == "overwrite");
+    if (!table && mode != "create") return TableOrViewNotFound(parts);
+    if (mode == "append" || mode == "overwrite") {
+      // Spark's session catalog keeps file-source tables as V1 tables, which V2 writes refuse.
+      return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1012",
+                       "Cannot write into v1 table: " +
+                           Quoted({"spark_catalog", table->database, table->name}) + ".",
+                       "");
+    }
+    // create: a new session-catalog table is saveAsTable's, its columns and format the DataFrame's.
+    std::vector<std::string> columns;
+    for (const auto& term : partitioning) {
+      if (term.transform != "identity") {
+        return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                         "The feature is not supported: partition transform " + term.transform +
+                             " of a session-catalog table.",
+                         "0A000");
+      }
+      columns.push_back(term.column);
+    }
+    return SaveAsTable(name, df, provider, "errorifexists", columns);
   }
   ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveTableName(parts));
   auto [catalog, ident] = resolved;
+  ARROW_ASSIGN_OR_RAISE(bool exists, catalog->TableExists(ident));
+  bool creates = mode == "create" || mode == "replace" || mode == "create_or_replace";
+  // append and overwrite write into the table, replace replaces it: all need it to exist.
+  if (!exists && mode != "create" && mode != "create_or_replace") return TableOrViewNotFound(parts);
   ARROW_ASSIGN_OR_RAISE(auto rows, df.ToTable());
-  if (mode == "create" || mode == "replace") {
-    if (mode == "replace") ARROW_RETURN_NOT_OK(catalog->DropTable(ident, false).status());
+  if (creates) {
+    if (exists && mode != "create") ARROW_RETURN_NOT_OK(catalog->DropTable(ident, false).status());
     ARROW_RETURN_NOT_OK(catalog->CreateTable(ident, *df.schema(), properties,
                                              /*if_not_exists=*/false, partitioning));
-  } else {
-    ARROW_ASSIGN_OR_RAISE(bool exists, catalog->TableExists(ident));
-    if (!exists) return TableOrViewNotFound(parts);
   }
   iceberg::AppendOptions options;
   options.overwrite = mode == "overwrite";

@@ -351,7 +351,7 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
         }
         ARROW_ASSIGN_OR_RAISE(source, source.Select(renamed));
       }
-      ARROW_RETURN_NOT_OK(session.WriteTable(Joined(st.name), source, st.overwrite ? "overwrite" : "append"));
+      ARROW_RETURN_NOT_OK(session.InsertInto(Joined(st.name), source, st.overwrite));
       return Empty(session);
     }
     case StatementKind::kSet: {

@@ -9,6 +9,7 @@
 #include "ember/connect/errors.h"
 #include "ember/connect/sessions.h"
 #include "ember/connect/translator.h"
+#include "ember/connect/write.h"
 #include "ember/session.h"
 #include "ember/sql/parser.h"
 #include "spark/connect/commands.pb.h"
@@ -118,6 +119,8 @@ arrow::Status RunCommand(const Translator& t, StreamingQueries& streams, const p
   switch (command.command_type_case()) {
     case pb::Command::kSqlCommand: return SqlCommand(t, command.sql_command(), out);
     case pb::Command::kCreateDataframeView: return CreateView(t, command.create_dataframe_view());
+    case pb::Command::kWriteOperation: return Write(t, command.write_operation());
+    case pb::Command::kWriteOperationV2: return WriteV2(t, command.write_operation_v2());
     case pb::Command::kWriteStreamOperationStart:
       return streams.Start(t, command.write_stream_operation_start(),
                            out->Add()->mutable_write_stream_operation_start_result());

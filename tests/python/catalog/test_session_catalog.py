@@ -27,6 +27,12 @@ PRELUDE = textwrap.dedent("""
                  .config("spark.ui.showConsoleProgress", "false")
                  .config("spark.sql.shuffle.partitions", "1").getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
+    elif engine == "connect":
+        from ember.connect import start
+        from pyspark.sql import SparkSession
+        server = start("127.0.0.1", 0)
+        spark = SparkSession.builder.remote(server.url).getOrCreate()
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
     else:
         from ember.sql import SparkSession
         spark = SparkSession.builder.config("spark.sql.session.timeZone", "UTC").getOrCreate()
@@ -41,7 +47,8 @@ PRELUDE = textwrap.dedent("""
             out.append([label, rows(result) if hasattr(result, "collect") else result])
         except Exception as e:
             condition = e.getCondition() if hasattr(e, "getCondition") else None
-            out.append([label, "error", type(e).__name__, condition, str(e).splitlines()[0]])
+            message = str(e).replace(os.getcwd(), "<cwd>").splitlines()[0]
+            out.append([label, "error", type(e).__name__, condition, message])
 
     def sql(text):
         do(text, lambda: spark.sql(text))
@@ -72,17 +79,20 @@ def run(engine, body, cwd):
 
 
 def same_on_both(tmp_path, body):
-    """Runs `body` on Ember and on Spark (each in its own directory) and compares."""
+    """Runs `body` on Spark and on Ember, through its Python API and through Spark Connect's
+    client (each in its own directory), and compares."""
     if not spark_available():
         pytest.skip("the real Spark is not available")
-    (tmp_path / "ember").mkdir()
-    (tmp_path / "spark").mkdir()
-    ember = run("ember", body, tmp_path / "ember")
-    spark = run("spark", body, tmp_path / "spark")
-    for e, s in zip(ember, spark):
-        assert e == s, f"Ember: {e}\nSpark: {s}"
-    assert len(ember) == len(spark)
-    return ember
+    results = {}
+    for engine in ("spark", "ember", "connect"):
+        (tmp_path / engine).mkdir()
+        results[engine] = run(engine, body, tmp_path / engine)
+    spark = results["spark"]
+    for engine in ("ember", "connect"):
+        for e, s in zip(results[engine], spark):
+            assert e == s, f"Ember ({engine}): {e}\nSpark: {s}"
+        assert len(results[engine]) == len(spark)
+    return results["ember"]
 
 
 DROP_MISSING = """
@@ -181,6 +191,55 @@ DATAFRAME_WRITES = """
 
 def test_save_as_table_modes_and_insert_into(tmp_path):
     same_on_both(tmp_path, DATAFRAME_WRITES)
+
+
+PATH_WRITES = """
+    df = spark.createDataFrame([(1, "a"), (2, "b")], "k INT, v STRING")
+    do("parquet", lambda: df.write.parquet("out/p"))
+    do("read parquet", lambda: spark.read.parquet("out/p"))
+    do("files p", lambda: files("out/p"))
+    do("parquet again", lambda: df.write.parquet("out/p"))
+    do("append", lambda: df.where("k = 1").write.mode("append").parquet("out/p"))
+    do("read appended", lambda: spark.read.parquet("out/p"))
+    do("overwrite as json", lambda: df.write.mode("overwrite").format("json").save("out/p"))
+    do("read json", lambda: spark.read.json("out/p"))
+    do("ignore", lambda: df.write.mode("ignore").csv("out/p"))
+    do("read after ignore", lambda: spark.read.json("out/p"))
+    do("csv", lambda: df.write.csv("out/c"))
+    do("read csv", lambda: spark.read.schema("k INT, v STRING").csv("out/c"))
+    do("path option", lambda: df.write.option("path", "out/o").save())
+    do("read path option", lambda: spark.read.parquet("out/o"))
+    do("partitioned", lambda: df.write.partitionBy("v").parquet("out/q"))
+    do("files q", lambda: files("out/q"))
+    do("two paths", lambda: df.write.option("path", "out/x").save("out/y"))
+    do("no path", lambda: df.write.save())
+"""
+
+
+def test_dataframe_writes_to_paths(tmp_path):
+    same_on_both(tmp_path, PATH_WRITES)
+
+
+WRITER_V2 = """
+    df = spark.createDataFrame([(1, "a"), (2, "b")], "k INT, v STRING")
+    do("create", lambda: df.writeTo("w").using("parquet").create())
+    do("w", lambda: spark.table("w"))
+    do("create again", lambda: df.writeTo("w").using("parquet").create())
+    do("append", lambda: df.where("k = 2").writeTo("w").append())
+    do("w appended", lambda: spark.table("w"))
+    do("append to missing", lambda: df.writeTo("nosuch").append())
+    do("replace missing", lambda: df.writeTo("nosuch").using("parquet").replace())
+    do("createOrReplace", lambda: df.select("v").writeTo("w").using("json").createOrReplace())
+    do("w replaced", lambda: spark.table("w"))
+    do("files w", lambda: files("spark-warehouse/w"))
+    do("createOrReplace new", lambda: df.writeTo("w3").using("parquet").createOrReplace())
+    do("w3", lambda: spark.table("w3"))
+    sql("SHOW TABLES")
+"""
+
+
+def test_dataframe_writer_v2(tmp_path):
+    same_on_both(tmp_path, WRITER_V2)
 
 
 STREAM_TO_TABLE = """
