@@ -10,6 +10,8 @@
 
 namespace ember {
 
+struct UserFunction;
+
 namespace plan {
 struct Expr;
 }
@@ -35,5 +37,7 @@ class Column {
 Column Col(const std::string& name);
 Column Lit(std::shared_ptr<arrow::Scalar> value);
 Column Call(const std::string& function, const std::vector<Column>& args, bool distinct = false);
+/// A call of a user's function (ember/user_function.h), evaluated batch by batch.
+Column Call(std::shared_ptr<const UserFunction> function, const std::vector<Column>& args);
 
 }  // namespace ember

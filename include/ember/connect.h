@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <arrow/result.h>
+#include <arrow/type_fwd.h>
 
 namespace ember {
 
-/// The Python functions a Connect client sends (foreachBatch, foreach), run by a server that
+/// The Python functions a Connect client sends (foreachBatch, foreach, UDFs), run by a server that
 /// lives inside a Python process (ember.connect.start() or activate()): the Python module
 /// provides it. Calls come from a query's thread, without the GIL.
 class ConnectPythonRunner {
@@ -23,6 +25,12 @@ class ConnectPythonRunner {
   virtual arrow::Status ForeachBatch(const std::string& command, bool foreach,
                                      const std::string& session_id,
                                      const std::string& relation_id, int64_t batch_id) = 0;
+  /// Calls the client's pickled UDF `command`, of Spark's PythonEvalType `eval_type`, on one
+  /// batch's argument columns; returns its `length` values as `return_type`.
+  virtual arrow::Result<std::shared_ptr<arrow::Array>> CallFunction(
+      const std::string& command, int32_t eval_type,
+      const std::shared_ptr<arrow::DataType>& return_type,
+      const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) = 0;
 };
 
 class ConnectServer {

@@ -28,6 +28,7 @@ enum class ErrorKind {
   kClassNotFound,        // SparkClassNotFoundException: PySpark has no class for it, so
                          // UnknownException, as Spark Connect's client raises it
   kNoSuchElement,        // SparkNoSuchElementException: a configuration key that is not set
+  kPython,               // PythonException: a user's Python function raised
 };
 
 /// Name of the PySpark exception class for a kind, e.g. "AnalysisException".

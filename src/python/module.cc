@@ -124,6 +124,12 @@ std::shared_ptr<nb::object> KeptPythonObject(nb::object object) {
   });
 }
 
+template <typename T>
+T* CapsulePointer(nb::handle capsule, const char* name);
+nb::capsule SchemaCapsule(const arrow::Schema& schema);
+nb::capsule OwnedCapsule(std::unique_ptr<ArrowSchema> schema);
+nb::capsule OwnedCapsule(std::unique_ptr<ArrowArray> array);
+
 // Runs `call`, a user's foreach or foreachBatch function, on a query's thread: the GIL is taken
 // for the call only, and an exception it raises is Spark's error for the sink.
 template <class Call>
@@ -161,6 +167,39 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
       (*function_)(nb::bytes(command.data(), command.size()), foreach, session_id, relation_id,
                    batch_id);
     });
+  }
+
+  // The arguments go to Python and the result comes back through Arrow's C data interface, so
+  // neither is copied; an exception of the function is Spark's PythonException.
+  arrow::Result<std::shared_ptr<arrow::Array>> CallFunction(
+      const std::string& command, int32_t eval_type,
+      const std::shared_ptr<arrow::DataType>& return_type,
+      const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) override {
+    if (!InterpreterUsable()) {
+      return arrow::Status::Cancelled("the Python interpreter is shutting down");
+    }
+    arrow::FieldVector fields;
+    for (size_t i = 0; i < args.size(); ++i) {
+      fields.push_back(arrow::field("_" + std::to_string(i), args[i]->type()));
+    }
+    auto batch = arrow::RecordBatch::Make(arrow::schema(fields), length, args);
+    auto c_array = std::make_unique<ArrowArray>();
+    auto c_schema = std::make_unique<ArrowSchema>();
+    ARROW_RETURN_NOT_OK(arrow::ExportRecordBatch(*batch, c_array.get(), c_schema.get()));
+    nb::gil_scoped_acquire gil;
+    try {
+      nb::object result = function_->attr("call_function")(
+          nb::bytes(command.data(), command.size()), eval_type, OwnedCapsule(std::move(c_schema)),
+          OwnedCapsule(std::move(c_array)),
+          SchemaCapsule(*arrow::schema({arrow::field("result", return_type)})));
+      nb::tuple exported = nb::cast<nb::tuple>(result.attr("__arrow_c_array__")());
+      auto* schema = CapsulePointer<ArrowSchema>(exported[0], "arrow_schema");
+      auto* array = CapsulePointer<ArrowArray>(exported[1], "arrow_array");
+      return arrow::ImportArray(array, schema);  // moves both out of their capsules
+    } catch (nb::python_error& error) {
+      return ember::UserError(ember::ErrorKind::kPython, "",
+                              nb::cast<std::string>(nb::str(error.value())));
+    }
   }
 
  private:
@@ -226,14 +265,28 @@ nb::capsule StreamCapsule(std::shared_ptr<arrow::Table> table) {
   });
 }
 
-nb::capsule SchemaCapsule(const arrow::Schema& schema) {
-  auto* c_schema = new ArrowSchema;
-  Check(arrow::ExportSchema(schema, c_schema));
-  return nb::capsule(c_schema, "arrow_schema", [](void* p) noexcept {
+
+// Capsules as Arrow's PyCapsule interface names them, releasing what no importer moved out.
+nb::capsule OwnedCapsule(std::unique_ptr<ArrowSchema> schema) {
+  return nb::capsule(schema.release(), "arrow_schema", [](void* p) noexcept {
     auto* s = static_cast<ArrowSchema*>(p);
     if (s->release) s->release(s);
     delete s;
   });
+}
+
+nb::capsule OwnedCapsule(std::unique_ptr<ArrowArray> array) {
+  return nb::capsule(array.release(), "arrow_array", [](void* p) noexcept {
+    auto* a = static_cast<ArrowArray*>(p);
+    if (a->release) a->release(a);
+    delete a;
+  });
+}
+
+nb::capsule SchemaCapsule(const arrow::Schema& schema) {
+  auto c_schema = std::make_unique<ArrowSchema>();
+  Check(arrow::ExportSchema(schema, c_schema.get()));
+  return OwnedCapsule(std::move(c_schema));
 }
 
 std::shared_ptr<arrow::Table> TableFromStream(nb::handle capsule) {
@@ -509,7 +562,9 @@ NB_MODULE(_core, m) {
   m.def("parse_expression", [](const std::string& text) {
     return Column(Unwrap(ember::sql::ParseExpression(text)));
   });
-  m.def("call", &ember::Call, nb::arg("function"), nb::arg("args"), nb::arg("distinct") = false);
+  m.def("call",
+        nb::overload_cast<const std::string&, const std::vector<Column>&, bool>(&ember::Call),
+        nb::arg("function"), nb::arg("args"), nb::arg("distinct") = false);
 
   nb::class_<DataFrame>(m, "DataFrame")
       .def("schema", [](const DataFrame& df) { return SchemaCapsule(*df.schema()); })

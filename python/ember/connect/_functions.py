@@ -1,5 +1,5 @@
-"""The Python functions a Connect client sends with a streaming query (foreachBatch, foreach),
-run in this interpreter when the server lives in it. Spark's server hands each batch to a Python
+"""The Python functions a Connect client sends (foreachBatch, foreach, UDFs), run in this
+interpreter when the server lives in it. Spark's server hands each batch to a Python
 worker process that connects back as a Connect client of the query's session and reaches the
 batch as a cached relation; here the same happens in-process: the engine (C++) caches the batch
 and calls `Runner` on the query's thread with the GIL taken for the call only."""
@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 
 class Runner:
-    """Called as runner(command, foreach, session_id, relation_id, batch_id) for each batch."""
+    """Called as runner(command, foreach, session_id, relation_id, batch_id) for each batch of a
+    foreachBatch or foreach function, and as runner.call_function(...) for a UDF's."""
 
     def __init__(self) -> None:
         self.url = ""  # the server's sc:// address, set once it listens
@@ -45,6 +46,13 @@ class Runner:
                 function = CPickleSerializer().loads(command)
                 self._functions[key] = function
             return function
+
+    def call_function(self, command: bytes, eval_type: int, schema: Any, array: Any,
+                      return_schema: Any) -> Any:
+        """Calls a Python UDF (pickled with its return type) on one batch of its arguments,
+        given and returned through Arrow's C data interface."""
+        return _call_function(self._function("", command), eval_type, schema, array,
+                              return_schema)
 
     def __call__(self, command: bytes, foreach: bool, session_id: str, relation_id: str,
                  batch_id: int) -> None:
@@ -91,3 +99,204 @@ def _foreach_task(function: Callable, batch: Any, batch_id: int) -> None:
             pass
     finally:
         TaskContext._setTaskContext(None)  # type: ignore[arg-type]
+
+
+# Python UDFs ---------------------------------------------------------------------------------
+# The engine calls Runner.call_function on one batch's argument columns, on a query's thread with
+# the GIL taken for the call: the columns come without a copy (Arrow's C data interface) and the
+# result goes back the same way. Values cross as Spark's Python worker gives and takes them.
+
+_BATCHED_UDF = 100  # PythonEvalType.SQL_BATCHED_UDF: a function of a row's values, pickled
+_ARROW_BATCHED_UDF = 101  # SQL_ARROW_BATCHED_UDF: the same with useArrow=True
+_SCALAR_PANDAS_UDF = 200  # SQL_SCALAR_PANDAS_UDF: a function of pandas Series
+
+
+class UserFunctionError(Exception):
+    """A UDF raised: the message is the traceback, as Spark's worker reports it."""
+
+
+def _call_function(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array: Any,
+                   return_schema: Any) -> Any:
+    import pyarrow as pa
+
+    batch = pa.RecordBatch._import_from_c_capsule(schema, array)
+    return_type = pa.Schema._import_from_c_capsule(return_schema).field(0).type
+    function, spark_type = udf
+    try:
+        if eval_type == _SCALAR_PANDAS_UDF:
+            return _call_on_series(function, batch, return_type)
+        return _call_on_rows(function, spark_type, batch, return_type,
+                             exact=eval_type == _BATCHED_UDF)
+    except Exception as error:
+        raise UserFunctionError(_traceback_text(error)) from None
+
+
+def _traceback_text(error: BaseException) -> str:
+    """The traceback from the user's code down, without this module's frames (Spark's
+    simplifiedTraceback leaves out pyspark's own frames the same way)."""
+    import traceback
+
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(error), error, tb))
+
+
+def _call_on_rows(function: Callable, spark_type: Any, batch: Any, return_type: Any,
+                  exact: bool) -> Any:
+    import pyarrow as pa
+
+    columns = [_to_python(column) for column in batch.columns]
+    if columns:
+        results = [function(*row) for row in zip(*columns)]
+    else:
+        results = [function() for _ in range(batch.num_rows)]
+    if exact:
+        # A value of another type than the declared one is NULL, as Spark's pickled UDFs
+        # convert them (EvaluatePython.makeFromJava); a string type takes the value's text.
+        coerce = _coercion(spark_type)
+        results = [coerce(value) for value in results]
+    return pa.array(results, type=return_type)
+
+
+def _call_on_series(function: Callable, batch: Any, return_type: Any) -> Any:
+    import pandas as pd
+    import pyarrow as pa
+
+    from pyspark.errors import PySparkRuntimeError, PySparkTypeError
+
+    series = [_to_pandas(column) for column in batch.columns]
+    result = function(*series)
+    if not isinstance(result, pd.Series):
+        raise PySparkTypeError(
+            errorClass="UDF_RETURN_TYPE",
+            messageParameters={"expected": "pandas.Series",
+                               "actual": type(result).__name__},
+        )
+    if len(result) != batch.num_rows:
+        raise PySparkRuntimeError(
+            errorClass="SCHEMA_MISMATCH_FOR_PANDAS_UDF",
+            messageParameters={"expected": str(batch.num_rows), "actual": str(len(result))},
+        )
+    if pa.types.is_timestamp(return_type) and return_type.tz is not None:
+        result = pd.to_datetime(result)
+        if result.dt.tz is None:
+            result = result.dt.tz_localize(_local_zone())
+    return pa.Array.from_pandas(result, type=return_type)
+
+
+def _local_zone() -> Any:
+    import datetime
+
+    return datetime.datetime.now().astimezone().tzinfo
+
+
+def _to_python(column: Any) -> list:
+    """A column's values as Spark's worker hands them to a UDF: structs as Rows, maps as dicts,
+    timestamps as naive local datetimes."""
+    convert = _python_converter(column.type)
+    values = column.to_pylist()
+    return values if convert is None else [None if v is None else convert(v) for v in values]
+
+
+def _python_converter(arrow_type: Any) -> Any:
+    import pyarrow as pa
+
+    if pa.types.is_struct(arrow_type):
+        from pyspark.sql import Row
+
+        fields = [(f.name, _python_converter(f.type)) for f in arrow_type]
+        return lambda v: Row(**{name: (v[name] if c is None or v[name] is None else c(v[name]))
+                                for name, c in fields})
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        item = _python_converter(arrow_type.value_type)
+        if item is None:
+            return None
+        return lambda v: [None if x is None else item(x) for x in v]
+    if pa.types.is_map(arrow_type):
+        key = _python_converter(arrow_type.key_type) or (lambda x: x)
+        item = _python_converter(arrow_type.item_type) or (lambda x: x)
+        return lambda v: {key(k): (None if x is None else item(x)) for k, x in v}
+    if pa.types.is_timestamp(arrow_type) and arrow_type.tz is not None:
+        return lambda v: v.astimezone().replace(tzinfo=None)
+    return None
+
+
+def _to_pandas(column: Any) -> Any:
+    import pyarrow as pa
+
+    series = column.to_pandas()
+    if pa.types.is_timestamp(column.type) and column.type.tz is not None:
+        series = series.dt.tz_convert(_local_zone()).dt.tz_localize(None)
+    return series
+
+
+def _coercion(spark_type: Any) -> Callable[[Any], Any]:
+    """How a pickled UDF's result becomes a value of `spark_type`: the value itself when it has
+    the type's Python class, else NULL; a string type takes any value's text."""
+    import datetime
+    import decimal
+
+    from pyspark.sql import types as T
+
+    def only(*classes: type, exclude: tuple = ()) -> Callable[[Any], Any]:
+        return lambda v: v if isinstance(v, classes) and not isinstance(v, exclude) else None
+
+    if isinstance(spark_type, T.BooleanType):
+        return only(bool)
+    if isinstance(spark_type, T.IntegralType):
+        bits = {T.ByteType: 8, T.ShortType: 16, T.IntegerType: 32, T.LongType: 64}[
+            type(spark_type)]
+        low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        return lambda v: (v if isinstance(v, int) and not isinstance(v, bool)
+                          and low <= v <= high else None)
+    if isinstance(spark_type, T.FractionalType) and not isinstance(spark_type, T.DecimalType):
+        return only(float)
+    if isinstance(spark_type, T.DecimalType):
+        return only(decimal.Decimal)
+    if isinstance(spark_type, T.StringType):
+        return _text
+    if isinstance(spark_type, T.BinaryType):
+        return lambda v: bytes(v) if isinstance(v, (bytes, bytearray)) else None
+    if isinstance(spark_type, T.DateType):
+        return only(datetime.date, exclude=(datetime.datetime,))
+    if isinstance(spark_type, (T.TimestampType, T.TimestampNTZType)):
+        aware = isinstance(spark_type, T.TimestampType)
+        return lambda v: ((v.astimezone() if aware and v.tzinfo is None else v)
+                          if isinstance(v, datetime.datetime) else None)
+    if isinstance(spark_type, T.ArrayType):
+        item = _coercion(spark_type.elementType)
+        return lambda v: ([None if x is None else item(x) for x in v]
+                          if isinstance(v, (list, tuple)) else None)
+    if isinstance(spark_type, T.MapType):
+        key, value = _coercion(spark_type.keyType), _coercion(spark_type.valueType)
+        return lambda v: ([(key(k), None if x is None else value(x)) for k, x in v.items()]
+                          if isinstance(v, dict) else None)
+    if isinstance(spark_type, T.StructType):
+        fields = [(f.name, _coercion(f.dataType)) for f in spark_type.fields]
+
+        def struct(v: Any) -> Any:
+            if isinstance(v, dict):
+                values = [v.get(name) for name, _ in fields]
+            elif isinstance(v, (tuple, list)) and len(v) == len(fields):
+                values = list(v)
+            else:
+                return None
+            return {name: None if x is None else c(x) for (name, c), x in zip(fields, values)}
+
+        return struct
+    return lambda v: v
+
+
+def _text(value: Any) -> Any:
+    """A value's text as Java's toString gives it for what Spark's worker sends back."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+    return str(value)

@@ -22,6 +22,7 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kType: return "PySparkTypeError";
     case ErrorKind::kClassNotFound: return "SparkClassNotFoundException";
     case ErrorKind::kNoSuchElement: return "SparkNoSuchElementException";
+    case ErrorKind::kPython: return "PythonException";
   }
   return "SparkRuntimeException";
 }

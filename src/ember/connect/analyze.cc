@@ -4,6 +4,7 @@
 
 #include "ember/connect/data_types.h"
 #include "ember/connect/errors.h"
+#include "ember/connect/sessions.h"
 #include "ember/connect/translator.h"
 #include "ember/plan/type_names.h"
 #include "ember/session.h"
@@ -39,9 +40,9 @@ void TreeLines(const arrow::FieldVector& fields, const std::string& prefix, int 
 
 }  // namespace
 
-arrow::Status Analyze(const std::shared_ptr<Session>& session, const StreamingQueries& streams,
-                      const pb::AnalyzePlanRequest& request, pb::AnalyzePlanResponse* response) {
-  Translator t(session, &streams);
+arrow::Status Analyze(const ConnectSession& connect, const pb::AnalyzePlanRequest& request,
+                      pb::AnalyzePlanResponse* response) {
+  Translator t(connect);
   using R = pb::AnalyzePlanRequest;
   switch (request.analyze_case()) {
     case R::kSchema: {

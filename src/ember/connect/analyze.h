@@ -12,12 +12,12 @@ class Session;
 
 namespace ember::connect {
 
-class StreamingQueries;
+class ConnectSession;
 
 /// The Spark version Ember answers as, the version of the PySpark client it is tested with.
 inline constexpr const char* kSparkVersion = "4.0.1";
 
-arrow::Status Analyze(const std::shared_ptr<Session>& session, const StreamingQueries& streams,
+arrow::Status Analyze(const ConnectSession& session,
                       const spark::connect::AnalyzePlanRequest& request,
                       spark::connect::AnalyzePlanResponse* response);
 

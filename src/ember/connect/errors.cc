@@ -60,6 +60,8 @@ std::vector<std::string> JavaClasses(ErrorKind kind) {
     case ErrorKind::kNoSuchElement:
       return with({"org.apache.spark.SparkNoSuchElementException",
                    "java.util.NoSuchElementException"});
+    case ErrorKind::kPython:
+      return with({"org.apache.spark.api.python.PythonException"});
   }
   return with({"org.apache.spark.SparkException"}, false);
 }

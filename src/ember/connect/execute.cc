@@ -149,7 +149,7 @@ arrow::Status RunCommand(const Translator& t, StreamingQueries& streams, const p
 Result<std::vector<pb::ExecutePlanResponse>> Execute(const ConnectSession& session,
                                                      const pb::ExecutePlanRequest& request,
                                                      const std::string& operation_id) {
-  Translator translator(session.session(), &session.streams());
+  Translator translator(session);
   Responses out(session, operation_id);
   const auto& plan = request.plan();
   if (plan.has_root()) {

@@ -10,6 +10,8 @@
 #include "ember/plan/expr.h"
 #include "ember/plan/type_names.h"
 #include "ember/sql/parser.h"
+#include "ember/connect.h"
+#include "ember/user_function.h"
 #include "spark/connect/expressions.pb.h"
 
 namespace ember::connect {
@@ -152,12 +154,56 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
       }
       return Unsupported("extracting a value by a key that is not a field name");
     }
+    case E::kCommonInlineUserDefinedFunction: {
+      const auto& call = expression.common_inline_user_defined_function();
+      ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call));
+      std::vector<Column> args;
+      for (const auto& arg : call.arguments()) {
+        ARROW_ASSIGN_OR_RAISE(auto column, Expression(arg));
+        args.push_back(std::move(column));
+      }
+      return Call(std::move(function), args);
+    }
     case E::EXPR_TYPE_NOT_SET: return Unsupported("expression of no type");
     default: {
       const auto* field = E::descriptor()->FindFieldByNumber(expression.expr_type_case());
       return Unsupported("expression `" + (field ? field->name() : std::string("?")) + "`");
     }
   }
+}
+
+// Spark's PythonEvalType values that run here: a function of rows, pickled (SQL_BATCHED_UDF) or
+// Arrow-optimized (SQL_ARROW_BATCHED_UDF), and a scalar pandas_udf of Series
+// (SQL_SCALAR_PANDAS_UDF).
+constexpr int32_t kBatchedUdf = 100;
+constexpr int32_t kArrowBatchedUdf = 101;
+constexpr int32_t kScalarPandasUdf = 200;
+
+Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
+    const pb::CommonInlineUserDefinedFunction& call) const {
+  if (!call.has_python_udf()) return Unsupported("a user-defined function that is not Python's");
+  const pb::PythonUDF& udf = call.python_udf();
+  const int32_t eval_type = udf.eval_type();
+  if (eval_type != kBatchedUdf && eval_type != kArrowBatchedUdf && eval_type != kScalarPandasUdf) {
+    return Unsupported("a Python UDF of eval type " + std::to_string(eval_type));
+  }
+  if (!python_) return Unsupported("Python UDFs on a server outside a Python process");
+  ARROW_ASSIGN_OR_RAISE(auto return_type, FromProto(udf.output_type()));
+  std::string key = call.function_name() + '\0' + std::to_string(eval_type) + '\0' +
+                    (call.deterministic() ? "d" : "n") + udf.command();
+  auto& function = functions_[key];
+  if (!function) {
+    auto made = std::make_shared<UserFunction>();
+    made->name = call.function_name();
+    made->return_type = return_type;
+    made->deterministic = call.deterministic();
+    made->call = [python = python_, command = udf.command(), eval_type, return_type](
+                     const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) {
+      return python->CallFunction(command, eval_type, return_type, args, length);
+    };
+    function = std::move(made);
+  }
+  return function;
 }
 
 }  // namespace ember::connect

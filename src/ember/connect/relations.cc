@@ -8,6 +8,7 @@
 #include "ember/connect/arrow_ipc.h"
 #include "ember/connect/data_types.h"
 #include "ember/connect/errors.h"
+#include "ember/connect/sessions.h"
 #include "ember/connect/streaming.h"
 #include "ember/connect/translator.h"
 #include "ember/error.h"
@@ -316,6 +317,9 @@ Result<DataFrame> Read(const Translator& t, const pb::Read& read) {
 }
 
 }  // namespace
+
+Translator::Translator(const ConnectSession& session)
+    : session_(session.session()), streams_(&session.streams()), python_(session.python()) {}
 
 Result<DataFrame> Translator::Relation(const pb::Relation& relation) const {
   Result<DataFrame> df = [&]() -> Result<DataFrame> {

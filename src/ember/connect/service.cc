@@ -136,7 +136,7 @@ arrow::Status Service::AnalyzePlan(const pb::AnalyzePlanRequest& request,
                                                     request.client_observed_server_side_session_id()));
   response->set_session_id(session->session_id());
   response->set_server_side_session_id(session->server_side_session_id());
-  return Analyze(session->session(), session->streams(), request, response);
+  return Analyze(*session, request, response);
 }
 
 arrow::Status Service::Config(const pb::ConfigRequest& request, pb::ConfigResponse* response) {

@@ -13,6 +13,7 @@ ConnectSession::ConnectSession(std::string session_id, std::shared_ptr<Session> 
     : session_id_(std::move(session_id)),
       server_side_session_id_(NewUuid()),
       session_(std::move(session)),
+      python_(python),
       streams_(std::make_unique<StreamingQueries>(session_id_, std::move(python))) {}
 
 void ConnectSession::KeepResponses(const std::string& operation_id,

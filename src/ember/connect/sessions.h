@@ -32,6 +32,8 @@ class ConnectSession {
   const std::shared_ptr<Session>& session() const { return session_; }
   /// The session's streaming queries (spark.streams).
   StreamingQueries& streams() const { return *streams_; }
+  /// Where the clients' Python functions run; none outside a Python process.
+  const std::shared_ptr<ConnectPythonRunner>& python() const { return python_; }
 
   /// Keeps a finished reattachable operation's responses until the client releases them, for
   /// ReattachExecute after a broken stream.
@@ -49,6 +51,7 @@ class ConnectSession {
   const std::string session_id_;
   const std::string server_side_session_id_;
   const std::shared_ptr<Session> session_;
+  const std::shared_ptr<ConnectPythonRunner> python_;
   const std::unique_ptr<StreamingQueries> streams_;
   mutable std::mutex mutex_;
   std::map<std::string, std::vector<spark::connect::ExecutePlanResponse>> operations_;

@@ -15,24 +15,27 @@
 #include "ember/dataframe.h"
 
 namespace spark::connect {
+class CommonInlineUserDefinedFunction;
 class Expression;
 class Relation;
 }
 
 namespace ember {
+class ConnectPythonRunner;
 class Session;
+struct UserFunction;
 }
 
 namespace ember::connect {
 
+class ConnectSession;
 class StreamingQueries;
 
 class Translator {
  public:
-  /// `streams`: the session's streaming queries, whose foreachBatch batches a plan may name
-  /// (cached_remote_relation).
-  explicit Translator(std::shared_ptr<Session> session, const StreamingQueries* streams = nullptr)
-      : session_(std::move(session)), streams_(streams) {}
+  /// Plans of a client of `session`: their foreachBatch batches (cached_remote_relation) are the
+  /// session's streaming queries', their Python functions run in the session's runner.
+  explicit Translator(const ConnectSession& session);
 
   arrow::Result<DataFrame> Relation(const spark::connect::Relation& relation) const;
   arrow::Result<Column> Expression(const spark::connect::Expression& expression) const;
@@ -40,8 +43,15 @@ class Translator {
   const std::shared_ptr<Session>& session() const { return session_; }
 
  private:
+  arrow::Result<std::shared_ptr<const UserFunction>> PythonFunction(
+      const spark::connect::CommonInlineUserDefinedFunction& function) const;
+
   std::shared_ptr<Session> session_;
   const StreamingQueries* streams_;
+  std::shared_ptr<ConnectPythonRunner> python_;
+  // One object per function of a plan, however often the plan names it: the analyzer knows a
+  // user's function by its object (groupBy(f(a)) and select(f(a)) must match).
+  mutable std::map<std::string, std::shared_ptr<const UserFunction>> functions_;
   // The DataFrame of each relation with a plan id translated so far: an attribute that names
   // a plan id (df["a"] in the client) binds to that DataFrame's output.
   mutable std::map<int64_t, DataFrame> frames_;

@@ -53,13 +53,14 @@ Result<cp::Expression> LowerExpr(const Expr& e, const plan::EvalContext& ctx) {
       return plan::LowerCast(arg, e.args[0]->type, e.type, e.try_cast, ctx);
     }
     case ExprKind::kCall: {
-      const plan::FunctionDef* def = plan::FindFunction(e.name);
-      if (!def || !def->lower) return Status::Invalid("cannot evaluate ", plan::DisplayName(e));
       std::vector<cp::Expression> args;
       for (const auto& a : e.args) {
         ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*a, ctx));
         args.push_back(std::move(lowered));
       }
+      if (e.function) return CallUserFunction(e.function, std::move(args));
+      const plan::FunctionDef* def = plan::FindFunction(e.name);
+      if (!def || !def->lower) return Status::Invalid("cannot evaluate ", plan::DisplayName(e));
       ARROW_ASSIGN_OR_RAISE(auto lowered, def->lower(e, std::move(args), ctx));
       // Arrow sizes decimals and names list elements its own way; the analyzer's (Spark's) type is
       // the contract.

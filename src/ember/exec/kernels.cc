@@ -390,6 +390,7 @@ arrow::Status RegisterKernels() {
     }
     if (status.ok()) status = RegisterHyperLogLogKernels(registry);
     if (status.ok()) status = RegisterArrayKernels(registry);
+    if (status.ok()) status = RegisterUserFunctionKernel(registry);
   });
   return status;
 }

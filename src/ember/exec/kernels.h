@@ -3,14 +3,20 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include <arrow/result.h>
 #include <arrow/status.h>
 #include <arrow/type_fwd.h>
 
 namespace arrow::compute {
+class Expression;
 class FunctionRegistry;
 struct ExecSpan;
+}
+
+namespace ember {
+struct UserFunction;
 }
 
 namespace ember::exec {
@@ -35,5 +41,11 @@ arrow::Status RegisterHyperLogLogKernels(arrow::compute::FunctionRegistry* regis
 
 /// Registers the collection functions (array_kernels.cc).
 arrow::Status RegisterArrayKernels(arrow::compute::FunctionRegistry* registry);
+
+/// Registers ember_user_function, which calls a user's function (user_function_kernel.cc).
+arrow::Status RegisterUserFunctionKernel(arrow::compute::FunctionRegistry* registry);
+/// A call of `function` on `args`, evaluated batch by batch.
+arrow::compute::Expression CallUserFunction(std::shared_ptr<const UserFunction> function,
+                                            std::vector<arrow::compute::Expression> args);
 
 }  // namespace ember::exec

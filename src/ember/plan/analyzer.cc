@@ -13,6 +13,7 @@
 #include "ember/error.h"
 #include "ember/plan/functions.h"
 #include "ember/plan/type_names.h"
+#include "ember/user_function.h"
 
 namespace ember::plan {
 
@@ -73,7 +74,10 @@ std::string Fingerprint(const Expr& e) {
     }
     default: break;
   }
-  std::string out = Lower(e.name) + (e.distinct ? "!d(" : "(");
+  // A user's function is known by its object: another one may share its name.
+  std::string out = e.function ? "udf@" + std::to_string(reinterpret_cast<uintptr_t>(
+                                              e.function.get())) + "("
+                               : Lower(e.name) + (e.distinct ? "!d(" : "(");
   for (const auto& a : e.args) out += Fingerprint(*a) + ",";
   return out + ")";
 }
@@ -92,7 +96,7 @@ Result<ExprPtr> Transform(const ExprPtr& e,
 }
 
 bool IsGeneratorCall(const Expr& e) {
-  if (e.kind != ExprKind::kCall) return false;
+  if (e.kind != ExprKind::kCall || e.function) return false;
   const FunctionDef* def = FindFunction(e.name);
   return def && def->generator;
 }
@@ -104,7 +108,7 @@ bool ContainsGenerator(const Expr& e) {
 }
 
 bool IsAggregateCall(const Expr& e) {
-  if (e.kind != ExprKind::kCall) return false;
+  if (e.kind != ExprKind::kCall || e.function) return false;
   const FunctionDef* def = FindFunction(e.name);
   return def && def->aggregate;
 }
@@ -270,6 +274,15 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
     }
     case ExprKind::kCall:
       break;
+  }
+  if (e.function) {
+    auto out = std::make_shared<Expr>(e);
+    for (auto& arg : out->args) {
+      ARROW_ASSIGN_OR_RAISE(arg, Resolve(arg, scope));
+    }
+    out->type = e.function->return_type;
+    out->nullable = true;
+    return out;
   }
   const FunctionDef* def = FindFunction(e.name);
   if (!def) {

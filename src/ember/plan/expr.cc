@@ -6,6 +6,7 @@
 #include <arrow/type.h>
 
 #include "ember/plan/type_names.h"
+#include "ember/user_function.h"
 
 namespace ember::plan {
 
@@ -78,6 +79,14 @@ ExprPtr Call(std::string function, std::vector<ExprPtr> args, bool distinct) {
   e->name = std::move(function);
   e->args = std::move(args);
   e->distinct = distinct;
+  return e;
+}
+
+ExprPtr Call(std::shared_ptr<const UserFunction> function, std::vector<ExprPtr> args) {
+  auto e = New(ExprKind::kCall);
+  e->name = function->name;
+  e->args = std::move(args);
+  e->function = std::move(function);
   return e;
 }
 

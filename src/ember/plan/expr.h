@@ -10,6 +10,10 @@
 
 #include <arrow/type_fwd.h>
 
+namespace ember {
+struct UserFunction;
+}
+
 namespace ember::plan {
 
 struct Expr;
@@ -20,7 +24,8 @@ enum class ExprKind {
   kStar,       // `*` or `t.*`: name_parts holds the qualifier, if any
   kAttribute,  // a resolved column: an attribute id of a child plan's output
   kLiteral,    // a constant; an untyped NULL has arrow's null type
-  kCall,       // a function or operator by its Spark name ("+", "=", "upper", "count", ...)
+  kCall,       // a function or operator by its Spark name ("+", "=", "upper", "count", ...),
+               // or a user's function (`function`)
   kCast,       // CAST(child AS type) or TRY_CAST
   kAlias,      // child AS name
   kSortOrder,  // child ASC|DESC NULLS FIRST|LAST; appears only in sort lists
@@ -52,6 +57,7 @@ struct Expr {
   bool try_cast = false;                    // kCast: null instead of an error
   bool ascending = true;                    // kSortOrder
   bool nulls_first = true;                  // kSortOrder
+  std::shared_ptr<const UserFunction> function;  // kCall of a user's function, not the catalog's
 
   bool resolved() const { return type != nullptr; }
 };
@@ -63,6 +69,7 @@ ExprPtr Star(std::vector<std::string> qualifier = {});
 ExprPtr AttributeRef(const Attribute& attribute);
 ExprPtr Literal(std::shared_ptr<arrow::Scalar> value);
 ExprPtr Call(std::string function, std::vector<ExprPtr> args, bool distinct = false);
+ExprPtr Call(std::shared_ptr<const UserFunction> function, std::vector<ExprPtr> args);
 ExprPtr Cast(ExprPtr child, std::shared_ptr<arrow::DataType> type, bool try_cast = false);
 ExprPtr Alias(ExprPtr child, std::string name);
 ExprPtr SortOrder(ExprPtr child, bool ascending, bool nulls_first);

@@ -1576,7 +1576,7 @@ const FunctionDef* FindFunction(const std::string& name) {
 }
 
 bool ContainsAggregate(const Expr& expr) {
-  if (expr.kind == ExprKind::kCall) {
+  if (expr.kind == ExprKind::kCall && !expr.function) {
     const FunctionDef* def = FindFunction(expr.name);
     if (def && def->aggregate) return true;
   }

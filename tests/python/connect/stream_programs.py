@@ -30,6 +30,7 @@ def session(**conf):
     for key, value in conf.items():
         builder = builder.config(key, value)
     if ENGINE == "spark":
+        os.environ["PYSPARK_PYTHON"] = sys.executable  # Python workers with this one's packages
         builder = (builder.master("local[2]").config("spark.ui.enabled", "false")
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC"))
@@ -384,9 +385,86 @@ def file_sources():
     return out
 
 
+def python_udfs():
+    """Python UDFs (udf pickled and with useArrow, pandas_udf) in batch and streaming plans:
+    Spark's conversions of arguments and results, NULLs, names, and a function that raises."""
+    import datetime
+
+    import pandas as pd
+    from pyspark.sql import Row
+    from pyspark.sql.types import DoubleType, IntegerType, LongType, StringType
+
+    spark = session()
+    df = spark.createDataFrame(
+        [(1, "a", 1.5, [1, 2], Row(x=1, y="p"), datetime.datetime(2024, 1, 2, 3, 4, 5)),
+         (2, None, None, None, None, None),
+         (3, "ccc", -2.0, [], Row(x=None, y="q"), datetime.datetime(2024, 6, 1))],
+        "id INT, s STRING, d DOUBLE, a ARRAY<INT>, st STRUCT<x: INT, y: STRING>, t TIMESTAMP")
+    plus = F.udf(lambda x: x + 1, IntegerType())
+    described = F.udf(lambda *values: "|".join(f"{type(v).__name__}:{v}" for v in values))
+    doc = {}
+    batch = df.select(
+        plus("id"),
+        F.udf(lambda s: len(s) if s is not None else -1, "int")("s").alias("n"),
+        F.udf(lambda x: x)("id").alias("as_string"),
+        F.udf(lambda x: x * 2, DoubleType())("id").alias("int_for_double"),
+        F.udf(lambda x: x / 2, LongType())("id").alias("float_for_long"),
+        F.udf(lambda x: x > 1, StringType())("id").alias("bool_for_string"),
+        F.udf(lambda d: d, useArrow=True, returnType=DoubleType())("d").alias("arrow"),
+        described("a", "st", "t", "d").alias("seen"),
+        F.udf(lambda: 7, "int")().alias("no_args"),
+        F.udf(lambda a: [x * 10 for x in a] if a is not None else None, "array<int>")("a")
+        .alias("array"),
+        F.udf(lambda st: (st.y, st.x) if st else None, "struct<y: string, x: int>")("st")
+        .alias("struct"),
+    )
+    doc["columns"] = batch.columns
+    doc["batch"] = rows(batch)
+
+    @F.pandas_udf("double")
+    def half(x: pd.Series) -> pd.Series:
+        return x / 2
+
+    @F.pandas_udf("string")
+    def shout(s: pd.Series) -> pd.Series:
+        return s.str.upper()
+
+    doc["pandas"] = rows(df.select(half("id"), shout("s"), half(F.col("id") + 1).alias("h")))
+    doc["filter_group"] = rows(df.where(plus("id") > 2).groupBy(plus("id")).count())
+    df.createOrReplaceTempView("udf_input")
+    doc["sql_after"] = rows(spark.sql("SELECT id FROM udf_input").select(plus("id").alias("p")))
+
+    for name, failing in [
+        ("raises", F.udf(lambda x: 1 // (x - x), "int")("id")),
+        ("pandas_length", F.pandas_udf(lambda x: x.head(1), "double")("id")),
+        ("pandas_not_series", F.pandas_udf(lambda x: 1, "double")("id")),
+    ]:
+        try:
+            df.select(failing).collect()
+            doc[name] = None
+        except Exception as error:  # noqa: BLE001 - the class and the message's point compare
+            text = str(error)
+            doc[name] = [type(error).__name__,
+                         [m for m in ("ZeroDivisionError: integer division or modulo by zero",
+                                      "SCHEMA_MISMATCH_FOR_PANDAS_UDF", "UDF_RETURN_TYPE")
+                          if m in text]]
+
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"k": "x", "v": 1}, {"k": "y", "v": 2}], 1000)
+    stream = spark.readStream.schema("k STRING, v INT").json(data)
+    query = (stream.select(F.udf(lambda k, v: f"{k}-{v}")("k", "v").alias("kv"), half("v"))
+             .writeStream.format("memory").queryName("udf_stream").start())
+    query.processAllAvailable()
+    write_file(data, "b.json", [{"k": "z", "v": 3}], 2000)
+    query.processAllAvailable()
+    doc["stream"] = rows(spark.sql("SELECT * FROM udf_stream"))
+    query.stop()
+    return doc
+
+
 PROGRAMS = {f.__name__: f for f in (windowed_memory, file_sinks, iceberg_table, failing_query,
                                      foreach_batch, listener, console_and_errors,
-                                     joins_and_dedup, file_sources)}
+                                     joins_and_dedup, file_sources, python_udfs)}
 
 if __name__ == "__main__":
     result = PROGRAMS[NAME]()
