@@ -93,9 +93,11 @@ Status Exec(cp::KernelContext* ctx, const cp::ExecSpan& batch, cp::ExecResult* o
 
 Status RegisterUserFunctionKernel(cp::FunctionRegistry* registry) {
   // Not pure: a user's function is called for every batch, never folded into a constant.
-  auto fn = std::make_shared<cp::ScalarFunction>("ember_user_function", cp::Arity::VarArgs(0),
-                                                 cp::FunctionDoc::Empty(), nullptr,
-                                                 /*is_pure=*/false);
+  // With a summary: pyarrow.compute, imported after this, lists every function and fails on a
+  // variadic one without.
+  auto fn = std::make_shared<cp::ScalarFunction>(
+      "ember_user_function", cp::Arity::VarArgs(0),
+      cp::FunctionDoc("Call a user's function", "", {"args"}), nullptr, /*is_pure=*/false);
   cp::ScalarKernel kernel(cp::KernelSignature::Make({cp::InputType::Any()},
                                                     cp::OutputType(ReturnType),
                                                     /*is_varargs=*/true),

@@ -46,6 +46,31 @@ def test_a_client_process_runs_on_a_server_process(server_process):
     assert out.stdout.split("\n")[:2] == ["[(False, 50), (True, 50)]", "no JVM"]
 
 
+def test_python_functions_run_in_a_server_process(server_process, tmp_path):
+    # The server's interpreter imports pandas and pyarrow.compute only when a function first
+    # needs them, after Ember's own compute functions are registered: the import must still work.
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("a\nbb\n")
+    client = textwrap.dedent(f"""
+        from pyspark.sql import SparkSession, functions as F
+        spark = SparkSession.builder.getOrCreate()
+        half = F.pandas_udf(lambda v: v / 2, "double")
+        print(spark.range(3).select(half("id")).collect())
+        seen = []
+        query = (spark.readStream.text({str(tmp_path / "in")!r}).writeStream
+                 .foreach(lambda row: print(row.value)).start())
+        query.processAllAvailable()
+        query.stop()
+        print("done")
+    """)
+    env = dict(os.environ, SPARK_REMOTE=f"sc://127.0.0.1:{server_process}")
+    out = subprocess.run([sys.executable, "-c", client], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == [
+        "[Row(<lambda>(id)=0.0), Row(<lambda>(id)=0.5), Row(<lambda>(id)=1.0)]", "done"]
+
+
 def test_the_server_shares_no_symbols_with_pyarrow():
     # gRPC brings Debian's re2 and OpenSSL; pyarrow's libraries export other versions of both
     # under the same names. The transport lives in a symbol scope of its own, so with a server
