@@ -182,6 +182,10 @@ std::string DisplayName(const Expr& e) {
   }
   if (f == "not") return "(NOT " + arg(0) + ")";
   if (f == "negative") return "(- " + arg(0) + ")";
+  if (f == "~") return "~" + arg(0);
+  if (f == "power") {  // Spark's Pow is named POWER; `pow` keeps the name it was called by
+    return "POWER(" + arg(0) + ", " + arg(1) + ")";
+  }
   if (f == "isnull") return "(" + arg(0) + " IS NULL)";
   if (f == "isnotnull") return "(" + arg(0) + " IS NOT NULL)";
   if (f == "in") {

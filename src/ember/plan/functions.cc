@@ -224,6 +224,50 @@ Result<TypedCall> ArithmeticRule(const Expr& call, std::vector<ExprPtr> args) {
   return TypedCall{result, nullable, std::move(args)};
 }
 
+// Spark's bitwise operators take integral operands of one type: a NULL takes the other's type,
+// text is read as a BIGINT, and integers widen.
+Result<TypedCall> BitwiseRule(const Expr& call, std::vector<ExprPtr> args) {
+  for (auto& arg : args) {
+    if (IsString(*arg->type)) arg = CastIfNeeded(arg, arrow::int64());
+  }
+  if (args.size() == 1) {
+    if (IsNull(*args[0]->type)) args[0] = CastIfNeeded(args[0], arrow::int32());
+    if (!IsIntegral(*args[0]->type)) return UnexpectedType(call, 0, *args[0], "\"INTEGRAL\"");
+    auto type = args[0]->type;
+    return Typed(std::move(args), type);
+  }
+  auto& a = args[0];
+  auto& b = args[1];
+  if (IsNull(*a->type)) a = CastIfNeeded(a, IsNull(*b->type) ? arrow::int32() : b->type);
+  if (IsNull(*b->type)) b = CastIfNeeded(b, a->type);
+  if (!IsIntegral(*a->type) || !IsIntegral(*b->type)) {
+    if (!a->type->Equals(*b->type)) {
+      return Mismatch(call, "BINARY_OP_DIFF_TYPES",
+                      "the left and right operands of the binary operator have incompatible "
+                      "types (" + TypeQuoted(*a->type) + " and " + TypeQuoted(*b->type) + ")");
+    }
+    return Mismatch(call, "BINARY_OP_WRONG_TYPE",
+                    "the binary operator requires the input type \"INTEGRAL\", not " +
+                        TypeQuoted(*a->type));
+  }
+  auto common = WiderType(a->type, b->type);
+  a = CastIfNeeded(a, common);
+  b = CastIfNeeded(b, common);
+  return Typed(std::move(args), common);
+}
+
+// pow(x, y): both operands as doubles.
+Result<TypedCall> PowerRule(const Expr& call, std::vector<ExprPtr> args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (IsNull(*args[i]->type) || IsString(*args[i]->type)) {
+      args[i] = CastIfNeeded(args[i], arrow::float64());
+    }
+    if (!IsNumeric(*args[i]->type)) return UnexpectedType(call, i, *args[i], "\"DOUBLE\"");
+    args[i] = CastIfNeeded(args[i], arrow::float64());
+  }
+  return Typed(std::move(args), arrow::float64());
+}
+
 Result<TypedCall> BooleanRule(const Expr& call, std::vector<ExprPtr> args) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (IsNull(*args[i]->type)) args[i] = CastIfNeeded(args[i], arrow::boolean());
@@ -829,6 +873,13 @@ Catalog BuildCatalog() {
                   return Fn("negate_checked", std::move(a));
                 }));
   Add(c, Direct("abs", 1, NumericUnaryRule, "abs_checked"));
+  Add(c, Direct("power", 2, PowerRule, "power"));
+  Add(c, Direct("pow", 2, PowerRule, "power"));
+  for (auto [op, fn] : {std::pair{"&", "bit_wise_and"}, {"|", "bit_wise_or"},
+                        {"^", "bit_wise_xor"}}) {
+    Add(c, Direct(op, 2, BitwiseRule, fn));
+  }
+  Add(c, Direct("~", 1, BitwiseRule, "bit_wise_not"));
   // Comparison.
   for (auto [op, fn] : {std::pair{"=", "equal"}, {"<", "less"}, {"<=", "less_equal"},
                         {">", "greater"}, {">=", "greater_equal"}}) {

@@ -284,3 +284,34 @@ def test_a_long_error_message_is_abbreviated_as_spark_does(spark):
         spark.sql(f"SELECT {name}").collect()
     message = str(error.value)
     assert len(message) < 2200 and "..." in message
+
+
+def test_bitwise_operators_and_power_against_duckdb(spark):
+    from pyspark.sql import functions as F
+
+    rows = [(170, 75, 2), (-5, 3, 0), (None, 1, 3), (2**40, 7, -1)]
+    df = spark.createDataFrame(rows, "a LONG, b INT, e INT")
+    out = df.select(df.a.bitwiseAND(df.b), df.a.bitwiseOR(df.b), df.a.bitwiseXOR(df.b),
+                    F.bitwise_not(df.b), df.b ** df.e, F.pow("a", F.lit(0.5)))
+    assert out.columns == ["(a & b)", "(a | b)", "(a ^ b)", "~b", "POWER(b, e)", "POWER(a, 0.5)"]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t(a BIGINT, b INTEGER, e INTEGER)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?)", rows)
+    expected = con.execute(
+        "SELECT a & b, a | b, xor(a, b), ~b, pow(b, e), "
+        "CASE WHEN a < 0 THEN 'NaN'::DOUBLE ELSE pow(a, 0.5) END FROM t").fetchall()
+    got = [tuple(r) for r in out.collect()]
+    assert len(got) == len(expected)
+    for g, x in zip(got, expected):
+        assert g[:4] == x[:4]
+        for a, b in zip(g[4:], x[4:]):
+            assert (a is None and b is None) or a == pytest.approx(b, nan_ok=True)
+    # Spark 4.0.1's conditions and types, as measured
+    with pytest.raises(AnalysisException, match=r"BINARY_OP_DIFF_TYPES.*\(\"BIGINT\" and \"DOUBLE"):
+        df.select(F.col("a").bitwiseAND(F.lit(1.5))).collect()
+    with pytest.raises(AnalysisException, match=r"UNEXPECTED_INPUT_TYPE.*requires the \"INTEGRAL\""):
+        df.select(F.bitwise_not(F.lit(1.5))).collect()
+    assert [f.dataType.simpleString() for f in df.select(
+        F.col("b").bitwiseAND(F.lit("7")), F.col("b").bitwiseOR(F.lit(None)),
+        F.lit(3).cast("tinyint").bitwiseOR(F.lit(1).cast("smallint"))).schema] == [
+        "bigint", "int", "smallint"]
