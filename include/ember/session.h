@@ -30,6 +30,7 @@ class Catalog;
 }
 class SessionCatalog;
 struct SessionTable;
+struct UserFunction;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -100,6 +101,11 @@ class Session : public std::enable_shared_from_this<Session> {
   bool DropTempView(const std::string& name);
   std::vector<std::string> TempViewNames() const;
 
+  /// spark.udf.register: a temporary function of this session, called by its name in SQL and
+  /// expressions (after the built-in functions, as Spark's search path has them); a function
+  /// registered again under a name replaces it.
+  void RegisterFunction(const std::string& name, std::shared_ptr<const UserFunction> function);
+
   /// The analyzer for this session's configuration and views.
   plan::Analyzer analyzer();
   /// The value of a constant expression, cast to `type` (a time-travel point, say).
@@ -113,6 +119,7 @@ class Session : public std::enable_shared_from_this<Session> {
   mutable std::mutex mutex_;
   std::map<std::string, std::string> conf_;
   std::map<std::string, std::shared_ptr<const plan::LogicalPlan>> views_;  // lower-cased names
+  std::map<std::string, std::shared_ptr<const UserFunction>> functions_;   // lower-cased names
   std::map<std::string, std::shared_ptr<iceberg::Catalog>> catalogs_;
   std::vector<std::shared_ptr<iceberg::Catalog>> retired_catalogs_;
   std::shared_ptr<SessionCatalog> session_catalog_;

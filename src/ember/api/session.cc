@@ -184,6 +184,13 @@ plan::Analyzer Session::analyzer() {
   plan::AnalyzerOptions options;
   options.case_sensitive = Lower(GetConf("spark.sql.caseSensitive", "false")) == "true";
   std::weak_ptr<Session> weak = weak_from_this();
+  options.lookup_function = [weak](const std::string& name) -> std::shared_ptr<const UserFunction> {
+    auto self = weak.lock();
+    if (!self) return nullptr;
+    std::lock_guard<std::mutex> lock(self->mutex_);
+    auto it = self->functions_.find(Lower(name));
+    return it == self->functions_.end() ? nullptr : it->second;
+  };
   options.lookup_relation = [weak](const plan::LogicalPlan& relation) -> Result<plan::PlanPtr> {
     const std::vector<std::string>& parts = relation.name_parts;
     auto self = weak.lock();
@@ -616,6 +623,12 @@ arrow::Status Session::CreateTempView(const std::string& name, const DataFrame& 
   }
   views_[key] = df.plan();
   return arrow::Status::OK();
+}
+
+void Session::RegisterFunction(const std::string& name,
+                               std::shared_ptr<const UserFunction> function) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  functions_[Lower(name)] = std::move(function);
 }
 
 bool Session::DropTempView(const std::string& name) {

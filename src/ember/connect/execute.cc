@@ -119,6 +119,7 @@ arrow::Status RunCommand(const Translator& t, StreamingQueries& streams, const p
   switch (command.command_type_case()) {
     case pb::Command::kSqlCommand: return SqlCommand(t, command.sql_command(), out);
     case pb::Command::kCreateDataframeView: return CreateView(t, command.create_dataframe_view());
+    case pb::Command::kRegisterFunction: return t.RegisterFunction(command.register_function());
     case pb::Command::kWriteOperation: return Write(t, command.write_operation());
     case pb::Command::kWriteOperationV2: return WriteV2(t, command.write_operation_v2());
     case pb::Command::kWriteStreamOperationStart:

@@ -11,6 +11,7 @@
 #include "ember/plan/type_names.h"
 #include "ember/sql/parser.h"
 #include "ember/connect.h"
+#include "ember/session.h"
 #include "ember/user_function.h"
 #include "spark/connect/expressions.pb.h"
 
@@ -109,6 +110,15 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
       return FunctionCall(FunctionName(function.function_name()), std::move(args),
                           function.is_distinct());
     }
+    case E::kCallFunction: {  // F.call_function: a function by the name it is known in SQL
+      const auto& function = expression.call_function();
+      std::vector<Column> args;
+      for (const auto& arg : function.arguments()) {
+        ARROW_ASSIGN_OR_RAISE(auto column, Expression(arg));
+        args.push_back(std::move(column));
+      }
+      return FunctionCall(function.function_name(), std::move(args), false);
+    }
     case E::kExpressionString: {
       ARROW_ASSIGN_OR_RAISE(auto parsed, sql::ParseExpression(expression.expression_string().expression()));
       return Column(std::move(parsed));
@@ -204,6 +214,12 @@ Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
     function = std::move(made);
   }
   return function;
+}
+
+arrow::Status Translator::RegisterFunction(const pb::CommonInlineUserDefinedFunction& call) const {
+  ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call));
+  session_->RegisterFunction(call.function_name(), std::move(function));
+  return arrow::Status::OK();
 }
 
 }  // namespace ember::connect

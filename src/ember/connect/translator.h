@@ -39,6 +39,9 @@ class Translator {
 
   arrow::Result<DataFrame> Relation(const spark::connect::Relation& relation) const;
   arrow::Result<Column> Expression(const spark::connect::Expression& expression) const;
+  /// spark.udf.register: the function becomes a temporary function of the session.
+  arrow::Status RegisterFunction(
+      const spark::connect::CommonInlineUserDefinedFunction& function) const;
 
   const std::shared_ptr<Session>& session() const { return session_; }
 

@@ -275,6 +275,12 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
     case ExprKind::kCall:
       break;
   }
+  const FunctionDef* def = e.function ? nullptr : FindFunction(e.name);
+  if (!e.function && !def && options_.lookup_function) {
+    if (auto function = options_.lookup_function(e.name)) {
+      return Resolve(Call(std::move(function), e.args), scope);
+    }
+  }
   if (e.function) {
     auto out = std::make_shared<Expr>(e);
     for (auto& arg : out->args) {
@@ -284,7 +290,6 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
     out->nullable = true;
     return out;
   }
-  const FunctionDef* def = FindFunction(e.name);
   if (!def) {
     return UserError(ErrorKind::kAnalysis, "UNRESOLVED_ROUTINE",
                      "Cannot resolve routine " + Backquote(e.name) +

@@ -18,6 +18,8 @@ struct AnalyzerOptions {
   /// Finds a temporary view or table by its name parts, at a version or timestamp when the
   /// relation has one (time travel); a status for "not found" is fine.
   std::function<arrow::Result<PlanPtr>(const LogicalPlan& relation)> lookup_relation;
+  /// Finds a temporary function (spark.udf.register) by name, or null.
+  std::function<std::shared_ptr<const UserFunction>(const std::string& name)> lookup_function;
 };
 
 class Analyzer {

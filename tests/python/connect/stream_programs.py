@@ -433,6 +433,14 @@ def python_udfs():
     doc["filter_group"] = rows(df.where(plus("id") > 2).groupBy(plus("id")).count())
     df.createOrReplaceTempView("udf_input")
     doc["sql_after"] = rows(spark.sql("SELECT id FROM udf_input").select(plus("id").alias("p")))
+    # Registered for SQL: by a plain function (a StringType result) and by a UDF object.
+    spark.udf.register("twice", lambda x: None if x is None else x * 2)
+    spark.udf.register("plus_one", plus)
+    spark.udf.register("halved", half)
+    sql = spark.sql("SELECT twice(id), PLUS_ONE(id) AS p, halved(id) FROM udf_input "
+                    "WHERE plus_one(id) > 2")
+    doc["registered"] = [sql.columns, rows(sql)]
+    doc["registered_expr"] = rows(df.select(F.expr("twice(s)"), F.call_function("plus_one", "id")))
 
     for name, failing in [
         ("raises", F.udf(lambda x: 1 // (x - x), "int")("id")),
