@@ -1,5 +1,7 @@
 // Expressions of a Connect plan to Columns: one function per expression kind, dispatched in
 // Translator::Expression.
+#include <optional>
+
 #include <arrow/scalar.h>
 #include <arrow/type.h>
 #include <arrow/util/decimal.h>
@@ -83,6 +85,18 @@ Column FunctionCall(const std::string& name, std::vector<Column> args, bool dist
   return call;
 }
 
+// s.withField("a.b", v) is s.withField("a", s.a.withField("b", v)); dropFields likewise.
+Column UpdateFields(const Column& base, const std::vector<std::string>& path,
+                    const std::optional<Column>& value) {
+  auto name = Lit(std::make_shared<arrow::StringScalar>(path[0]));
+  if (path.size() > 1) {
+    std::vector<std::string> rest(path.begin() + 1, path.end());
+    return Call("with_field", {base, name, UpdateFields(base.GetField(path[0]), rest, value)});
+  }
+  if (value) return Call("with_field", {base, name, *value});
+  return Call("drop_field", {base, name});
+}
+
 }  // namespace
 
 Result<Column> Translator::Expression(const pb::Expression& expression) const {
@@ -154,6 +168,15 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
                              ? ascending
                              : order.null_ordering() == E::SortOrder::SORT_NULLS_FIRST;
       return child.Sort(ascending, nulls_first);
+    }
+    case E::kUpdateFields: {  // withField / dropFields: one level at a time along the path
+      const auto& update = expression.update_fields();
+      ARROW_ASSIGN_OR_RAISE(auto base, Expression(update.struct_expression()));
+      std::optional<Column> value;
+      if (update.has_value_expression()) {
+        ARROW_ASSIGN_OR_RAISE(value, Expression(update.value_expression()));
+      }
+      return UpdateFields(base, plan::ColumnFromString(update.field_name())->name_parts, value);
     }
     case E::kUnresolvedExtractValue: {
       const auto& extract = expression.unresolved_extract_value();

@@ -5,6 +5,7 @@
 #include <arrow/scalar.h>
 #include <arrow/type.h>
 
+#include "ember/plan/functions.h"
 #include "ember/plan/type_names.h"
 #include "ember/user_function.h"
 
@@ -171,7 +172,9 @@ std::string DisplayName(const Expr& e) {
     case ExprKind::kCall:
       break;
   }
-  const auto& f = e.name;
+  // Spark names a call by its function's name, not as the call spelled it (startsWith).
+  const FunctionDef* def = e.function ? nullptr : FindFunction(e.name);
+  const std::string& f = def ? def->name : e.name;
   auto arg = [&](size_t i) { return DisplayName(*e.args[i]); };
   if (IsInfix(f) && e.args.size() == 2) {
     std::string op = f;

@@ -86,6 +86,12 @@ std::shared_ptr<arrow::DataType> WiderDecimal(const arrow::Decimal128Type& a,
 }
 
 std::string Quoted(const Expr& e) { return "\"" + DisplayName(e) + "\""; }
+
+bool NameEqualsIgnoreCase(std::string a, std::string b) {
+  std::transform(a.begin(), a.end(), a.begin(), ::tolower);
+  std::transform(b.begin(), b.end(), b.begin(), ::tolower);
+  return a == b;
+}
 std::string TypeQuoted(const arrow::DataType& t) { return "\"" + SparkTypeName(t, true) + "\""; }
 
 arrow::Status Mismatch(const Expr& call, const std::string& sub, const std::string& detail) {
@@ -306,6 +312,12 @@ Result<std::string> LiteralString(const Expr& call, const ExprPtr& arg) {
     return static_cast<const arrow::StringScalar&>(*e.value).ToString();
   }
   if (e.kind == ExprKind::kCast && e.args[0]->kind == ExprKind::kLiteral) {
+    const Expr& literal = *e.args[0];
+    if (IsString(*e.type) && literal.value->is_valid && !IsString(*literal.type)) {
+      // A number or boolean read as text (id.contains(1)): its text as a cast gives it.
+      ARROW_ASSIGN_OR_RAISE(auto text, literal.value->CastTo(arrow::utf8()));
+      return static_cast<const arrow::StringScalar&>(*text).ToString();
+    }
     return LiteralString(call, e.args[0]);
   }
   return UserError(ErrorKind::kAnalysis, "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
@@ -937,6 +949,28 @@ Catalog BuildCatalog() {
                ARROW_ASSIGN_OR_RAISE(auto pattern, LiteralString(call, call.args[1]));
                return Fn("match_like", {a[0]}, std::make_shared<cp::MatchSubstringOptions>(pattern));
              }));
+  // contains, startswith, endswith and ilike of a literal (a column's values as the second
+  // argument are not built yet).
+  for (auto [name, arrow_fn] : {std::pair{"contains", "match_substring"},
+                                {"startswith", "starts_with"}, {"endswith", "ends_with"},
+                                {"ilike", "match_like"}}) {
+    std::string fn = arrow_fn;
+    bool ignore_case = std::string(name) == "ilike";
+    Add(c, Scalar(
+               name, 2, 2,
+               [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 ARROW_ASSIGN_OR_RAISE(auto typed,
+                                       StringArgsRule(call, std::move(args), arrow::boolean()));
+                 ARROW_RETURN_NOT_OK(LiteralString(call, typed.args[1]).status());
+                 return typed;
+               },
+               [fn, ignore_case](const Expr& call, std::vector<cp::Expression> a,
+                                 const EvalContext&) -> Result<cp::Expression> {
+                 ARROW_ASSIGN_OR_RAISE(auto pattern, LiteralString(call, call.args[1]));
+                 return Fn(fn, {a[0]},
+                           std::make_shared<cp::MatchSubstringOptions>(pattern, ignore_case));
+               }));
+  }
   Add(c, Scalar(
              "rlike", 2, 2,
              [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
@@ -1547,6 +1581,67 @@ Catalog BuildCatalog() {
                return Fn("make_struct", std::move(a),
                          std::make_shared<cp::MakeStructOptions>(names));
              }));
+  // Column.withField and dropFields (Spark's UpdateFields) on one level of a struct: the Connect
+  // translation nests them for a path "a.b". A NULL struct stays NULL.
+  for (bool with : {true, false}) {
+    Add(c, Scalar(
+               with ? "with_field" : "drop_field", with ? 3 : 2, with ? 3 : 2,
+               [with](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 ARROW_ASSIGN_OR_RAISE(auto name, LiteralString(call, args[1]));
+                 if (args[0]->type->id() != arrow::Type::STRUCT) {
+                   return UnexpectedType(call, 0, *args[0], "\"STRUCT\"");
+                 }
+                 arrow::FieldVector fields;
+                 bool replaced = false;
+                 for (const auto& f : args[0]->type->fields()) {
+                   if (!NameEqualsIgnoreCase(f->name(), name)) {
+                     fields.push_back(f);
+                   } else if (with && !replaced) {
+                     fields.push_back(arrow::field(f->name(), args[2]->type, args[2]->nullable));
+                     replaced = true;
+                   }
+                 }
+                 if (with && !replaced) {
+                   fields.push_back(arrow::field(name, args[2]->type, args[2]->nullable));
+                 }
+                 if (fields.empty()) {
+                   return UserError(ErrorKind::kAnalysis, "DATATYPE_MISMATCH.CANNOT_DROP_ALL_FIELDS",
+                                    "Cannot resolve " + Quoted(call) +
+                                        " due to data type mismatch: Cannot drop all fields in "
+                                        "struct.",
+                                    "42K09");
+                 }
+                 bool nullable = args[0]->nullable;
+                 return TypedCall{arrow::struct_(fields), nullable, std::move(args)};
+               },
+               [with](const Expr& call, std::vector<cp::Expression> a,
+                      const EvalContext&) -> Result<cp::Expression> {
+                 ARROW_ASSIGN_OR_RAISE(auto name, LiteralString(call, call.args[1]));
+                 const auto& in = static_cast<const arrow::StructType&>(*call.args[0]->type);
+                 std::vector<cp::Expression> values;
+                 std::vector<std::string> names;
+                 std::vector<bool> nullable;
+                 std::vector<std::shared_ptr<const arrow::KeyValueMetadata>> metadata;
+                 for (const auto& f : call.type->fields()) {
+                   names.push_back(f->name());
+                   nullable.push_back(f->nullable());
+                   metadata.push_back(f->metadata());
+                   int i = in.GetFieldIndex(f->name());
+                   if (with && NameEqualsIgnoreCase(f->name(), name)) {
+                     values.push_back(a[2]);
+                   } else {
+                     values.push_back(Fn("struct_field", {a[0]},
+                                         std::make_shared<cp::StructFieldOptions>(
+                                             std::vector<int>{i})));
+                   }
+                 }
+                 auto rebuilt = Fn("make_struct", std::move(values),
+                                   std::make_shared<cp::MakeStructOptions>(names, nullable,
+                                                                           metadata));
+                 return Fn("if_else", {Fn("is_null", {a[0]}),
+                                       Lit(arrow::MakeNullScalar(call.type)), rebuilt});
+               }));
+  }
   // Collections: arrays are arrow lists (ArrayOf).
   AddArrayFunctions(c);
   AddMoreArrayFunctions(c);

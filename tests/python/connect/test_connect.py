@@ -315,3 +315,42 @@ def test_bitwise_operators_and_power_against_duckdb(spark):
         F.col("b").bitwiseAND(F.lit("7")), F.col("b").bitwiseOR(F.lit(None)),
         F.lit(3).cast("tinyint").bitwiseOR(F.lit(1).cast("smallint"))).schema] == [
         "bigint", "int", "smallint"]
+
+
+def test_string_predicates_against_duckdb(spark):
+    rows = [("Spark Streaming", 15), ("ember", 5), (None, 1), ("a%b_c", 105)]
+    df = spark.createDataFrame(rows, "s STRING, n INT")
+    out = df.select(df.s.contains("Stream"), df.s.startswith("Sp"), df.s.endswith("er"),
+                    df.s.ilike("%STREAM%"), df.s.contains("%"), df.n.contains(5))
+    assert out.columns == ["contains(s, Stream)", "startswith(s, Sp)", "endswith(s, er)",
+                           "ilike(s, %STREAM%)", "contains(s, %)", "contains(n, 5)"]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t(s VARCHAR, n INTEGER)")
+    con.executemany("INSERT INTO t VALUES (?, ?)", rows)
+    expected = con.execute(
+        "SELECT contains(s, 'Stream'), starts_with(s, 'Sp'), ends_with(s, 'er'), "
+        "s ILIKE '%STREAM%', contains(s, '%'), contains(n::VARCHAR, '5') FROM t").fetchall()
+    assert [tuple(r) for r in out.collect()] == expected
+
+
+def test_with_field_and_drop_fields(spark):
+    df = spark.createDataFrame([Row(a=Row(b=1, c=2, d=Row(e=3, f=4))), Row(a=None)],
+                               "a STRUCT<b: INT, c: INT, d: STRUCT<e: INT, f: INT>>")
+    out = df.select(df.a.withField("b", F.lit(10)).alias("replaced"),
+                    df.a.withField("x", F.lit("new")).alias("added"),
+                    df.a.withField("d.e", F.col("a.c") * 10).alias("nested"),
+                    df.a.dropFields("b", "d.e").alias("dropped"))
+    assert [f.dataType.simpleString() for f in out.schema] == [
+        "struct<b:int,c:int,d:struct<e:int,f:int>>",
+        "struct<b:int,c:int,d:struct<e:int,f:int>,x:string>",
+        "struct<b:int,c:int,d:struct<e:int,f:int>>",
+        "struct<c:int,d:struct<f:int>>"]
+    # Spark's UpdateFields: the other fields as they were, a NULL struct stays NULL.
+    assert [r.asDict(recursive=True) for r in out.collect()] == [
+        {"replaced": {"b": 10, "c": 2, "d": {"e": 3, "f": 4}},
+         "added": {"b": 1, "c": 2, "d": {"e": 3, "f": 4}, "x": "new"},
+         "nested": {"b": 1, "c": 2, "d": {"e": 20, "f": 4}},
+         "dropped": {"c": 2, "d": {"f": 4}}},
+        {"replaced": None, "added": None, "nested": None, "dropped": None}]
+    with pytest.raises(AnalysisException, match="CANNOT_DROP_ALL_FIELDS"):
+        df.select(df.a.dropFields("b", "c", "d")).collect()
