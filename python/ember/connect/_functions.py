@@ -109,6 +109,7 @@ def _foreach_task(function: Callable, batch: Any, batch_id: int) -> None:
 _BATCHED_UDF = 100  # PythonEvalType.SQL_BATCHED_UDF: a function of a row's values, pickled
 _ARROW_BATCHED_UDF = 101  # SQL_ARROW_BATCHED_UDF: the same with useArrow=True
 _SCALAR_PANDAS_UDF = 200  # SQL_SCALAR_PANDAS_UDF: a function of pandas Series
+_SCALAR_PANDAS_ITER_UDF = 204  # SQL_SCALAR_PANDAS_ITER_UDF: an iterator of Series to one
 
 
 class UserFunctionError(Exception):
@@ -125,6 +126,8 @@ def _call_function(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array
     try:
         if eval_type == _SCALAR_PANDAS_UDF:
             return _call_on_series(function, batch, return_type)
+        if eval_type == _SCALAR_PANDAS_ITER_UDF:
+            return _call_on_series_iterator(function, batch, return_type)
         return _call_on_rows(function, spark_type, batch, return_type,
                              exact=eval_type == _BATCHED_UDF)
     except Exception as error:
@@ -183,6 +186,36 @@ def _call_on_series(function: Callable, batch: Any, return_type: Any) -> Any:
         if result.dt.tz is None:
             result = result.dt.tz_localize(_local_zone())
     return pa.Array.from_pandas(result, type=return_type)
+
+
+def _call_on_series_iterator(function: Callable, batch: Any, return_type: Any) -> Any:
+    """An iterator UDF sees the batches of a partition; here each call is one batch (a
+    partition of one batch), with Spark's checks of what the iterator gives back."""
+    import pandas as pd
+
+    from pyspark.errors import PySparkRuntimeError
+
+    series = [_to_pandas(column) for column in batch.columns]
+    inputs = iter([series[0] if len(series) == 1 else tuple(series)])
+    results = []
+    produced = 0
+    for result in function(inputs):
+        produced += len(result)
+        if produced > batch.num_rows:
+            raise PySparkRuntimeError(errorClass="PANDAS_UDF_OUTPUT_EXCEEDS_INPUT_ROWS",
+                                      messageParameters={})
+        results.append(result)
+    if next(inputs, None) is not None:
+        raise PySparkRuntimeError(
+            errorClass="STOP_ITERATION_OCCURRED_FROM_SCALAR_ITER_PANDAS_UDF",
+            messageParameters={})
+    if produced != batch.num_rows:
+        raise PySparkRuntimeError(
+            errorClass="RESULT_LENGTH_MISMATCH_FOR_SCALAR_ITER_PANDAS_UDF",
+            messageParameters={"output_length": str(produced),
+                               "input_length": str(batch.num_rows)})
+    whole = pd.concat(results, ignore_index=True) if results else pd.Series([], dtype=object)
+    return _call_on_series(lambda *_: whole, batch, return_type)
 
 
 def _local_zone() -> Any:

@@ -207,17 +207,19 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
 
 // Spark's PythonEvalType values that run here: a function of rows, pickled (SQL_BATCHED_UDF) or
 // Arrow-optimized (SQL_ARROW_BATCHED_UDF), and a scalar pandas_udf of Series
-// (SQL_SCALAR_PANDAS_UDF).
+// (SQL_SCALAR_PANDAS_UDF) or of an iterator of them (SQL_SCALAR_PANDAS_ITER_UDF).
 constexpr int32_t kBatchedUdf = 100;
 constexpr int32_t kArrowBatchedUdf = 101;
 constexpr int32_t kScalarPandasUdf = 200;
+constexpr int32_t kScalarPandasIterUdf = 204;
 
 Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
     const pb::CommonInlineUserDefinedFunction& call) const {
   if (!call.has_python_udf()) return Unsupported("a user-defined function that is not Python's");
   const pb::PythonUDF& udf = call.python_udf();
   const int32_t eval_type = udf.eval_type();
-  if (eval_type != kBatchedUdf && eval_type != kArrowBatchedUdf && eval_type != kScalarPandasUdf) {
+  if (eval_type != kBatchedUdf && eval_type != kArrowBatchedUdf && eval_type != kScalarPandasUdf &&
+      eval_type != kScalarPandasIterUdf) {
     return Unsupported("a Python UDF of eval type " + std::to_string(eval_type));
   }
   if (!python_) return Unsupported("Python UDFs on a server outside a Python process");

@@ -389,6 +389,7 @@ def python_udfs():
     """Python UDFs (udf pickled and with useArrow, pandas_udf) in batch and streaming plans:
     Spark's conversions of arguments and results, NULLs, names, and a function that raises."""
     import datetime
+    from typing import Iterator, Tuple
 
     import pandas as pd
     from pyspark.sql import Row
@@ -429,7 +430,18 @@ def python_udfs():
     def shout(s: pd.Series) -> pd.Series:
         return s.str.upper()
 
-    doc["pandas"] = rows(df.select(half("id"), shout("s"), half(F.col("id") + 1).alias("h")))
+    @F.pandas_udf("long")
+    def plus_iter(batches: Iterator[Tuple[pd.Series, pd.Series]]) -> Iterator[pd.Series]:
+        for ids, ds in batches:
+            yield ids + ds.fillna(0).astype("int64")
+
+    @F.pandas_udf("long")
+    def too_short(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        for ids in batches:
+            yield ids.head(1)
+
+    doc["pandas"] = rows(df.select(half("id"), shout("s"), half(F.col("id") + 1).alias("h"),
+                                   plus_iter("id", "d")))
     doc["filter_group"] = rows(df.where(plus("id") > 2).groupBy(plus("id")).count())
     df.createOrReplaceTempView("udf_input")
     doc["sql_after"] = rows(spark.sql("SELECT id FROM udf_input").select(plus("id").alias("p")))
@@ -446,6 +458,7 @@ def python_udfs():
         ("raises", F.udf(lambda x: 1 // (x - x), "int")("id")),
         ("pandas_length", F.pandas_udf(lambda x: x.head(1), "double")("id")),
         ("pandas_not_series", F.pandas_udf(lambda x: 1, "double")("id")),
+        ("iterator_too_short", too_short("id")),
     ]:
         try:
             df.select(failing).collect()
@@ -454,7 +467,8 @@ def python_udfs():
             text = str(error)
             doc[name] = [type(error).__name__,
                          [m for m in ("ZeroDivisionError: integer division or modulo by zero",
-                                      "SCHEMA_MISMATCH_FOR_PANDAS_UDF", "UDF_RETURN_TYPE")
+                                      "SCHEMA_MISMATCH_FOR_PANDAS_UDF", "UDF_RETURN_TYPE",
+                                      "RESULT_LENGTH_MISMATCH_FOR_SCALAR_ITER_PANDAS_UDF")
                           if m in text]]
 
     data = os.path.join(WORKDIR, "in")
