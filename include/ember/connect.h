@@ -31,6 +31,12 @@ class ConnectPythonRunner {
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::DataType>& return_type,
       const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) = 0;
+  /// Calls the client's pickled function of batches `command` (mapInPandas, mapInArrow: Spark's
+  /// `eval_type`) on one batch; returns its rows with `output_schema`'s columns.
+  virtual arrow::Result<std::shared_ptr<arrow::RecordBatch>> MapBatch(
+      const std::string& command, int32_t eval_type,
+      const std::shared_ptr<arrow::Schema>& output_schema,
+      const std::shared_ptr<arrow::RecordBatch>& batch) = 0;
 };
 
 class ConnectServer {

@@ -21,6 +21,7 @@ namespace plan {
 struct LogicalPlan;
 }
 class Session;
+struct UserBatchFunction;
 
 class DataFrame {
  public:
@@ -46,6 +47,8 @@ class DataFrame {
   arrow::Result<DataFrame> Drop(const std::vector<Column>& columns) const;
   arrow::Result<DataFrame> Alias(const std::string& alias) const;
   arrow::Result<DataFrame> WithWatermark(const std::string& column, const std::string& delay) const;
+  /// mapInPandas / mapInArrow: the rows through a user's function of whole batches.
+  arrow::Result<DataFrame> MapBatches(std::shared_ptr<const UserBatchFunction> function) const;
   /// groupBy(keys).agg(aggregates): the keys come first in the result.
   arrow::Result<DataFrame> GroupBy(const std::vector<Column>& keys,
                                    const std::vector<Column>& aggregates) const;

@@ -24,4 +24,15 @@ struct UserFunction {
       call;
 };
 
+/// A user's function of whole batches (mapInPandas, mapInArrow): a batch of rows in, any number
+/// of rows with `output_schema`'s columns out.
+struct UserBatchFunction {
+  std::string name;
+  std::shared_ptr<arrow::Schema> output_schema;
+  /// Called on the engine's threads, possibly several at once.
+  std::function<arrow::Result<std::shared_ptr<arrow::RecordBatch>>(
+      const std::shared_ptr<arrow::RecordBatch>& batch)>
+      call;
+};
+
 }  // namespace ember

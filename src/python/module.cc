@@ -151,10 +151,11 @@ arrow::Status CallUserFunction(bool foreach, const Call& call) {
   }
 }
 
-// Runs a Connect client's foreachBatch or foreach function, given pickled, in this interpreter:
-// `function(command, foreach, session_id, relation_id, batch_id)` (ember/connect/_functions.py)
-// unpickles it and calls it with the batch's client DataFrame. Called on a query's thread, it
-// takes the GIL for the call only.
+// Runs a Connect client's Python functions, given pickled, in this interpreter through the
+// Runner of ember/connect/_functions.py: foreachBatch and foreach (`runner(command, foreach,
+// session_id, relation_id, batch_id)` calls it with the batch's client DataFrame), UDFs and
+// mapInPandas (on Arrow batches). Called on the engine's threads, it takes the GIL for the call
+// only.
 class PythonFunctionRunner final : public ember::ConnectPythonRunner {
  public:
   explicit PythonFunctionRunner(nb::callable function)
@@ -169,40 +170,63 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
     });
   }
 
-  // The arguments go to Python and the result comes back through Arrow's C data interface, so
-  // neither is copied; an exception of the function is Spark's PythonException.
   arrow::Result<std::shared_ptr<arrow::Array>> CallFunction(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::DataType>& return_type,
       const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) override {
-    if (!InterpreterUsable()) {
-      return arrow::Status::Cancelled("the Python interpreter is shutting down");
-    }
     arrow::FieldVector fields;
     for (size_t i = 0; i < args.size(); ++i) {
       fields.push_back(arrow::field("_" + std::to_string(i), args[i]->type()));
     }
     auto batch = arrow::RecordBatch::Make(arrow::schema(fields), length, args);
+    return CallOnBatch("call_function", command, eval_type, *batch,
+                       *arrow::schema({arrow::field("result", return_type)}),
+                       [](ArrowArray* array, ArrowSchema* schema) {
+                         return arrow::ImportArray(array, schema);
+                       });
+  }
+
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> MapBatch(
+      const std::string& command, int32_t eval_type,
+      const std::shared_ptr<arrow::Schema>& output_schema,
+      const std::shared_ptr<arrow::RecordBatch>& batch) override {
+    return CallOnBatch("map_batch", command, eval_type, *batch, *output_schema,
+                       [](ArrowArray* array, ArrowSchema* schema) {
+                         return arrow::ImportRecordBatch(array, schema);
+                       });
+  }
+
+ private:
+  // runner.<method>(command, eval_type, batch's schema and array, result_schema) with the GIL
+  // taken for the call: the batch goes to Python and the result (any object with
+  // __arrow_c_array__) comes back through Arrow's C data interface, neither copied; `import`
+  // takes the result's array and schema. An exception of the function is Spark's
+  // PythonException.
+  template <class Import>
+  auto CallOnBatch(const char* method, const std::string& command, int32_t eval_type,
+                   const arrow::RecordBatch& batch, const arrow::Schema& result_schema,
+                   const Import& import) -> decltype(import(nullptr, nullptr)) {
+    if (!InterpreterUsable()) {
+      return arrow::Status::Cancelled("the Python interpreter is shutting down");
+    }
     auto c_array = std::make_unique<ArrowArray>();
     auto c_schema = std::make_unique<ArrowSchema>();
-    ARROW_RETURN_NOT_OK(arrow::ExportRecordBatch(*batch, c_array.get(), c_schema.get()));
+    ARROW_RETURN_NOT_OK(arrow::ExportRecordBatch(batch, c_array.get(), c_schema.get()));
     nb::gil_scoped_acquire gil;
     try {
-      nb::object result = function_->attr("call_function")(
+      nb::object result = function_->attr(method)(
           nb::bytes(command.data(), command.size()), eval_type, OwnedCapsule(std::move(c_schema)),
-          OwnedCapsule(std::move(c_array)),
-          SchemaCapsule(*arrow::schema({arrow::field("result", return_type)})));
+          OwnedCapsule(std::move(c_array)), SchemaCapsule(result_schema));
       nb::tuple exported = nb::cast<nb::tuple>(result.attr("__arrow_c_array__")());
-      auto* schema = CapsulePointer<ArrowSchema>(exported[0], "arrow_schema");
-      auto* array = CapsulePointer<ArrowArray>(exported[1], "arrow_array");
-      return arrow::ImportArray(array, schema);  // moves both out of their capsules
+      // The import moves both out of their capsules.
+      return import(CapsulePointer<ArrowArray>(exported[1], "arrow_array"),
+                    CapsulePointer<ArrowSchema>(exported[0], "arrow_schema"));
     } catch (nb::python_error& error) {
       return ember::UserError(ember::ErrorKind::kPython, "",
                               nb::cast<std::string>(nb::str(error.value())));
     }
   }
 
- private:
   std::shared_ptr<nb::object> function_;
 };
 

@@ -54,6 +54,12 @@ class Runner:
         return _call_function(self._function("", command), eval_type, schema, array,
                               return_schema)
 
+    def map_batch(self, command: bytes, eval_type: int, schema: Any, array: Any,
+                  output_schema: Any) -> Any:
+        """Calls a mapInPandas or mapInArrow function on one batch, given and returned through
+        Arrow's C data interface."""
+        return _map_batch(self._function("", command), eval_type, schema, array, output_schema)
+
     def __call__(self, command: bytes, foreach: bool, session_id: str, relation_id: str,
                  batch_id: int) -> None:
         from pyspark.sql.connect.session import SparkSession
@@ -132,6 +138,92 @@ def _call_function(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array
                              exact=eval_type == _BATCHED_UDF)
     except Exception as error:
         raise UserFunctionError(_traceback_text(error)) from None
+
+
+_MAP_PANDAS_ITER_UDF = 205  # SQL_MAP_PANDAS_ITER_UDF: mapInPandas
+_MAP_ARROW_ITER_UDF = 207  # SQL_MAP_ARROW_ITER_UDF: mapInArrow
+
+
+def _map_batch(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array: Any,
+               output_schema: Any) -> Any:
+    """A function of an iterator of batches sees one batch per call (a partition of one batch)
+    and may give back any number of rows; they must have the declared columns."""
+    import pyarrow as pa
+
+    batch = pa.RecordBatch._import_from_c_capsule(schema, array)
+    out_schema = pa.Schema._import_from_c_capsule(output_schema)
+    function, _ = udf
+    try:
+        if eval_type == _MAP_PANDAS_ITER_UDF:
+            results = [_from_pandas(frame, out_schema)
+                       for frame in function(iter([_frame_to_pandas(batch)]))]
+        else:
+            results = [_from_arrow(result, out_schema) for result in function(iter([batch]))]
+    except Exception as error:
+        raise UserFunctionError(_traceback_text(error)) from None
+    table = pa.Table.from_batches(results, schema=out_schema).combine_chunks()
+    return pa.RecordBatch.from_arrays(
+        [column.combine_chunks() for column in table.columns], schema=out_schema)
+
+
+def _frame_to_pandas(batch: Any) -> Any:
+    import pandas as pd
+
+    return pd.DataFrame({name: _to_pandas(column)
+                         for name, column in zip(batch.schema.names, batch.columns)})
+
+
+def _from_pandas(frame: Any, schema: Any) -> Any:
+    """Spark's rule: columns by name when the frame's labels are strings, else by position."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from pyspark.errors import PySparkRuntimeError, PySparkTypeError
+
+    if not isinstance(frame, pd.DataFrame):
+        raise PySparkTypeError(
+            errorClass="UDF_RETURN_TYPE",
+            messageParameters={"expected": "iterator of pandas.DataFrame",
+                               "actual": f"iterator of {type(frame).__name__}"})
+    if all(isinstance(label, str) for label in frame.columns):
+        missing = [name for name in schema.names if name not in frame.columns]
+        extra = [label for label in frame.columns if label not in schema.names]
+        if missing or extra:
+            raise PySparkRuntimeError(
+                errorClass="RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF",
+                messageParameters={"missing": f" Missing: {', '.join(missing)}." if missing else "",
+                                   "extra": f" Unexpected: {', '.join(extra)}." if extra else ""})
+        columns = [frame[name] for name in schema.names]
+    else:
+        if len(frame.columns) != len(schema.names):
+            raise PySparkRuntimeError(
+                errorClass="RESULT_LENGTH_MISMATCH_FOR_PANDAS_UDF",
+                messageParameters={"expected": str(len(schema.names)),
+                                   "actual": str(len(frame.columns))})
+        columns = [frame.iloc[:, i] for i in range(len(schema.names))]
+    arrays = []
+    for column, field in zip(columns, schema):
+        if pa.types.is_timestamp(field.type) and field.type.tz is not None:
+            column = pd.to_datetime(column)
+            if column.dt.tz is None:
+                column = column.dt.tz_localize(_local_zone())
+        arrays.append(pa.Array.from_pandas(column, type=field.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _from_arrow(batch: Any, schema: Any) -> Any:
+    import pyarrow as pa
+
+    from pyspark.errors import PySparkTypeError
+
+    if not isinstance(batch, pa.RecordBatch):
+        raise PySparkTypeError(
+            errorClass="UDF_RETURN_TYPE",
+            messageParameters={"expected": "iterator of pyarrow.RecordBatch",
+                               "actual": f"iterator of {type(batch).__name__}"})
+    return pa.RecordBatch.from_arrays(
+        [batch.column(name).cast(field.type) for name, field in zip(schema.names, schema)],
+        schema=schema)
 
 
 def _traceback_text(error: BaseException) -> str:

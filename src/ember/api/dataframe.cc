@@ -115,6 +115,10 @@ Result<DataFrame> DataFrame::WithWatermark(const std::string& column,
   return With(session_->analyzer().Watermark(plan_, column, delay));
 }
 
+Result<DataFrame> DataFrame::MapBatches(std::shared_ptr<const UserBatchFunction> function) const {
+  return With(session_->analyzer().MapBatches(plan_, std::move(function)));
+}
+
 Result<DataFrame> DataFrame::GroupBy(const std::vector<Column>& keys,
                                      const std::vector<Column>& aggregates) const {
   return With(session_->analyzer().Aggregate(plan_, Exprs(keys), Exprs(aggregates),

@@ -241,6 +241,32 @@ Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
   return function;
 }
 
+// mapInPandas (SQL_MAP_PANDAS_ITER_UDF) and mapInArrow (SQL_MAP_ARROW_ITER_UDF).
+constexpr int32_t kMapPandasIterUdf = 205;
+constexpr int32_t kMapArrowIterUdf = 207;
+
+Result<std::shared_ptr<const UserBatchFunction>> Translator::PythonBatchFunction(
+    const pb::CommonInlineUserDefinedFunction& call) const {
+  if (!call.has_python_udf()) return Unsupported("a user-defined function that is not Python's");
+  const pb::PythonUDF& udf = call.python_udf();
+  const int32_t eval_type = udf.eval_type();
+  if (eval_type != kMapPandasIterUdf && eval_type != kMapArrowIterUdf) {
+    return Unsupported("a Python function of eval type " + std::to_string(eval_type) +
+                       " over partitions");
+  }
+  if (!python_) return Unsupported("Python functions on a server outside a Python process");
+  ARROW_ASSIGN_OR_RAISE(auto type, FromProto(udf.output_type()));
+  auto function = std::make_shared<UserBatchFunction>();
+  function->name = call.function_name();
+  function->output_schema = arrow::schema(type->fields());
+  function->call = [python = python_, command = udf.command(), eval_type,
+                    schema = function->output_schema](
+                       const std::shared_ptr<arrow::RecordBatch>& batch) {
+    return python->MapBatch(command, eval_type, schema, batch);
+  };
+  return function;
+}
+
 arrow::Status Translator::RegisterFunction(const pb::CommonInlineUserDefinedFunction& call) const {
   ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call));
   session_->RegisterFunction(call.function_name(), std::move(function));

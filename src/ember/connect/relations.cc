@@ -347,6 +347,12 @@ Result<DataFrame> Translator::Relation(const pb::Relation& relation) const {
       case pb::Relation::kCachedRemoteRelation:
         if (!streams_) return Unsupported("relation `cached_remote_relation` here");
         return streams_->CachedBatch(relation.cached_remote_relation().relation_id());
+      case pb::Relation::kMapPartitions: {  // mapInPandas, mapInArrow
+        const auto& map = relation.map_partitions();
+        ARROW_ASSIGN_OR_RAISE(auto input, Relation(map.input()));
+        ARROW_ASSIGN_OR_RAISE(auto function, PythonBatchFunction(map.func()));
+        return input.MapBatches(std::move(function));
+      }
       case pb::Relation::kHint: return SameRows(*this, relation.hint().input());
       case pb::Relation::kRepartition: return SameRows(*this, relation.repartition().input());
       case pb::Relation::kRepartitionByExpression:

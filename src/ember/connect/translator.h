@@ -23,6 +23,7 @@ class Relation;
 namespace ember {
 class ConnectPythonRunner;
 class Session;
+struct UserBatchFunction;
 struct UserFunction;
 }
 
@@ -47,6 +48,8 @@ class Translator {
 
  private:
   arrow::Result<std::shared_ptr<const UserFunction>> PythonFunction(
+      const spark::connect::CommonInlineUserDefinedFunction& function) const;
+  arrow::Result<std::shared_ptr<const UserBatchFunction>> PythonBatchFunction(
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
 
   std::shared_ptr<Session> session_;

@@ -237,6 +237,13 @@ class PlanBuilder {
         spec.names.assign(names.end() - static_cast<std::ptrdiff_t>(generated), names.end());
         return GenerateDeclaration(std::move(input), std::move(spec));
       }
+      case PlanKind::kMapBatches: {
+        ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
+        std::vector<std::string> input_names;
+        for (const auto& a : p.children[0]->output) input_names.push_back(a.name);
+        return MapBatchesDeclaration(std::move(input), p.batch_function, std::move(input_names),
+                                     Names(p));
+      }
       case PlanKind::kSort: {
         ARROW_ASSIGN_OR_RAISE(auto table, SortedTable(p));
         return Source(table, p, /*rename=*/false);

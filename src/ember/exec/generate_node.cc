@@ -8,6 +8,9 @@
 #include <arrow/array/util.h>
 #include <arrow/compute/api.h>
 #include <arrow/compute/exec.h>
+#include <arrow/record_batch.h>
+
+#include "ember/user_function.h"
 
 namespace ember::exec {
 
@@ -98,6 +101,55 @@ class GenerateNode : public ac::MapNode {
 
 constexpr const char* kGenerate = "ember_generate";
 
+struct MapBatchesOptions : ac::ExecNodeOptions {
+  std::shared_ptr<const UserBatchFunction> function;
+  std::vector<std::string> input_names, output_names;
+};
+
+class MapBatchesNode : public ac::MapNode {
+ public:
+  MapBatchesNode(ac::ExecPlan* plan, std::vector<ac::ExecNode*> inputs,
+                 std::shared_ptr<arrow::Schema> schema, MapBatchesOptions options)
+      : MapNode(plan, std::move(inputs), std::move(schema)), options_(std::move(options)) {}
+
+  static Result<ac::ExecNode*> Make(ac::ExecPlan* plan, std::vector<ac::ExecNode*> inputs,
+                                    const ac::ExecNodeOptions& node_options) {
+    ARROW_RETURN_NOT_OK(ac::ValidateExecNodeInputs(plan, inputs, 1, "MapBatchesNode"));
+    const auto& options = static_cast<const MapBatchesOptions&>(node_options);
+    arrow::FieldVector fields;
+    const auto& out = *options.function->output_schema;
+    for (int i = 0; i < out.num_fields(); ++i) {
+      fields.push_back(out.field(i)->WithName(options.output_names[i]));
+    }
+    return plan->EmplaceNode<MapBatchesNode>(plan, std::move(inputs), arrow::schema(fields),
+                                             options);
+  }
+
+  const char* kind_name() const override { return "MapBatchesNode"; }
+
+ protected:
+  Result<cp::ExecBatch> ProcessBatch(cp::ExecBatch batch) override {
+    const auto& in = *inputs_[0]->output_schema();
+    arrow::FieldVector fields;
+    for (int i = 0; i < in.num_fields(); ++i) {
+      fields.push_back(in.field(i)->WithName(options_.input_names[i]));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToRecordBatch(arrow::schema(fields)));
+    ARROW_ASSIGN_OR_RAISE(auto result, options_.function->call(rows));
+    if (!result->schema()->Equals(*options_.function->output_schema, false)) {
+      return Status::Invalid("the function ", options_.function->name, " returned columns ",
+                             result->schema()->ToString(), " for ",
+                             options_.function->output_schema->ToString());
+    }
+    return cp::ExecBatch(*result);
+  }
+
+ private:
+  MapBatchesOptions options_;
+};
+
+constexpr const char* kMapBatches = "ember_map_batches";
+
 }  // namespace
 
 Result<ac::Declaration> GenerateDeclaration(ac::Declaration input, GenerateSpec spec) {
@@ -107,6 +159,20 @@ Result<ac::Declaration> GenerateDeclaration(ac::Declaration input, GenerateSpec 
   GenerateOptions options;
   options.spec = std::move(spec);
   return ac::Declaration(kGenerate, {std::move(input)}, std::move(options));
+}
+
+ac::Declaration MapBatchesDeclaration(ac::Declaration input,
+                                      std::shared_ptr<const UserBatchFunction> function,
+                                      std::vector<std::string> input_names,
+                                      std::vector<std::string> output_names) {
+  static Status registered =
+      ac::default_exec_factory_registry()->AddFactory(kMapBatches, MapBatchesNode::Make);
+  (void)registered;  // a second registration of the same name is the only possible failure
+  MapBatchesOptions options;
+  options.function = std::move(function);
+  options.input_names = std::move(input_names);
+  options.output_names = std::move(output_names);
+  return ac::Declaration(kMapBatches, {std::move(input)}, std::move(options));
 }
 
 }  // namespace ember::exec

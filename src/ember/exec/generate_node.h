@@ -1,6 +1,6 @@
-// Spark's Generate as an Acero node: each input row once per element of a list (explode,
-// posexplode, and their _outer forms), batch by batch, so batch and streaming queries run it
-// alike.
+// Acero nodes whose output rows are not one per input row, batch by batch, so that batch and
+// streaming queries run them alike: Spark's Generate (explode, posexplode, and their _outer
+// forms) and a user's function of batches (mapInPandas).
 #pragma once
 
 #include <arrow/acero/exec_plan.h>
@@ -8,6 +8,10 @@
 
 #include <string>
 #include <vector>
+
+namespace ember {
+struct UserBatchFunction;
+}
 
 namespace ember::exec {
 
@@ -22,5 +26,12 @@ struct GenerateSpec {
 /// The input's columns, then [pos,] col.
 arrow::Result<arrow::acero::Declaration> GenerateDeclaration(arrow::acero::Declaration input,
                                                              GenerateSpec spec);
+
+/// Each batch through a user's function of batches (mapInPandas), which sees the input's
+/// columns as `input_names` and whose columns come out as `output_names`.
+arrow::acero::Declaration MapBatchesDeclaration(arrow::acero::Declaration input,
+                                                std::shared_ptr<const UserBatchFunction> function,
+                                                std::vector<std::string> input_names,
+                                                std::vector<std::string> output_names);
 
 }  // namespace ember::exec

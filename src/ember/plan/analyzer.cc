@@ -438,6 +438,17 @@ Result<PlanPtr> Analyzer::WithGenerator(const PlanPtr& child, std::vector<ExprPt
 
 // A Generate node over `child` for a generator call over `scope`: the child's columns, then
 // [pos,] col, named by `names` (the last ones, if given) and qualified by `qualifier`.
+Result<PlanPtr> Analyzer::MapBatches(const PlanPtr& child,
+                                     std::shared_ptr<const UserBatchFunction> function) const {
+  auto node = NewNode(PlanKind::kMapBatches, {child});
+  for (const auto& field : function->output_schema->fields()) {
+    node->output.push_back(
+        Attribute{field->name(), NewAttributeId(), field->type(), field->nullable(), ""});
+  }
+  node->batch_function = std::move(function);
+  return node;
+}
+
 Result<PlanPtr> Analyzer::Generate(const PlanPtr& child, const std::vector<Attribute>& scope,
                                    const ExprPtr& generator, const std::vector<std::string>& names,
                                    const std::string& qualifier) const {

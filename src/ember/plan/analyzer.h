@@ -42,6 +42,9 @@ class Analyzer {
                               const std::vector<std::string>& using_columns) const;
   arrow::Result<PlanPtr> Sort(const PlanPtr& child, const std::vector<ExprPtr>& orders) const;
   arrow::Result<PlanPtr> Limit(const PlanPtr& child, int64_t limit) const;
+  /// mapInPandas / mapInArrow: the child's rows through `function`, batch by batch.
+  arrow::Result<PlanPtr> MapBatches(const PlanPtr& child,
+                                    std::shared_ptr<const UserBatchFunction> function) const;
   arrow::Result<PlanPtr> Union(const PlanPtr& left, const PlanPtr& right, bool by_name,
                                bool allow_missing_columns) const;
   /// dropDuplicates(columns); all columns when empty (distinct()).

@@ -11,6 +11,7 @@
 #include <arrow/type_fwd.h>
 
 namespace ember {
+struct UserBatchFunction;
 struct UserFunction;
 }
 

@@ -6,6 +6,7 @@
 #include <arrow/type.h>
 
 #include "ember/plan/type_names.h"
+#include "ember/user_function.h"
 
 namespace ember::plan {
 
@@ -69,6 +70,9 @@ void Print(const LogicalPlan& p, int depth, std::string* out) {
               Attributes(p.output) + "]";
       break;
     case PlanKind::kGenerate: line += "Generate " + List(p.exprs); break;
+    case PlanKind::kMapBatches:
+      line += "MapInBatches " + p.batch_function->name + " [" + Attributes(p.output) + "]";
+      break;
     case PlanKind::kUnresolvedRelation: line += "UnresolvedRelation"; break;
     case PlanKind::kSelect: line += "Select"; break;
   }
@@ -127,7 +131,8 @@ std::set<int64_t> NeededBelow(const LogicalPlan& p, const std::set<int64_t>& nee
     for (const auto& e : projection) AddReferences(e, &below);
   }
   // Positional outputs need every column below them.
-  if (p.kind == PlanKind::kUnion || (p.kind == PlanKind::kDeduplicate && p.groupings.empty())) {
+  if (p.kind == PlanKind::kUnion || p.kind == PlanKind::kMapBatches ||
+      (p.kind == PlanKind::kDeduplicate && p.groupings.empty())) {
     for (const auto& child : p.children) {
       for (const auto& a : child->output) below.insert(a.id);
     }

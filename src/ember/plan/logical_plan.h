@@ -36,6 +36,8 @@ enum class PlanKind {
   kExpand,              // each input row once per list of `projections` (sliding windows)
   kGenerate,            // exprs[0]: a generator call (explode, posexplode, ..._outer); output: the
                         // child's columns, then the generator's (pos if any, col), per element
+  kMapBatches,          // batch_function: the child's rows, batch by batch, through a user's
+                        // function (mapInPandas); output: the function's columns
   kUnresolvedRelation,  // parser only: name_parts of a table or view
   kSelect,              // parser only: a SELECT block, see SelectBlock
 };
@@ -114,6 +116,7 @@ struct LogicalPlan {
   bool is_streaming = false;               // a streaming source somewhere below
   bool within_watermark = false;           // kDeduplicate: dropDuplicatesWithinWatermark
   std::vector<std::vector<ExprPtr>> projections;  // kExpand
+  std::shared_ptr<const UserBatchFunction> batch_function;  // kMapBatches
   // kUnresolvedRelation: time travel, `VERSION AS OF <version>` or `TIMESTAMP AS OF <timestamp>`.
   ExprPtr as_of_version, as_of_timestamp;
 };

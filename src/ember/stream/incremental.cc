@@ -74,6 +74,7 @@ const LogicalPlan* RowWiseSource(const LogicalPlan& plan, const std::set<const L
     case PlanKind::kWatermark:
     case PlanKind::kExpand:
     case PlanKind::kGenerate:
+    case PlanKind::kMapBatches:
       return RowWiseSource(*plan.children[0], stateful);
     default:
       return nullptr;

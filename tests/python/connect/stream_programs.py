@@ -484,9 +484,55 @@ def python_udfs():
     return doc
 
 
+def map_in_pandas():
+    """mapInPandas and mapInArrow: any number of rows per input, columns by name or position, in
+    batch and streaming plans, and a function that returns the wrong columns."""
+    import pyarrow as pa
+
+    spark = session()
+    df = spark.createDataFrame([(1, "a"), (2, "bb"), (3, None)], "id INT, s STRING")
+
+    def repeat(frames):
+        for frame in frames:
+            # Each row as many times as its id, with columns in another order.
+            out = frame.loc[frame.index.repeat(frame["id"])]
+            yield out.assign(n=out["s"].str.len())[["n", "id"]]
+
+    def positional(frames):
+        for frame in frames:
+            yield frame.rename(columns={"id": 0, "s": 1})
+
+    def arrow_filter(batches):
+        for batch in batches:
+            yield batch.filter(pa.compute.greater(batch.column("id"), 1))
+
+    doc = {
+        "repeat": rows(df.mapInPandas(repeat, "id LONG, n DOUBLE")),
+        "positional": rows(df.mapInPandas(positional, "x INT, y STRING")),
+        "arrow": rows(df.mapInArrow(arrow_filter, df.schema)),
+        "then_sql": rows(df.mapInPandas(repeat, "id LONG, n DOUBLE").groupBy("id").count()),
+    }
+    try:
+        df.mapInPandas(lambda it: it, "id INT, missing STRING").collect()
+        doc["wrong_columns"] = None
+    except Exception as error:  # noqa: BLE001 - the class and condition compare
+        doc["wrong_columns"] = [type(error).__name__,
+                                "RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF" in str(error)]
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"id": 1, "s": "x"}, {"id": 2, "s": "yy"}], 1000)
+    stream = spark.readStream.schema("id INT, s STRING").json(data)
+    query = (stream.mapInPandas(repeat, "id LONG, n DOUBLE").writeStream.format("memory")
+             .queryName("mapped").start())
+    query.processAllAvailable()
+    doc["stream"] = rows(spark.sql("SELECT * FROM mapped"))
+    query.stop()
+    return doc
+
+
 PROGRAMS = {f.__name__: f for f in (windowed_memory, file_sinks, iceberg_table, failing_query,
                                      foreach_batch, listener, console_and_errors,
-                                     joins_and_dedup, file_sources, python_udfs)}
+                                     joins_and_dedup, file_sources, python_udfs,
+                                     map_in_pandas)}
 
 if __name__ == "__main__":
     result = PROGRAMS[NAME]()
