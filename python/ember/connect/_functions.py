@@ -201,14 +201,9 @@ def _from_pandas(frame: Any, schema: Any) -> Any:
                 messageParameters={"expected": str(len(schema.names)),
                                    "actual": str(len(frame.columns))})
         columns = [frame.iloc[:, i] for i in range(len(schema.names))]
-    arrays = []
-    for column, field in zip(columns, schema):
-        if pa.types.is_timestamp(field.type) and field.type.tz is not None:
-            column = pd.to_datetime(column)
-            if column.dt.tz is None:
-                column = column.dt.tz_localize(_local_zone())
-        arrays.append(pa.Array.from_pandas(column, type=field.type))
-    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+    return pa.RecordBatch.from_arrays(
+        [_from_series(column, field.type) for column, field in zip(columns, schema)],
+        schema=schema)
 
 
 def _from_arrow(batch: Any, schema: Any) -> Any:
@@ -256,7 +251,6 @@ def _call_on_rows(function: Callable, spark_type: Any, batch: Any, return_type: 
 
 def _call_on_series(function: Callable, batch: Any, return_type: Any) -> Any:
     import pandas as pd
-    import pyarrow as pa
 
     from pyspark.errors import PySparkRuntimeError, PySparkTypeError
 
@@ -273,11 +267,19 @@ def _call_on_series(function: Callable, batch: Any, return_type: Any) -> Any:
             errorClass="SCHEMA_MISMATCH_FOR_PANDAS_UDF",
             messageParameters={"expected": str(batch.num_rows), "actual": str(len(result))},
         )
-    if pa.types.is_timestamp(return_type) and return_type.tz is not None:
-        result = pd.to_datetime(result)
-        if result.dt.tz is None:
-            result = result.dt.tz_localize(_local_zone())
-    return pa.Array.from_pandas(result, type=return_type)
+    return _from_series(result, return_type)
+
+
+def _from_series(series: Any, arrow_type: Any) -> Any:
+    """A pandas Series as an Arrow array of `arrow_type`; naive datetimes are local times."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if pa.types.is_timestamp(arrow_type) and arrow_type.tz is not None:
+        series = pd.to_datetime(series)
+        if series.dt.tz is None:
+            series = series.dt.tz_localize(_local_zone())
+    return pa.Array.from_pandas(series, type=arrow_type)
 
 
 def _call_on_series_iterator(function: Callable, batch: Any, return_type: Any) -> Any:
