@@ -69,6 +69,10 @@ void Print(const LogicalPlan& p, int depth, std::string* out) {
               Attributes(p.output) + "]";
       break;
     case PlanKind::kGenerate: line += "Generate " + List(p.exprs); break;
+    case PlanKind::kCollectMetrics:
+      line += "CollectMetrics " + p.alias + ", [" + List(p.exprs) + "], " +
+              std::to_string(p.observation_id);
+      break;
     case PlanKind::kUnresolvedRelation: line += "UnresolvedRelation"; break;
     case PlanKind::kSelect: line += "Select"; break;
   }

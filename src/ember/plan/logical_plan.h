@@ -36,6 +36,8 @@ enum class PlanKind {
   kExpand,              // each input row once per list of `projections` (sliding windows)
   kGenerate,            // exprs[0]: a generator call (explode, posexplode, ..._outer); output: the
                         // child's columns, then the generator's (pos if any, col), per element
+  kCollectMetrics,      // observe(alias, exprs): the child's rows unchanged; exprs, each named,
+                        // aggregate them (Spark's CollectMetrics), see metrics_plan
   kUnresolvedRelation,  // parser only: name_parts of a table or view
   kSelect,              // parser only: a SELECT block, see SelectBlock
 };
@@ -116,6 +118,11 @@ struct LogicalPlan {
   std::vector<std::vector<ExprPtr>> projections;  // kExpand
   // kUnresolvedRelation: time travel, `VERSION AS OF <version>` or `TIMESTAMP AS OF <timestamp>`.
   ExprPtr as_of_version, as_of_timestamp;
+  // kCollectMetrics: the metrics as a global aggregation (one row, a column per metric) whose
+  // leaf is a kLocalTable without a table standing for the rows that pass: the executor gives it
+  // them. `observation_id` is Spark's dataframeId, the DataFrame that called observe().
+  PlanPtr metrics_plan;
+  int64_t observation_id = -1;
 };
 
 /// An indented tree for explain() and error messages.
