@@ -6,8 +6,19 @@
 #include <ctime>
 #include <limits>
 
+#include <arrow/array.h>
+#include <arrow/compute/api_scalar.h>
+#include <arrow/compute/exec.h>
+#include <arrow/record_batch.h>
+#include <arrow/scalar.h>
+#include <arrow/util/base64.h>
+
+#include "ember/plan/type_names.h"
+
 namespace ember::stream {
 
+namespace cp = arrow::compute;
+using arrow::Result;
 using nlohmann::ordered_json;
 
 // Spark's progress form of an instant: "2024-05-01T10:50:00.000Z".
@@ -89,6 +100,165 @@ ordered_json DurationsProgress(const std::map<std::string, int64_t>& durations) 
 
 ordered_json OffsetProgress(const std::optional<std::string>& offset) {
   return offset ? ordered_json::parse(*offset, nullptr, false) : ordered_json(nullptr);
+}
+
+namespace {
+
+ordered_json TypeJson(const arrow::DataType& type);
+
+// Spark's StructType.jsonValue.
+ordered_json StructJson(const arrow::FieldVector& fields) {
+  ordered_json list = ordered_json::array();
+  for (const auto& f : fields) {
+    list.push_back({{"name", f->name()},
+                    {"type", TypeJson(*f->type())},
+                    {"nullable", f->nullable()},
+                    {"metadata", ordered_json::object()}});
+  }
+  return {{"type", "struct"}, {"fields", list}};
+}
+
+// Spark's DataType.jsonValue: its typeName for an atomic type, an object for a nested one.
+ordered_json TypeJson(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::LIST: {
+      const auto& list = static_cast<const arrow::ListType&>(type);
+      return {{"type", "array"},
+              {"elementType", TypeJson(*list.value_type())},
+              {"containsNull", list.value_field()->nullable()}};
+    }
+    case arrow::Type::MAP: {
+      const auto& map = static_cast<const arrow::MapType&>(type);
+      return {{"type", "map"},
+              {"keyType", TypeJson(*map.key_type())},
+              {"valueType", TypeJson(*map.item_type())},
+              {"valueContainsNull", map.item_field()->nullable()}};
+    }
+    case arrow::Type::STRUCT: return StructJson(type.fields());
+    case arrow::Type::TIMESTAMP:
+      return static_cast<const arrow::TimestampType&>(type).timezone().empty() ? "timestamp_ntz"
+                                                                              : "timestamp";
+    case arrow::Type::NA: return "void";
+    case arrow::Type::INT8: return "byte";
+    case arrow::Type::INT16: return "short";
+    case arrow::Type::INT32: return "integer";
+    case arrow::Type::INT64: return "long";
+    default: return plan::SparkTypeName(type);  // string, double, boolean, date, decimal(p,s), ...
+  }
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// A date as java.sql.Date holds it: the milliseconds of its midnight in `time_zone`.
+Result<int64_t> MidnightMs(int32_t days, const std::string& time_zone) {
+  int64_t local_us = static_cast<int64_t>(days) * 86400LL * 1000000LL;
+  if (time_zone.empty() || time_zone == "UTC") return local_us / 1000;
+  cp::AssumeTimezoneOptions options(time_zone, cp::AssumeTimezoneOptions::AMBIGUOUS_EARLIEST,
+                                    cp::AssumeTimezoneOptions::NONEXISTENT_EARLIEST);
+  ARROW_ASSIGN_OR_RAISE(
+      auto utc, cp::CallFunction("assume_timezone",
+                                 {arrow::Datum(std::make_shared<arrow::TimestampScalar>(
+                                     local_us, arrow::timestamp(arrow::TimeUnit::MICRO)))},
+                                 &options));
+  return FloorDiv(static_cast<const arrow::TimestampScalar&>(*utc.scalar()).value, 1000);
+}
+
+Result<ordered_json> RowJson(const arrow::FieldVector& fields,
+                             const std::vector<std::shared_ptr<arrow::Scalar>>& values,
+                             const std::string& time_zone);
+
+// A value as Jackson writes the Java value a Row holds for it.
+Result<ordered_json> ValueJson(const arrow::Scalar& value, const std::string& time_zone) {
+  if (!value.is_valid) return ordered_json(nullptr);
+  switch (value.type->id()) {
+    case arrow::Type::BOOL: return ordered_json(static_cast<const arrow::BooleanScalar&>(value).value);
+    case arrow::Type::INT8: return ordered_json(static_cast<const arrow::Int8Scalar&>(value).value);
+    case arrow::Type::INT16: return ordered_json(static_cast<const arrow::Int16Scalar&>(value).value);
+    case arrow::Type::INT32: return ordered_json(static_cast<const arrow::Int32Scalar&>(value).value);
+    case arrow::Type::INT64: return ordered_json(static_cast<const arrow::Int64Scalar&>(value).value);
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE: {
+      double d = value.type->id() == arrow::Type::FLOAT
+                     ? static_cast<double>(static_cast<const arrow::FloatScalar&>(value).value)
+                     : static_cast<const arrow::DoubleScalar&>(value).value;
+      // Jackson quotes the values JSON has no number for.
+      if (std::isnan(d)) return ordered_json("NaN");
+      if (std::isinf(d)) return ordered_json(d > 0 ? "Infinity" : "-Infinity");
+      return ordered_json(d);
+    }
+    case arrow::Type::STRING:
+      return ordered_json(std::string(static_cast<const arrow::StringScalar&>(value).view()));
+    case arrow::Type::BINARY:
+      return ordered_json(
+          arrow::util::base64_encode(static_cast<const arrow::BinaryScalar&>(value).view()));
+    case arrow::Type::DECIMAL128: {
+      const auto& decimal = static_cast<const arrow::Decimal128Scalar&>(value);
+      int32_t scale = static_cast<const arrow::Decimal128Type&>(*value.type).scale();
+      return ordered_json(decimal.value.ToDouble(scale));
+    }
+    case arrow::Type::DATE32: {
+      ARROW_ASSIGN_OR_RAISE(int64_t ms, MidnightMs(static_cast<const arrow::Date32Scalar&>(value).value,
+                                                   time_zone));
+      return ordered_json(ms);
+    }
+    case arrow::Type::TIMESTAMP:
+      return ordered_json(FloorDiv(static_cast<const arrow::TimestampScalar&>(value).value, 1000));
+    case arrow::Type::LIST: {
+      const auto& elements = *static_cast<const arrow::ListScalar&>(value).value;
+      ordered_json out = ordered_json::array();
+      for (int64_t i = 0; i < elements.length(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(auto element, elements.GetScalar(i));
+        ARROW_ASSIGN_OR_RAISE(auto json, ValueJson(*element, time_zone));
+        out.push_back(std::move(json));
+      }
+      return out;
+    }
+    case arrow::Type::MAP: {
+      const auto& entries = static_cast<const arrow::StructArray&>(
+          *static_cast<const arrow::MapScalar&>(value).value);
+      ordered_json out = ordered_json::object();
+      for (int64_t i = 0; i < entries.length(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(auto key, entries.field(0)->GetScalar(i));
+        ARROW_ASSIGN_OR_RAISE(auto item, entries.field(1)->GetScalar(i));
+        ARROW_ASSIGN_OR_RAISE(out[key->ToString()], ValueJson(*item, time_zone));
+      }
+      return out;
+    }
+    case arrow::Type::STRUCT:
+      return RowJson(value.type->fields(), static_cast<const arrow::StructScalar&>(value).value,
+                     time_zone);
+    default:
+      return ordered_json(value.ToString());
+  }
+}
+
+// A Row with its schema (GenericRowWithSchema) as Jackson writes it.
+Result<ordered_json> RowJson(const arrow::FieldVector& fields,
+                             const std::vector<std::shared_ptr<arrow::Scalar>>& values,
+                             const std::string& time_zone) {
+  ordered_json list = ordered_json::array();
+  for (const auto& v : values) {
+    ARROW_ASSIGN_OR_RAISE(auto json, ValueJson(*v, time_zone));
+    list.push_back(std::move(json));
+  }
+  return ordered_json{{"values", list}, {"schema", StructJson(fields)}};
+}
+
+}  // namespace
+
+Result<ordered_json> ObservedMetricsProgress(
+    const std::map<std::string, std::shared_ptr<arrow::RecordBatch>>& metrics,
+    const std::string& time_zone) {
+  ordered_json out = ordered_json::object();
+  for (const auto& [name, row] : metrics) {
+    std::vector<std::shared_ptr<arrow::Scalar>> values;
+    for (const auto& column : row->columns()) {
+      ARROW_ASSIGN_OR_RAISE(auto value, column->GetScalar(0));
+      values.push_back(std::move(value));
+    }
+    ARROW_ASSIGN_OR_RAISE(out[name], RowJson(row->schema()->fields(), values, time_zone));
+  }
+  return out;
 }
 
 }  // namespace ember::stream

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
 #include <nlohmann/json.hpp>
 
 #include "ember/stream/stateful.h"
@@ -40,5 +42,13 @@ nlohmann::ordered_json OffsetProgress(const std::optional<std::string>& offset);
 /// stateOperators: one entry per stateful operator, the outermost first.
 nlohmann::ordered_json StateOperatorsProgress(
     const std::vector<std::unique_ptr<StatefulOperator>>& operators);
+
+/// observedMetrics: per observe() name its row as Spark 4.0 writes a Row into progress JSON,
+/// {"values": [...], "schema": <its StructType's JSON>}, values as Java's JSON mapper writes the
+/// Row's Java values (timestamps and dates as epoch milliseconds, a date at midnight in
+/// `time_zone`, binary as base64, nested rows as rows again).
+arrow::Result<nlohmann::ordered_json> ObservedMetricsProgress(
+    const std::map<std::string, std::shared_ptr<arrow::RecordBatch>>& metrics,
+    const std::string& time_zone);
 
 }  // namespace ember::stream
