@@ -13,8 +13,6 @@
 #include <arrow/scalar.h>
 #include <arrow/util/base64.h>
 
-#include "ember/plan/type_names.h"
-
 namespace ember::stream {
 
 namespace cp = arrow::compute;
@@ -104,70 +102,25 @@ ordered_json OffsetProgress(const std::optional<std::string>& offset) {
 
 namespace {
 
-ordered_json TypeJson(const arrow::DataType& type);
-
-// Spark's StructType.jsonValue.
-ordered_json StructJson(const arrow::FieldVector& fields) {
-  ordered_json list = ordered_json::array();
-  for (const auto& f : fields) {
-    list.push_back({{"name", f->name()},
-                    {"type", TypeJson(*f->type())},
-                    {"nullable", f->nullable()},
-                    {"metadata", ordered_json::object()}});
-  }
-  return {{"type", "struct"}, {"fields", list}};
-}
-
-// Spark's DataType.jsonValue: its typeName for an atomic type, an object for a nested one.
-ordered_json TypeJson(const arrow::DataType& type) {
-  switch (type.id()) {
-    case arrow::Type::LIST: {
-      const auto& list = static_cast<const arrow::ListType&>(type);
-      return {{"type", "array"},
-              {"elementType", TypeJson(*list.value_type())},
-              {"containsNull", list.value_field()->nullable()}};
-    }
-    case arrow::Type::MAP: {
-      const auto& map = static_cast<const arrow::MapType&>(type);
-      return {{"type", "map"},
-              {"keyType", TypeJson(*map.key_type())},
-              {"valueType", TypeJson(*map.item_type())},
-              {"valueContainsNull", map.item_field()->nullable()}};
-    }
-    case arrow::Type::STRUCT: return StructJson(type.fields());
-    case arrow::Type::TIMESTAMP:
-      return static_cast<const arrow::TimestampType&>(type).timezone().empty() ? "timestamp_ntz"
-                                                                              : "timestamp";
-    case arrow::Type::NA: return "void";
-    case arrow::Type::INT8: return "byte";
-    case arrow::Type::INT16: return "short";
-    case arrow::Type::INT32: return "integer";
-    case arrow::Type::INT64: return "long";
-    default: return plan::SparkTypeName(type);  // string, double, boolean, date, decimal(p,s), ...
-  }
-}
-
 int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-// A date as java.sql.Date holds it: the milliseconds of its midnight in `time_zone`.
-Result<int64_t> MidnightMs(int32_t days, const std::string& time_zone) {
-  int64_t local_us = static_cast<int64_t>(days) * 86400LL * 1000000LL;
-  if (time_zone.empty() || time_zone == "UTC") return local_us / 1000;
-  cp::AssumeTimezoneOptions options(time_zone, cp::AssumeTimezoneOptions::AMBIGUOUS_EARLIEST,
-                                    cp::AssumeTimezoneOptions::NONEXISTENT_EARLIEST);
-  ARROW_ASSIGN_OR_RAISE(
-      auto utc, cp::CallFunction("assume_timezone",
-                                 {arrow::Datum(std::make_shared<arrow::TimestampScalar>(
-                                     local_us, arrow::timestamp(arrow::TimeUnit::MICRO)))},
-                                 &options));
-  return FloorDiv(static_cast<const arrow::TimestampScalar&>(*utc.scalar()).value, 1000);
+// An instant as Spark's default formatters write it, whole seconds: `format` over the wall clock
+// in `time_zone` (none: the value as it is, a TIMESTAMP_NTZ or a date).
+Result<std::string> Format(int64_t seconds, const std::string& time_zone, const char* format) {
+  auto type = time_zone.empty() ? arrow::timestamp(arrow::TimeUnit::SECOND)
+                                : arrow::timestamp(arrow::TimeUnit::SECOND, time_zone);
+  cp::StrftimeOptions options(format);
+  ARROW_ASSIGN_OR_RAISE(auto text, cp::CallFunction("strftime",
+                                                    {arrow::Datum(std::make_shared<arrow::TimestampScalar>(
+                                                        seconds, std::move(type)))},
+                                                    &options));
+  return std::string(static_cast<const arrow::StringScalar&>(*text.scalar()).view());
 }
 
-Result<ordered_json> RowJson(const arrow::FieldVector& fields,
-                             const std::vector<std::shared_ptr<arrow::Scalar>>& values,
-                             const std::string& time_zone);
-
-// A value as Jackson writes the Java value a Row holds for it.
+// A value as Spark's Row.jsonValue writes it: numbers as numbers (NaN and the infinities as
+// text), timestamps "yyyy-MM-dd HH:mm:ss" in the session's time zone, dates "yyyy-MM-dd",
+// binary in base64, a struct as an object, a map as an object of its string keys in order (else
+// as a list of {"key", "value"}).
 Result<ordered_json> ValueJson(const arrow::Scalar& value, const std::string& time_zone) {
   if (!value.is_valid) return ordered_json(nullptr);
   switch (value.type->id()) {
@@ -181,7 +134,6 @@ Result<ordered_json> ValueJson(const arrow::Scalar& value, const std::string& ti
       double d = value.type->id() == arrow::Type::FLOAT
                      ? static_cast<double>(static_cast<const arrow::FloatScalar&>(value).value)
                      : static_cast<const arrow::DoubleScalar&>(value).value;
-      // Jackson quotes the values JSON has no number for.
       if (std::isnan(d)) return ordered_json("NaN");
       if (std::isinf(d)) return ordered_json(d > 0 ? "Infinity" : "-Infinity");
       return ordered_json(d);
@@ -197,12 +149,17 @@ Result<ordered_json> ValueJson(const arrow::Scalar& value, const std::string& ti
       return ordered_json(decimal.value.ToDouble(scale));
     }
     case arrow::Type::DATE32: {
-      ARROW_ASSIGN_OR_RAISE(int64_t ms, MidnightMs(static_cast<const arrow::Date32Scalar&>(value).value,
-                                                   time_zone));
-      return ordered_json(ms);
+      int64_t days = static_cast<const arrow::Date32Scalar&>(value).value;
+      ARROW_ASSIGN_OR_RAISE(auto text, Format(days * 86400, "", "%Y-%m-%d"));
+      return ordered_json(text);
     }
-    case arrow::Type::TIMESTAMP:
-      return ordered_json(FloorDiv(static_cast<const arrow::TimestampScalar&>(value).value, 1000));
+    case arrow::Type::TIMESTAMP: {
+      const auto& zone = static_cast<const arrow::TimestampType&>(*value.type).timezone();
+      int64_t seconds = FloorDiv(static_cast<const arrow::TimestampScalar&>(value).value, 1000000);
+      ARROW_ASSIGN_OR_RAISE(auto text,
+                            Format(seconds, zone.empty() ? "" : time_zone, "%Y-%m-%d %H:%M:%S"));
+      return ordered_json(text);
+    }
     case arrow::Type::LIST: {
       const auto& elements = *static_cast<const arrow::ListScalar&>(value).value;
       ordered_json out = ordered_json::array();
@@ -216,32 +173,37 @@ Result<ordered_json> ValueJson(const arrow::Scalar& value, const std::string& ti
     case arrow::Type::MAP: {
       const auto& entries = static_cast<const arrow::StructArray&>(
           *static_cast<const arrow::MapScalar&>(value).value);
-      ordered_json out = ordered_json::object();
+      const bool text_keys = entries.field(0)->type()->id() == arrow::Type::STRING;
+      std::map<std::string, ordered_json> by_key;
+      ordered_json pairs = ordered_json::array();
       for (int64_t i = 0; i < entries.length(); ++i) {
         ARROW_ASSIGN_OR_RAISE(auto key, entries.field(0)->GetScalar(i));
         ARROW_ASSIGN_OR_RAISE(auto item, entries.field(1)->GetScalar(i));
-        ARROW_ASSIGN_OR_RAISE(out[key->ToString()], ValueJson(*item, time_zone));
+        ARROW_ASSIGN_OR_RAISE(auto item_json, ValueJson(*item, time_zone));
+        if (text_keys) {
+          by_key[key->ToString()] = std::move(item_json);
+        } else {
+          ARROW_ASSIGN_OR_RAISE(auto key_json, ValueJson(*key, time_zone));
+          pairs.push_back({{"key", std::move(key_json)}, {"value", std::move(item_json)}});
+        }
+      }
+      if (!text_keys) return pairs;
+      ordered_json out = ordered_json::object();
+      for (auto& [key, item] : by_key) out[key] = std::move(item);
+      return out;
+    }
+    case arrow::Type::STRUCT: {
+      const auto& fields = value.type->fields();
+      const auto& values = static_cast<const arrow::StructScalar&>(value).value;
+      ordered_json out = ordered_json::object();
+      for (size_t i = 0; i < fields.size(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(out[fields[i]->name()], ValueJson(*values[i], time_zone));
       }
       return out;
     }
-    case arrow::Type::STRUCT:
-      return RowJson(value.type->fields(), static_cast<const arrow::StructScalar&>(value).value,
-                     time_zone);
     default:
       return ordered_json(value.ToString());
   }
-}
-
-// A Row with its schema (GenericRowWithSchema) as Jackson writes it.
-Result<ordered_json> RowJson(const arrow::FieldVector& fields,
-                             const std::vector<std::shared_ptr<arrow::Scalar>>& values,
-                             const std::string& time_zone) {
-  ordered_json list = ordered_json::array();
-  for (const auto& v : values) {
-    ARROW_ASSIGN_OR_RAISE(auto json, ValueJson(*v, time_zone));
-    list.push_back(std::move(json));
-  }
-  return ordered_json{{"values", list}, {"schema", StructJson(fields)}};
 }
 
 }  // namespace
@@ -251,12 +213,12 @@ Result<ordered_json> ObservedMetricsProgress(
     const std::string& time_zone) {
   ordered_json out = ordered_json::object();
   for (const auto& [name, row] : metrics) {
-    std::vector<std::shared_ptr<arrow::Scalar>> values;
-    for (const auto& column : row->columns()) {
-      ARROW_ASSIGN_OR_RAISE(auto value, column->GetScalar(0));
-      values.push_back(std::move(value));
+    ordered_json fields = ordered_json::object();
+    for (int i = 0; i < row->num_columns(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(auto value, row->column(i)->GetScalar(0));
+      ARROW_ASSIGN_OR_RAISE(fields[row->schema()->field(i)->name()], ValueJson(*value, time_zone));
     }
-    ARROW_ASSIGN_OR_RAISE(out[name], RowJson(row->schema()->fields(), values, time_zone));
+    out[name] = std::move(fields);
   }
   return out;
 }

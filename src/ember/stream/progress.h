@@ -43,10 +43,8 @@ nlohmann::ordered_json OffsetProgress(const std::optional<std::string>& offset);
 nlohmann::ordered_json StateOperatorsProgress(
     const std::vector<std::unique_ptr<StatefulOperator>>& operators);
 
-/// observedMetrics: per observe() name its row as Spark 4.0 writes a Row into progress JSON,
-/// {"values": [...], "schema": <its StructType's JSON>}, values as Java's JSON mapper writes the
-/// Row's Java values (timestamps and dates as epoch milliseconds, a date at midnight in
-/// `time_zone`, binary as base64, nested rows as rows again).
+/// observedMetrics: per observe() name its row as Spark's Row.jsonValue writes it, an object of
+/// the metrics by name (timestamps as text in `time_zone`, the session's).
 arrow::Result<nlohmann::ordered_json> ObservedMetricsProgress(
     const std::map<std::string, std::shared_ptr<arrow::RecordBatch>>& metrics,
     const std::string& time_zone);

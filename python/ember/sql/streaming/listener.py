@@ -171,41 +171,10 @@ class SinkProgress(_ProgressDict):
         self["metrics"] = dict(j.get("metrics", {}))
 
 
-def _metric_value(value: Any, data_type: Any) -> Any:
-    """A value of observedMetrics' JSON as PySpark gives it: Spark writes timestamps and dates
-    as epoch milliseconds, binary as base64, a nested row as {"values", "schema"}."""
-    if value is None:
-        return None
-    if isinstance(data_type, dict):
-        kind = data_type.get("type")
-        if kind == "struct":
-            return _metrics_row(value)
-        if kind == "array":
-            return [_metric_value(v, data_type["elementType"]) for v in value]
-        if kind == "map":
-            return {k: _metric_value(v, data_type["valueType"]) for k, v in value.items()}
-        return value
-    import datetime
-
-    if data_type in ("timestamp", "timestamp_ntz"):
-        return datetime.datetime.fromtimestamp(value / 1000)
-    if data_type == "date":
-        return datetime.datetime.fromtimestamp(value / 1000).date()
-    if data_type == "binary":
-        import base64
-
-        return bytearray(base64.b64decode(value))
-    return value
-
-
-def _metrics_row(j: Dict[str, Any]) -> Any:
-    """An observed metrics' row, {"values": [...], "schema": {...}} in Spark's JSON, as the Row
-    PySpark builds from the JVM's."""
+def _row(fields: Dict[str, Any]) -> Any:
     from ember.sql.types import Row
 
-    fields = j["schema"]["fields"]
-    values = [_metric_value(v, f["type"]) for v, f in zip(j["values"], fields)]
-    return Row(*[f["name"] for f in fields])(*values)
+    return Row(*fields.keys())(*fields.values())
 
 
 class StreamingQueryProgress(_ProgressDict):
@@ -220,7 +189,9 @@ class StreamingQueryProgress(_ProgressDict):
         # The JSON leaves empty maps out; PySpark's object has every field.
         for key in ("durationMs", "eventTime", "observedMetrics"):
             j.setdefault(key, {})
-        j["observedMetrics"] = {k: _metrics_row(v) for k, v in j["observedMetrics"].items()}
+        # A Row per observation, of the JSON's values as they are (timestamps as text), as
+        # PySpark's Connect client builds them.
+        j["observedMetrics"] = {k: _row(v) for k, v in j["observedMetrics"].items()}
         j["stateOperators"] = [StateOperatorProgress(s) for s in j.get("stateOperators", [])]
         j["sources"] = [SourceProgress(s) for s in j.get("sources", [])]
         if j.get("sink") is not None:
