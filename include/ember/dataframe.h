@@ -23,7 +23,7 @@ struct LogicalPlan;
 class Session;
 
 /// One observation's result after an action (df.observe): its metrics as one row, a column per
-/// metric, and the observing DataFrame's id (Spark's dataframeId; a Connect plan id).
+/// metric, and the observing DataFrame's id (Spark's dataframeId: a Connect plan id, or -1).
 struct ObservedMetrics {
   std::shared_ptr<arrow::RecordBatch> row;
   int64_t observation_id = -1;
@@ -74,8 +74,9 @@ class DataFrame {
 
   /// observe(name, metrics), Spark's Dataset.observe: the same rows; an action or a streaming
   /// batch also computes `metrics`, aggregate expressions over the rows that pass here, and
-  /// reports them under `name` (ToTable's `observed`, a batch's progress). `observation_id`
-  /// identifies the observing DataFrame (Spark's dataframeId, a Connect plan id); -1: a new one.
+  /// reports them under `name` (ToTable's `observed`, a batch's progress). One plan may hold two
+  /// observations of a name only from one observing DataFrame (Spark's dataframeId): a Connect
+  /// plan id as `observation_id`, or with -1 this DataFrame.
   arrow::Result<DataFrame> Observe(const std::string& name, const std::vector<Column>& metrics,
                                    int64_t observation_id = -1) const;
 

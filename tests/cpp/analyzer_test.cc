@@ -186,33 +186,39 @@ TEST_F(SessionTest, ObservedMetricsMustAggregateTheirColumns) {
   EXPECT_TRUE(fine.ok()) << fine.status();
 }
 
-// Two observations of one name in a plan must compute the same result (Spark's sameResult).
-TEST_F(SessionTest, ObservationNamesAreUniqueUpToTheSameResult) {
+// Two observations of one name in a plan must come from one observing DataFrame (Spark 4.0.1's
+// dataframeId): the DataFrame observed, or a Connect plan id.
+TEST_F(SessionTest, ObservationNamesBelongToOneObservingDataFrame) {
   auto people = session_->Table("people");
   ASSERT_TRUE(people.ok());
   auto count = Call("count", {Lit(std::make_shared<arrow::Int32Scalar>(1))});
-  auto a = people->Observe("m", {count.Alias("c")});
-  auto same = people->Observe("m", {count.Alias("d")});  // the same metric under another name
-  auto other_rows = people->Filter(Call("isnotnull", {Col("age")}));
-  ASSERT_TRUE(a.ok() && same.ok() && other_rows.ok());
-  auto b = other_rows->Observe("m", {count.Alias("c")});
-  auto c = people->Observe("m", {Call("sum", {Col("age")}).Alias("c")});
-  ASSERT_TRUE(b.ok() && c.ok());
-  EXPECT_TRUE(a->Union(*a).ok());
-  EXPECT_TRUE(a->Union(*same).ok());
-  auto self_join = a->Join(*a, nullptr, {"id"}, "inner");
-  EXPECT_TRUE(self_join.ok()) << self_join.status();
-  for (const auto& different : {*b, *c}) {
-    auto df = a->Union(different);
+  auto expect_duplicated = [](const arrow::Result<DataFrame>& df) {
     ASSERT_FALSE(df.ok());
     ASSERT_NE(GetErrorDetail(df.status()), nullptr) << df.status();
     EXPECT_EQ(GetErrorDetail(df.status())->condition(), "DUPLICATED_METRICS_NAME");
     EXPECT_EQ(GetErrorDetail(df.status())->sql_state(), "42710");
     EXPECT_NE(df.status().message().find("The metric name is not unique: m."), std::string::npos);
-  }
-  auto nested = a->Observe("m", {Call("sum", {Col("age")})});
-  ASSERT_FALSE(nested.ok());
-  EXPECT_EQ(GetErrorDetail(nested.status())->condition(), "DUPLICATED_METRICS_NAME");
+  };
+  auto a = people->Observe("m", {count.Alias("c")});
+  // people observed again, other metrics: the same observing DataFrame, as in classic Spark.
+  auto same_df = people->Observe("m", {Call("sum", {Col("age")})});
+  auto other_rows = people->Filter(Call("isnotnull", {Col("age")}));
+  ASSERT_TRUE(a.ok() && same_df.ok() && other_rows.ok());
+  EXPECT_TRUE(a->Union(*a).ok());
+  EXPECT_TRUE(a->Union(*same_df).ok());
+  auto self_join = a->Join(*a, nullptr, {"id"}, "inner");
+  EXPECT_TRUE(self_join.ok()) << self_join.status();
+  auto other = other_rows->Observe("m", {count.Alias("c")});
+  ASSERT_TRUE(other.ok());
+  expect_duplicated(a->Union(*other));
+  expect_duplicated(a->Observe("m", {Call("sum", {Col("age")})}));
+  // Connect's plan ids: one relation translated twice is one observation, two are two.
+  auto first = people->Observe("m", {count.Alias("c")}, 7);
+  auto again = people->Observe("m", {count.Alias("c")}, 7);
+  auto second = people->Observe("m", {count.Alias("c")}, 8);
+  ASSERT_TRUE(first.ok() && again.ok() && second.ok());
+  EXPECT_TRUE(first->Union(*again).ok());
+  expect_duplicated(first->Union(*second));
 }
 
 }  // namespace

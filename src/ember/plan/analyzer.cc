@@ -945,7 +945,7 @@ Result<PlanPtr> Analyzer::CollectMetrics(const PlanPtr& child, const std::string
   node->alias = name;
   node->exprs = named;
   node->output = child->output;
-  node->observation_id = observation_id >= 0 ? observation_id : NewAttributeId();
+  node->observation_id = observation_id;
   if (name.empty()) {
     return UserError(ErrorKind::kAnalysis, "INVALID_OBSERVED_METRICS.MISSING_NAME",
                      "Invalid observed metrics. The observed metrics should be named: " +

@@ -49,7 +49,8 @@ class Analyzer {
   /// observe(name, metrics), Spark's CollectMetrics: the child's rows, and `metrics` (aggregate
   /// expressions, named as a projection names them) computed over them, with Spark's checks
   /// (INVALID_OBSERVED_METRICS.*, DUPLICATED_METRICS_NAME). `observation_id` is Spark's
-  /// dataframeId (a Connect plan id); -1 gives a new one.
+  /// dataframeId, a Connect plan id; -1: the observed DataFrame (`child`) is the id, as in
+  /// Spark's classic API.
   arrow::Result<PlanPtr> CollectMetrics(const PlanPtr& child, const std::string& name,
                                         const std::vector<ExprPtr>& metrics,
                                         int64_t observation_id = -1) const;

@@ -120,7 +120,8 @@ struct LogicalPlan {
   ExprPtr as_of_version, as_of_timestamp;
   // kCollectMetrics: the metrics as a global aggregation (one row, a column per metric) whose
   // leaf is a kLocalTable without a table standing for the rows that pass: the executor gives it
-  // them. `observation_id` is Spark's dataframeId, the DataFrame that called observe().
+  // them. `observation_id` is Spark's dataframeId, the DataFrame that called observe(): a
+  // Connect plan id, or -1 when that DataFrame is the child itself (the DataFrame API).
   PlanPtr metrics_plan;
   int64_t observation_id = -1;
 };

@@ -4,10 +4,6 @@
 #include <map>
 #include <set>
 
-#include <arrow/scalar.h>
-#include <arrow/table.h>
-#include <arrow/type.h>
-
 #include "ember/error.h"
 #include "ember/plan/functions.h"
 
@@ -63,99 +59,6 @@ Status CheckMetric(const Expr& e, bool in_aggregate, const std::string& shown) {
   return Status::OK();
 }
 
-// Spark's sameResult for plans: the same tree computing the same values, attribute ids matched
-// by position (Connect analyses a DataFrame used twice twice, with new ids) and names of
-// aliases aside.
-class SameResult {
- public:
-  bool Plans(const LogicalPlan& a, const LogicalPlan& b) {
-    if (&a == &b) return true;
-    if (a.kind != b.kind || a.children.size() != b.children.size() ||
-        a.output.size() != b.output.size()) {
-      return false;
-    }
-    for (size_t i = 0; i < a.children.size(); ++i) {
-      if (!Plans(*a.children[i], *b.children[i])) return false;
-    }
-    if (!Leaves(a, b) || !Lists(a.exprs, b.exprs) || !Lists(a.groupings, b.groupings) ||
-        a.projections.size() != b.projections.size() || a.join_type != b.join_type ||
-        a.limit != b.limit || a.within_watermark != b.within_watermark ||
-        (a.kind == PlanKind::kCollectMetrics && a.alias != b.alias)) {
-      return false;
-    }
-    for (size_t i = 0; i < a.projections.size(); ++i) {
-      if (!Lists(a.projections[i], b.projections[i])) return false;
-    }
-    for (size_t i = 0; i < a.output.size(); ++i) {
-      if (!a.output[i].type->Equals(*b.output[i].type)) return false;
-      ids_[a.output[i].id] = b.output[i].id;
-    }
-    return true;
-  }
-
-  bool Exprs(const Expr& a, const Expr& b) {
-    if (a.kind != b.kind || a.args.size() != b.args.size() || a.distinct != b.distinct ||
-        a.try_cast != b.try_cast || a.ascending != b.ascending || a.nulls_first != b.nulls_first) {
-      return false;
-    }
-    if ((a.type == nullptr) != (b.type == nullptr) || (a.type && !a.type->Equals(*b.type))) {
-      return false;
-    }
-    switch (a.kind) {
-      case ExprKind::kAttribute: {
-        auto mapped = ids_.find(a.id);
-        if ((mapped == ids_.end() ? a.id : mapped->second) != b.id) return false;
-        break;
-      }
-      case ExprKind::kLiteral:
-        if (!a.value->Equals(*b.value)) return false;
-        break;
-      case ExprKind::kCall:
-        if (a.name != b.name) return false;
-        break;
-      default:  // an alias's name does not change its value
-        break;
-    }
-    for (size_t i = 0; i < a.args.size(); ++i) {
-      if (!Exprs(*a.args[i], *b.args[i])) return false;
-    }
-    return true;
-  }
-
- private:
-  bool Lists(const std::vector<ExprPtr>& a, const std::vector<ExprPtr>& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (!Exprs(*a[i], *b[i])) return false;
-    }
-    return true;
-  }
-
-  // The data a leaf reads: the same table, files or source.
-  static bool Leaves(const LogicalPlan& a, const LogicalPlan& b) {
-    switch (a.kind) {
-      case PlanKind::kLocalTable:
-        return a.table == b.table || (a.table && b.table && a.table->Equals(*b.table));
-      case PlanKind::kFileScan:
-        return a.file == b.file ||
-               (a.file->format == b.file->format && a.file->paths == b.file->paths &&
-                a.file->options == b.file->options && a.file->schema->Equals(*b.file->schema));
-      case PlanKind::kTableScan:
-        return a.scan == b.scan || a.scan->Describe() == b.scan->Describe();
-      case PlanKind::kStreamSource: {
-        const auto& x = *a.stream_source;
-        const auto& y = *b.stream_source;
-        return &x == &y || (x.format == y.format && x.paths == y.paths &&
-                            x.options == y.options && x.schema->Equals(*y.schema));
-      }
-      default:
-        return true;
-    }
-  }
-
-  std::map<int64_t, int64_t> ids_;  // a's attribute ids to b's
-};
-
 void CollectObservations(const LogicalPlan& plan, std::set<const LogicalPlan*>* seen,
                          std::vector<const LogicalPlan*>* out) {
   if (!seen->insert(&plan).second) return;
@@ -183,8 +86,10 @@ Status CheckObservationNames(const LogicalPlan& plan) {
   for (const LogicalPlan* node : observations) {
     auto [it, added] = first.emplace(node->alias, node);
     if (added) continue;
+    // Spark's dataframeId: a Connect plan id, else (the DataFrame API) the observed DataFrame.
     const LogicalPlan& other = *it->second;
-    if (other.observation_id == node->observation_id || SameResult().Plans(other, *node)) {
+    const bool ids = other.observation_id >= 0 || node->observation_id >= 0;
+    if (ids ? other.observation_id == node->observation_id : other.children[0] == node->children[0]) {
       continue;
     }
     return UserError(ErrorKind::kAnalysis, "DUPLICATED_METRICS_NAME",

@@ -14,9 +14,9 @@ namespace ember::plan {
 /// aggregates may not nest or be DISTINCT: INVALID_OBSERVED_METRICS.* otherwise.
 arrow::Status CheckObservedMetric(const Expr& named, const Expr& original);
 
-/// DUPLICATED_METRICS_NAME when two observations in `plan` share a name without computing the
-/// same result (Spark's sameResult: the same metrics over the same rows). One observation met
-/// twice, a DataFrame joined or unioned with itself, is the same one.
+/// DUPLICATED_METRICS_NAME when two observations in `plan` share a name but not the observing
+/// DataFrame (Spark 4.0.1 compares dataframeIds, whatever the metrics): one DataFrame observed
+/// twice, or joined or unioned with itself, is fine.
 arrow::Status CheckObservationNames(const LogicalPlan& plan);
 
 }  // namespace ember::plan
