@@ -284,3 +284,20 @@ def test_a_long_error_message_is_abbreviated_as_spark_does(spark):
         spark.sql(f"SELECT {name}").collect()
     message = str(error.value)
     assert len(message) < 2200 and "..." in message
+
+
+def test_observe_reports_an_actions_metrics(spark):
+    # The metrics are counted by hand from the rows; stream_programs.py::observed_metrics compares
+    # the rest with Spark.
+    from pyspark.sql import Observation
+
+    df = spark.createDataFrame([(1, 2.0), (2, None), (3, 4.0)], "k INT, d DOUBLE")
+    observation = Observation("counts")
+    observed = df.observe(observation, F.count(F.lit(1)).alias("rows"), F.sum("k"),
+                          F.avg("d").alias("mean"))
+    assert observed.columns == ["k", "d"]
+    assert observed.filter("k > 1").count() == 2  # the filter after the observation
+    assert observation.get == {"rows": 3, "sum(k)": 6, "mean": 3.0}
+    with pytest.raises(AnalysisException) as info:
+        df.observe("m", F.col("k")).collect()
+    assert info.value.getCondition() == "INVALID_OBSERVED_METRICS.NON_AGGREGATE_FUNC_ARG_IS_ATTRIBUTE"
