@@ -23,6 +23,13 @@ struct LogicalPlan;
 class Session;
 struct UserBatchFunction;
 
+/// One observation's result after an action (df.observe): its metrics as one row, a column per
+/// metric, and the observing DataFrame's id (Spark's dataframeId: a Connect plan id, or -1).
+struct ObservedMetrics {
+  std::shared_ptr<arrow::RecordBatch> row;
+  int64_t observation_id = -1;
+};
+
 class DataFrame {
  public:
   DataFrame(std::shared_ptr<Session> session, std::shared_ptr<const plan::LogicalPlan> plan)
@@ -68,7 +75,18 @@ class DataFrame {
                                 const std::vector<std::string>& using_columns,
                                 const std::string& how) const;
 
-  arrow::Result<std::shared_ptr<arrow::Table>> ToTable() const;
+  /// observe(name, metrics), Spark's Dataset.observe: the same rows; an action or a streaming
+  /// batch also computes `metrics`, aggregate expressions over the rows that pass here, and
+  /// reports them under `name` (ToTable's `observed`, a batch's progress). One plan may hold two
+  /// observations of a name only from one observing DataFrame (Spark's dataframeId): a Connect
+  /// plan id as `observation_id`, or with -1 this DataFrame.
+  arrow::Result<DataFrame> Observe(const std::string& name, const std::vector<Column>& metrics,
+                                   int64_t observation_id = -1) const;
+
+  /// The result; with `observed`, also the metrics of each observation the plan computed, by
+  /// name. The session keeps them too (Session::LastObservedMetrics).
+  arrow::Result<std::shared_ptr<arrow::Table>> ToTable(
+      std::map<std::string, ObservedMetrics>* observed = nullptr) const;
   arrow::Result<int64_t> Count() const;
   /// df.write...save(path): the path given, or else the writer's "path" option (Spark refuses
   /// both); an empty format is spark.sql.sources.default.

@@ -113,6 +113,12 @@ class Session : public std::enable_shared_from_this<Session> {
                                                          const std::shared_ptr<arrow::DataType>& type);
   plan::EvalContext eval_context() const;
 
+  /// The metrics the latest action computed for observation `name` (df.observe), as Spark's
+  /// listeners see them (QueryExecution.observedMetrics); none before one did.
+  std::optional<ObservedMetrics> LastObservedMetrics(const std::string& name) const;
+  /// Keeps an action's metrics, by name (DataFrame::ToTable does).
+  void RecordObservedMetrics(const std::map<std::string, ObservedMetrics>& metrics);
+
  private:
   Session() = default;
 
@@ -124,6 +130,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<std::shared_ptr<iceberg::Catalog>> retired_catalogs_;
   std::shared_ptr<SessionCatalog> session_catalog_;
   std::string current_database_ = "default";
+  std::map<std::string, ObservedMetrics> observed_metrics_;
 };
 
 }  // namespace ember

@@ -613,6 +613,10 @@ NB_MODULE(_core, m) {
            [](const DataFrame& df, const std::vector<Column>& keys, const std::vector<Column>& aggs) {
              return Unwrap(df.GroupBy(keys, aggs));
            })
+      .def("observe",
+           [](const DataFrame& df, const std::string& name, const std::vector<Column>& metrics) {
+             return Unwrap(df.Observe(name, metrics));
+           })
       .def("order_by", [](const DataFrame& df, const std::vector<Column>& o) { return Unwrap(df.OrderBy(o)); })
       .def("limit", [](const DataFrame& df, int64_t n) { return Unwrap(df.Limit(n)); })
       .def("drop_duplicates",
@@ -746,6 +750,12 @@ NB_MODULE(_core, m) {
       .def("create_temp_view",
            [](Session& s, const std::string& name, const DataFrame& df, bool replace) {
              Check(s.CreateTempView(name, df, replace));
+           })
+      .def("last_observed_metrics",
+           [](const Session& s, const std::string& name) -> nb::object {
+             auto observed = s.LastObservedMetrics(name);
+             if (!observed) return nb::none();
+             return StreamCapsule(Unwrap(arrow::Table::FromRecordBatches({observed->row})));
            })
       .def("drop_temp_view", &Session::DropTempView)
       .def("temp_view_names", &Session::TempViewNames);

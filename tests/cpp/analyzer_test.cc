@@ -101,5 +101,125 @@ TEST_F(SessionTest, DataFrameJoinUsing) {
   EXPECT_EQ(*count, 4);
 }
 
+// df.observe(): the rows pass unchanged and the action reports the metrics, aggregated over them.
+TEST_F(SessionTest, ObserveReportsMetricsOverTheRowsThatPass) {
+  auto people = session_->Table("people");
+  ASSERT_TRUE(people.ok());
+  auto adults = people->Filter(Call(">=", {Col("age"), Lit(std::make_shared<arrow::Int32Scalar>(25))}));
+  ASSERT_TRUE(adults.ok()) << adults.status();
+  auto observed = adults->Observe(
+      "m", {Call("count", {Lit(std::make_shared<arrow::Int32Scalar>(1))}).Alias("c"),
+            Call("sum", {Col("age")}), Call("max", {Col("name")}).Alias("last")});
+  ASSERT_TRUE(observed.ok()) << observed.status();
+  std::map<std::string, ObservedMetrics> metrics;
+  auto rows = observed->ToTable(&metrics);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ((*rows)->num_rows(), 3);
+  EXPECT_EQ((*rows)->schema()->ToString(), adults->schema()->ToString());
+  ASSERT_EQ(metrics.count("m"), 1u);
+  const auto& row = metrics["m"].row;
+  ASSERT_EQ(row->num_rows(), 1);
+  EXPECT_EQ(row->schema()->field(0)->name(), "c");
+  EXPECT_EQ(row->schema()->field(1)->name(), "sum(age)");
+  EXPECT_EQ(row->column(0)->GetScalar(0).ValueOrDie()->ToString(), "3");
+  EXPECT_EQ(row->column(1)->GetScalar(0).ValueOrDie()->ToString(), "85");
+  EXPECT_EQ(row->column(2)->GetScalar(0).ValueOrDie()->ToString(), "cy");
+  ASSERT_TRUE(session_->LastObservedMetrics("m").has_value());
+}
+
+// Over no rows, a global aggregate's answer: count 0, sum NULL.
+TEST_F(SessionTest, ObserveOverNoRows) {
+  auto people = session_->Table("people");
+  ASSERT_TRUE(people.ok());
+  auto none = people->Filter(Call(">", {Col("age"), Lit(std::make_shared<arrow::Int32Scalar>(100))}));
+  ASSERT_TRUE(none.ok());
+  auto observed = none->Observe("empty", {Call("count", {Col("id")}).Alias("c"),
+                                          Call("sum", {Col("age")}).Alias("s")});
+  ASSERT_TRUE(observed.ok()) << observed.status();
+  std::map<std::string, ObservedMetrics> metrics;
+  auto count = observed->ToTable(&metrics);
+  ASSERT_TRUE(count.ok()) << count.status();
+  const auto& row = metrics["empty"].row;
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->column(0)->GetScalar(0).ValueOrDie()->ToString(), "0");
+  EXPECT_FALSE(row->column(1)->GetScalar(0).ValueOrDie()->is_valid);
+}
+
+// Spark's CheckAnalysis rules for metrics, with Spark's conditions and messages.
+TEST_F(SessionTest, ObservedMetricsMustAggregateTheirColumns) {
+  auto people = session_->Table("people");
+  ASSERT_TRUE(people.ok());
+  auto one = Lit(std::make_shared<arrow::Int32Scalar>(1));
+  auto expect_error = [&](const std::string& name, const std::vector<Column>& metrics,
+                          const std::string& condition, const std::string& message) {
+    auto df = people->Observe(name, metrics);
+    ASSERT_FALSE(df.ok()) << condition;
+    const ErrorDetail* detail = GetErrorDetail(df.status());
+    ASSERT_NE(detail, nullptr) << df.status();
+    EXPECT_EQ(detail->kind(), ErrorKind::kAnalysis);
+    EXPECT_EQ(detail->condition(), condition);
+    EXPECT_NE(df.status().message().find(message), std::string::npos) << df.status().message();
+  };
+  expect_error("m", {Col("age")}, "INVALID_OBSERVED_METRICS.NON_AGGREGATE_FUNC_ARG_IS_ATTRIBUTE",
+               "Invalid observed metrics. Attribute \"age\" can only be used as an argument to an "
+               "aggregate function.");
+  expect_error("m", {Call("+", {Col("age"), one})},
+               "INVALID_OBSERVED_METRICS.NON_AGGREGATE_FUNC_ARG_IS_ATTRIBUTE",
+               "Attribute \"(age + 1) AS `(age + 1)`\" can only");
+  expect_error("m", {Call("+", {Call("sum", {Col("age")}), Col("id")}).Alias("x")},
+               "INVALID_OBSERVED_METRICS.NON_AGGREGATE_FUNC_ARG_IS_ATTRIBUTE",
+               "Attribute \"(sum(age) + id) AS x\" can only");
+  expect_error("m", {Call("count", {Col("age")}, /*distinct=*/true).Alias("c")},
+               "INVALID_OBSERVED_METRICS.AGGREGATE_EXPRESSION_WITH_DISTINCT_UNSUPPORTED",
+               "Aggregate expressions with DISTINCT are not allowed in observed metrics, but "
+               "found: \"count(DISTINCT age) AS c\".");
+  expect_error("m", {Call("sum", {Call("sum", {Col("age")})})},
+               "INVALID_OBSERVED_METRICS.NESTED_AGGREGATES_UNSUPPORTED",
+               "Nested aggregates are not allowed in observed metrics, but found: "
+               "\"sum(sum(age)) AS `sum(sum(age))`\".");
+  expect_error("", {Call("count", {one})}, "INVALID_OBSERVED_METRICS.MISSING_NAME",
+               "The observed metrics should be named: CollectMetrics , ");
+  // Names resolve before the metrics are checked.
+  expect_error("m", {Col("agee")}, "UNRESOLVED_COLUMN.WITH_SUGGESTION", "`agee`");
+  // A literal is a metric, an aggregate in any expression too.
+  auto fine = people->Observe("m", {one.Alias("one"), Call("*", {Call("count", {one}), one})});
+  EXPECT_TRUE(fine.ok()) << fine.status();
+}
+
+// Two observations of one name in a plan must come from one observing DataFrame (Spark 4.0.1's
+// dataframeId): the DataFrame observed, or a Connect plan id.
+TEST_F(SessionTest, ObservationNamesBelongToOneObservingDataFrame) {
+  auto people = session_->Table("people");
+  ASSERT_TRUE(people.ok());
+  auto count = Call("count", {Lit(std::make_shared<arrow::Int32Scalar>(1))});
+  auto expect_duplicated = [](const arrow::Result<DataFrame>& df) {
+    ASSERT_FALSE(df.ok());
+    ASSERT_NE(GetErrorDetail(df.status()), nullptr) << df.status();
+    EXPECT_EQ(GetErrorDetail(df.status())->condition(), "DUPLICATED_METRICS_NAME");
+    EXPECT_EQ(GetErrorDetail(df.status())->sql_state(), "42710");
+    EXPECT_NE(df.status().message().find("The metric name is not unique: m."), std::string::npos);
+  };
+  auto a = people->Observe("m", {count.Alias("c")});
+  // people observed again, other metrics: the same observing DataFrame, as in classic Spark.
+  auto same_df = people->Observe("m", {Call("sum", {Col("age")})});
+  auto other_rows = people->Filter(Call("isnotnull", {Col("age")}));
+  ASSERT_TRUE(a.ok() && same_df.ok() && other_rows.ok());
+  EXPECT_TRUE(a->Union(*a).ok());
+  EXPECT_TRUE(a->Union(*same_df).ok());
+  auto self_join = a->Join(*a, nullptr, {"id"}, "inner");
+  EXPECT_TRUE(self_join.ok()) << self_join.status();
+  auto other = other_rows->Observe("m", {count.Alias("c")});
+  ASSERT_TRUE(other.ok());
+  expect_duplicated(a->Union(*other));
+  expect_duplicated(a->Observe("m", {Call("sum", {Col("age")})}));
+  // Connect's plan ids: one relation translated twice is one observation, two are two.
+  auto first = people->Observe("m", {count.Alias("c")}, 7);
+  auto again = people->Observe("m", {count.Alias("c")}, 7);
+  auto second = people->Observe("m", {count.Alias("c")}, 8);
+  ASSERT_TRUE(first.ok() && again.ok() && second.ok());
+  EXPECT_TRUE(first->Union(*again).ok());
+  expect_duplicated(first->Union(*second));
+}
+
 }  // namespace
 }  // namespace ember

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 MESSAGES: Dict[str, str] = {
     "ARGUMENT_REQUIRED": "Argument `<arg_name>` is required when <condition>.",
     "ATTRIBUTE_NOT_SUPPORTED": "Attribute `<attr_name>` is not supported.",
+    "CANNOT_BE_EMPTY": "At least one <item> must be specified.",
     "CANNOT_CONVERT_TYPE": "Cannot convert <from_type> into <to_type>.",
     "CANNOT_PARSE_DATATYPE": "Unable to parse datatype. <msg>.",
     "CANNOT_SET_TOGETHER": "<arg_list> should not be set together.",
@@ -23,13 +24,19 @@ MESSAGES: Dict[str, str] = {
         "StructField does not have typeName. Use typeName on its type explicitly instead."
     ),
     "KEY_NOT_EXISTS": "Key `<key>` is not exists.",
+    "NO_OBSERVE_BEFORE_GET": "Should observe by calling `DataFrame.observe` before `get`.",
     "NOT_IMPLEMENTED": "<feature> is not implemented.",
     "NOT_INT_OR_SLICE_OR_STR": (
         "Argument `<arg_name>` should be an int, slice or str, got <arg_type>."
     ),
+    "NOT_LIST_OF_COLUMN": "Argument `<arg_name>` should be a list[Column].",
+    "NOT_STR": "Argument `<arg_name>` should be a str, got <arg_type>.",
     "READ_ONLY": "<object> is read-only.",
+    "REUSE_OBSERVATION": "An Observation can be used with a DataFrame only once.",
     "TOO_MANY_VALUES": "Expected <expected> values for `<item>`, got <actual>.",
     "UNSUPPORTED_DATA_TYPE": "Unsupported DataType `<data_type>`.",
+    "UNSUPPORTED_OPERATION": "<operation> is not supported.",
+    "VALUE_NOT_NON_EMPTY_STR": "Value for `<arg_name>` must be a non-empty string, got '<arg_value>'.",
     # Spark SQL conditions that the pure-Python DDL parser raises.
     "PARSE_SYNTAX_ERROR": "Syntax error at or near <error><hint>.",
     "UNSUPPORTED_DATATYPE": "Unsupported data type <typeName>.",

@@ -380,6 +380,25 @@ class DataFrame:
             )
         return self._wrap(self._df.with_watermark(eventTime, delayThreshold))
 
+    def observe(self, observation: Any, *exprs: Column) -> "DataFrame":
+        """The same rows; an action also computes `exprs`, aggregate expressions over the rows
+        that pass here, for `observation` (an Observation, or a name under which a streaming
+        query's progress reports them in `observedMetrics`)."""
+        from ember.sql.observation import Observation
+
+        if len(exprs) == 0:
+            raise PySparkValueError(errorClass="CANNOT_BE_EMPTY", messageParameters={"item": "exprs"})
+        if not all(isinstance(c, Column) for c in exprs):
+            raise PySparkTypeError(errorClass="NOT_LIST_OF_COLUMN", messageParameters={"arg_name": "exprs"})
+        if isinstance(observation, Observation):
+            return observation._on(self, *exprs)
+        if isinstance(observation, str):
+            return self._wrap(self._df.observe(observation, [c._c for c in exprs]))
+        raise PySparkTypeError(
+            errorClass="NOT_LIST_OF_COLUMN",
+            messageParameters={"arg_name": "observation", "arg_type": type(observation).__name__},
+        )
+
     def alias(self, alias: str) -> "DataFrame":
         return self._wrap(self._df.alias(alias))
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
 #include <arrow/table.h>
 #include <arrow/type.h>
@@ -110,6 +111,11 @@ Result<DataFrame> DataFrame::Alias(const std::string& alias) const {
   return With(session_->analyzer().SubqueryAlias(plan_, alias));
 }
 
+Result<DataFrame> DataFrame::Observe(const std::string& name, const std::vector<Column>& metrics,
+                                     int64_t observation_id) const {
+  return With(session_->analyzer().CollectMetrics(plan_, name, Exprs(metrics), observation_id));
+}
+
 Result<DataFrame> DataFrame::WithWatermark(const std::string& column,
                                            const std::string& delay) const {
   return With(session_->analyzer().Watermark(plan_, column, delay));
@@ -162,7 +168,8 @@ Result<DataFrame> DataFrame::Join(const DataFrame& other, const Column* conditio
                                         condition ? condition->expr() : nullptr, using_columns));
 }
 
-Result<std::shared_ptr<arrow::Table>> DataFrame::ToTable() const {
+Result<std::shared_ptr<arrow::Table>> DataFrame::ToTable(
+    std::map<std::string, ObservedMetrics>* observed) const {
   if (plan_->is_streaming) {
     return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102",
                      "Queries with streaming sources must be executed with writeStream.start();",
@@ -171,7 +178,16 @@ Result<std::shared_ptr<arrow::Table>> DataFrame::ToTable() const {
   exec::ExecOptions options;
   options.eval = session_->eval_context();
   options.max_batch_rows = exec::BatchSizeFromEnvironment();
-  return exec::Execute(plan_, options);
+  std::map<std::string, ObservedMetrics> metrics;
+  std::mutex mutex;
+  options.metrics_observer = [&](const plan::LogicalPlan& node, std::shared_ptr<arrow::RecordBatch> row) {
+    std::lock_guard<std::mutex> lock(mutex);
+    metrics[node.alias] = ObservedMetrics{std::move(row), node.observation_id};
+  };
+  ARROW_ASSIGN_OR_RAISE(auto table, exec::Execute(plan_, options));
+  if (!metrics.empty()) session_->RecordObservedMetrics(metrics);
+  if (observed) *observed = std::move(metrics);
+  return table;
 }
 
 arrow::Status DataFrame::Save(const std::string& format, const std::optional<std::string>& path,

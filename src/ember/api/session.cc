@@ -268,6 +268,18 @@ Result<std::shared_ptr<arrow::Scalar>> Session::Evaluate(const plan::ExprPtr& ex
   return scalar;
 }
 
+std::optional<ObservedMetrics> Session::LastObservedMetrics(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = observed_metrics_.find(name);
+  if (it == observed_metrics_.end()) return std::nullopt;
+  return it->second;
+}
+
+void Session::RecordObservedMetrics(const std::map<std::string, ObservedMetrics>& metrics) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [name, observed] : metrics) observed_metrics_[name] = observed;
+}
+
 plan::EvalContext Session::eval_context() const {
   plan::EvalContext ctx;
   ctx.time_zone = GetConf("spark.sql.session.timeZone", "UTC");

@@ -2,10 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <arrow/array.h>
+#include <arrow/scalar.h>
 #include <arrow/type.h>
 
 #include "ember/error.h"
 #include "ember/plan/type_names.h"
+#include "spark/connect/expressions.pb.h"
 #include "spark/connect/types.pb.h"
 
 namespace ember::connect {
@@ -158,6 +161,59 @@ arrow::Status ToProto(const arrow::DataType& type, pb::DataType* out) {
 
 arrow::Status ToProto(const arrow::Schema& schema, pb::DataType* out) {
   return ToProto(arrow::StructType(schema.fields()), out);
+}
+
+arrow::Status ToProto(const arrow::Scalar& value, pb::Expression::Literal* out) {
+  if (!value.is_valid) {
+    out->mutable_null()->mutable_null();
+    return arrow::Status::OK();
+  }
+  switch (value.type->id()) {
+    case arrow::Type::BOOL: out->set_boolean(static_cast<const arrow::BooleanScalar&>(value).value); break;
+    case arrow::Type::INT8: out->set_byte(static_cast<const arrow::Int8Scalar&>(value).value); break;
+    case arrow::Type::INT16: out->set_short_(static_cast<const arrow::Int16Scalar&>(value).value); break;
+    case arrow::Type::INT32: out->set_integer(static_cast<const arrow::Int32Scalar&>(value).value); break;
+    case arrow::Type::INT64: out->set_long_(static_cast<const arrow::Int64Scalar&>(value).value); break;
+    case arrow::Type::FLOAT: out->set_float_(static_cast<const arrow::FloatScalar&>(value).value); break;
+    case arrow::Type::DOUBLE: out->set_double_(static_cast<const arrow::DoubleScalar&>(value).value); break;
+    case arrow::Type::STRING:
+      out->set_string(std::string(static_cast<const arrow::StringScalar&>(value).view()));
+      break;
+    case arrow::Type::BINARY:
+      out->set_binary(std::string(static_cast<const arrow::BinaryScalar&>(value).view()));
+      break;
+    case arrow::Type::DATE32: out->set_date(static_cast<const arrow::Date32Scalar&>(value).value); break;
+    case arrow::Type::TIMESTAMP: {
+      int64_t micros = static_cast<const arrow::TimestampScalar&>(value).value;
+      if (static_cast<const arrow::TimestampType&>(*value.type).timezone().empty()) {
+        out->set_timestamp_ntz(micros);
+      } else {
+        out->set_timestamp(micros);
+      }
+      break;
+    }
+    case arrow::Type::DECIMAL128: {
+      const auto& type = static_cast<const arrow::Decimal128Type&>(*value.type);
+      auto* decimal = out->mutable_decimal();
+      decimal->set_value(static_cast<const arrow::Decimal128Scalar&>(value).value.ToString(type.scale()));
+      decimal->set_precision(type.precision());
+      decimal->set_scale(type.scale());
+      break;
+    }
+    case arrow::Type::LIST: {
+      const auto& list = static_cast<const arrow::ListScalar&>(value);
+      auto* array = out->mutable_array();
+      ARROW_RETURN_NOT_OK(ToProto(*list.value->type(), array->mutable_element_type()));
+      for (int64_t i = 0; i < list.value->length(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(auto element, list.value->GetScalar(i));
+        ARROW_RETURN_NOT_OK(ToProto(*element, array->add_elements()));
+      }
+      break;
+    }
+    default:  // the client reads no map or struct literal
+      return Unsupported("of a literal value " + value.type->ToString());
+  }
+  return arrow::Status::OK();
 }
 
 Result<std::shared_ptr<arrow::DataType>> ParseSchemaString(const std::string& text) {

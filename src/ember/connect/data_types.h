@@ -10,6 +10,7 @@
 
 namespace spark::connect {
 class DataType;
+class Expression_Literal;
 }
 
 namespace ember::connect {
@@ -20,6 +21,10 @@ arrow::Result<std::shared_ptr<arrow::DataType>> FromProto(const spark::connect::
 arrow::Status ToProto(const arrow::DataType& type, spark::connect::DataType* out);
 /// A schema as a struct type, the form of ExecutePlanResponse.schema and AnalyzePlan's schema.
 arrow::Status ToProto(const arrow::Schema& schema, spark::connect::DataType* out);
+
+/// A value as Spark sends one back (an observed metric): a literal of its type; NULL as a
+/// literal of NullType, as Spark's LiteralValueProtoConverter writes it.
+arrow::Status ToProto(const arrow::Scalar& value, spark::connect::Expression_Literal* out);
 
 /// A type written as Spark's JSON (DataType.json(): "long", {"type":"struct","fields":[...]}) or
 /// as DDL ("a INT, b STRING", "struct<a:int>").

@@ -1,5 +1,6 @@
 #include "ember/connect/execute.h"
 
+#include <arrow/array.h>
 #include <arrow/record_batch.h>
 #include <arrow/table.h>
 
@@ -51,8 +52,9 @@ class Responses {
 
 // A result's schema, then its rows in batches: the non-empty ones, or one empty batch for no
 // rows, as the client needs at least one.
-arrow::Status AddRows(const DataFrame& df, Responses* out) {
-  ARROW_ASSIGN_OR_RAISE(auto table, df.ToTable());
+arrow::Status AddRows(const DataFrame& df, Responses* out,
+                      std::map<std::string, ObservedMetrics>* observed) {
+  ARROW_ASSIGN_OR_RAISE(auto table, df.ToTable(observed));
   ARROW_RETURN_NOT_OK(ToProto(*table->schema(), out->Add()->mutable_schema()));
   auto add = [&](const arrow::RecordBatch& batch, int64_t offset) -> arrow::Status {
     ARROW_ASSIGN_OR_RAISE(auto data, WriteIpcStream(batch));
@@ -76,6 +78,25 @@ arrow::Status AddRows(const DataFrame& df, Responses* out) {
   if (offset > 0) return arrow::Status::OK();
   ARROW_ASSIGN_OR_RAISE(batch, arrow::RecordBatch::MakeEmpty(table->schema()));
   return add(*batch, 0);
+}
+
+// After the rows, the metrics of the plan's observations (df.observe) as Spark sends them: one
+// response, each observation's values as literals keyed by their columns' names.
+arrow::Status AddObservedMetrics(const std::map<std::string, ObservedMetrics>& observed,
+                                 Responses* out) {
+  if (observed.empty()) return arrow::Status::OK();
+  auto* response = out->Add();
+  for (const auto& [name, metrics] : observed) {
+    auto* message = response->add_observed_metrics();
+    message->set_name(name);
+    message->set_plan_id(metrics.observation_id);
+    for (int i = 0; i < metrics.row->num_columns(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(auto value, metrics.row->column(i)->GetScalar(0));
+      ARROW_RETURN_NOT_OK(ToProto(*value, message->add_values()));
+      message->add_keys(metrics.row->schema()->field(i)->name());
+    }
+  }
+  return arrow::Status::OK();
 }
 
 // spark.sql(text): a query comes back as its relation, for the client to build on; any other
@@ -155,7 +176,9 @@ Result<std::vector<pb::ExecutePlanResponse>> Execute(const ConnectSession& sessi
   const auto& plan = request.plan();
   if (plan.has_root()) {
     ARROW_ASSIGN_OR_RAISE(auto df, translator.Relation(plan.root()));
-    ARROW_RETURN_NOT_OK(AddRows(df, &out));
+    std::map<std::string, ObservedMetrics> observed;
+    ARROW_RETURN_NOT_OK(AddRows(df, &out, &observed));
+    ARROW_RETURN_NOT_OK(AddObservedMetrics(observed, &out));
   } else if (plan.has_command()) {
     ARROW_RETURN_NOT_OK(RunCommand(translator, session.streams(), plan.command(), &out));
   } else {

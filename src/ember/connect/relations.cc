@@ -264,6 +264,16 @@ Result<DataFrame> WithWatermark(const Translator& t, const pb::WithWatermark& wa
   return input.WithWatermark(watermark.event_time(), watermark.delay_threshold());
 }
 
+// df.observe(name, metrics): an action sends the metrics after its rows (execute.cc); the
+// relation's plan id is the observation's (Spark's dataframeId).
+Result<DataFrame> CollectMetrics(const Translator& t, const pb::Relation& relation) {
+  const auto& collect = relation.collect_metrics();
+  ARROW_ASSIGN_OR_RAISE(auto input, t.Relation(collect.input()));
+  ARROW_ASSIGN_OR_RAISE(auto metrics, Columns(t, collect.metrics()));
+  const bool has_id = relation.has_common() && relation.common().has_plan_id();
+  return input.Observe(collect.name(), metrics, has_id ? relation.common().plan_id() : -1);
+}
+
 // Hints and repartitioning leave the rows as they are: Ember plans one machine's work itself.
 Result<DataFrame> SameRows(const Translator& t, const pb::Relation& input) {
   return t.Relation(input);
@@ -344,6 +354,7 @@ Result<DataFrame> Translator::Relation(const pb::Relation& relation) const {
       case pb::Relation::kJoin: return Join(*this, relation.join());
       case pb::Relation::kSetOp: return SetOperation(*this, relation.set_op());
       case pb::Relation::kWithWatermark: return WithWatermark(*this, relation.with_watermark());
+      case pb::Relation::kCollectMetrics: return CollectMetrics(*this, relation);
       case pb::Relation::kCachedRemoteRelation:
         if (!streams_) return Unsupported("relation `cached_remote_relation` here");
         return streams_->CachedBatch(relation.cached_remote_relation().relation_id());

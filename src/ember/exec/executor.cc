@@ -172,6 +172,14 @@ class PlanBuilder {
         tap.observer = options_.watermark_observer;
         return ac::Declaration(kWatermarkTap, {std::move(input)}, std::move(tap));
       }
+      case PlanKind::kCollectMetrics: {
+        if (!options_.metrics_observer) return Build(*p.children[0]);
+        // The rows pass whole, so that the metrics are known before any row goes on.
+        ARROW_ASSIGN_OR_RAISE(auto rows, Materialize(*p.children[0]));
+        ARROW_ASSIGN_OR_RAISE(auto metrics, ObservedMetrics(p, rows));
+        options_.metrics_observer(p, std::move(metrics));
+        return Source(std::move(rows), p, /*rename=*/false);
+      }
       case PlanKind::kProject: {
         ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
         std::vector<cp::Expression> exprs;
@@ -283,6 +291,22 @@ class PlanBuilder {
     int64_t batch = options_.max_batch_rows > 0 ? options_.max_batch_rows
                                                 : ac::TableSourceNodeOptions::kDefaultMaxBatchSize;
     return ac::Declaration("table_source", ac::TableSourceNodeOptions(std::move(table), batch));
+  }
+
+  // An observe() node's metrics over `rows`, its child's: the node's metrics plan (a global
+  // aggregation, see LogicalPlan::metrics_plan) with the rows in its stand-in leaf.
+  Result<std::shared_ptr<arrow::RecordBatch>> ObservedMetrics(const LogicalPlan& p,
+                                                              const std::shared_ptr<arrow::Table>& rows) {
+    std::function<plan::PlanPtr(const plan::PlanPtr&)> bind = [&](const plan::PlanPtr& node) {
+      auto copy = std::make_shared<LogicalPlan>(*node);
+      if (node->kind == PlanKind::kLocalTable && !node->table) copy->table = rows;
+      for (auto& child : copy->children) child = bind(child);
+      return plan::PlanPtr(copy);
+    };
+    ExecOptions options = options_;
+    options.metrics_observer = nullptr;
+    ARROW_ASSIGN_OR_RAISE(auto table, Execute(bind(p.metrics_plan), options));
+    return table->CombineChunksToBatch();
   }
 
   Result<ac::Declaration> Aggregate(const LogicalPlan& p) {

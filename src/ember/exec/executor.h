@@ -22,6 +22,12 @@ struct ExecOptions {
   /// event-time attribute), batch by batch, maybe from several threads at once: the streaming
   /// engine's watermark statistics, taken as the rows go by. None: watermarks pass rows unseen.
   std::function<void(int64_t event_time_id, const arrow::Array& event_times)> watermark_observer;
+  /// Sees the metrics of each observe() node (Spark's CollectMetrics) once all its rows have
+  /// passed: one row, a column per metric, aggregated over those rows (over none, a global
+  /// aggregate's answer: count 0, sum NULL). Once per run of the node, maybe from several threads
+  /// at once. None: the node passes its rows and computes nothing.
+  std::function<void(const plan::LogicalPlan& observe_node, std::shared_ptr<arrow::RecordBatch> metrics)>
+      metrics_observer;
 };
 
 /// The batch size from EMBER_BATCH_SIZE, or 0.

@@ -12,6 +12,7 @@
 #include "ember/common/interval.h"
 #include "ember/error.h"
 #include "ember/plan/functions.h"
+#include "ember/plan/observed_metrics.h"
 #include "ember/plan/type_names.h"
 #include "ember/user_function.h"
 
@@ -21,7 +22,12 @@ using arrow::Result;
 using arrow::Status;
 
 struct Analyzer::Scope {
+  explicit Scope(std::vector<Attribute> in, bool observed_metrics = false)
+      : attributes(std::move(in)), metrics(observed_metrics) {}
   std::vector<Attribute> attributes;
+  // Resolving observe()'s metrics: nested and DISTINCT aggregates resolve, so that
+  // CheckObservedMetric refuses them with Spark's errors for metrics.
+  bool metrics = false;
 };
 
 namespace {
@@ -318,7 +324,8 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
                      "42605");
   }
   // approx_count_distinct(DISTINCT x) is approx_count_distinct(x): a sketch ignores repeats.
-  if (e.distinct && !(Lower(e.name) == "count" || Lower(e.name) == "approx_count_distinct")) {
+  if (e.distinct && !scope.metrics &&
+      !(Lower(e.name) == "count" || Lower(e.name) == "approx_count_distinct")) {
     return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE.DISTINCT_AGGREGATE",
                      "DISTINCT is supported only in count() by Ember; " + DisplayName(e) +
                          " is not.",
@@ -327,7 +334,7 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
   std::vector<ExprPtr> args;
   for (const auto& a : unresolved_args) {
     ARROW_ASSIGN_OR_RAISE(auto r, Resolve(a, scope));
-    if (def->aggregate && ContainsAggregate(*r)) {
+    if (def->aggregate && ContainsAggregate(*r) && !scope.metrics) {
       return UserError(ErrorKind::kAnalysis, "NESTED_AGGREGATE_FUNCTION",
                        "It is not allowed to use an aggregate function in the argument of "
                        "another aggregate function. Please use the inner aggregate function in a "
@@ -735,6 +742,7 @@ Result<PlanPtr> Analyzer::Join(const PlanPtr& left, const PlanPtr& right_in, Joi
     right = fresh;
   }
   auto node = NewNode(PlanKind::kJoin, {left, right});
+  ARROW_RETURN_NOT_OK(CheckObservationNames(*node));
   node->join_type = type;
   Scope scope{left->output};
   scope.attributes.insert(scope.attributes.end(), right->output.begin(), right->output.end());
@@ -918,6 +926,7 @@ Result<PlanPtr> Analyzer::Union(const PlanPtr& left, const PlanPtr& right_in, bo
   if (cast_left) left_plan = cast_side(left_plan);
   if (cast_right) right = cast_side(right);
   auto node = NewNode(PlanKind::kUnion, {left_plan, right});
+  ARROW_RETURN_NOT_OK(CheckObservationNames(*node));
   for (size_t i = 0; i < left_plan->output.size(); ++i) {
     Attribute a = left_plan->output[i];
     a.nullable = a.nullable || right->output[i].nullable;
@@ -946,6 +955,40 @@ Result<PlanPtr> Analyzer::SubqueryAlias(const PlanPtr& child, const std::string&
   node->alias = alias;
   node->output = child->output;
   for (auto& a : node->output) a.qualifier = alias;
+  return node;
+}
+
+Result<PlanPtr> Analyzer::CollectMetrics(const PlanPtr& child, const std::string& name,
+                                         const std::vector<ExprPtr>& metrics,
+                                         int64_t observation_id) const {
+  // Names are resolved first: an unknown column is reported before a metric's shape, as Spark's
+  // analysis resolves before it checks.
+  Scope scope(child->output, /*observed_metrics=*/true);
+  ARROW_ASSIGN_OR_RAISE(auto expanded, ExpandStars(metrics, scope));
+  std::vector<ExprPtr> named;
+  for (const auto& m : expanded) {
+    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(m, scope));
+    named.push_back(Named(r, m));
+  }
+  auto node = NewNode(PlanKind::kCollectMetrics, {child});
+  node->alias = name;
+  node->exprs = named;
+  node->output = child->output;
+  node->observation_id = observation_id;
+  if (name.empty()) {
+    return UserError(ErrorKind::kAnalysis, "INVALID_OBSERVED_METRICS.MISSING_NAME",
+                     "Invalid observed metrics. The observed metrics should be named: " +
+                         PlanToString(*node) + ".",
+                     "42K0E");
+  }
+  for (size_t i = 0; i < named.size(); ++i) {
+    ARROW_RETURN_NOT_OK(CheckObservedMetric(*named[i], *expanded[i]));
+  }
+  // The metrics' row: a global aggregation over a stand-in for the rows passing the node.
+  auto rows = NewNode(PlanKind::kLocalTable, {});
+  rows->output = child->output;
+  ARROW_ASSIGN_OR_RAISE(node->metrics_plan, Aggregate(rows, {}, expanded, false));
+  ARROW_RETURN_NOT_OK(CheckObservationNames(*node));
   return node;
 }
 

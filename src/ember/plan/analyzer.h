@@ -51,6 +51,14 @@ class Analyzer {
   arrow::Result<PlanPtr> Deduplicate(const PlanPtr& child, const std::vector<std::string>& columns,
                                      bool within_watermark = false) const;
   arrow::Result<PlanPtr> SubqueryAlias(const PlanPtr& child, const std::string& alias) const;
+  /// observe(name, metrics), Spark's CollectMetrics: the child's rows, and `metrics` (aggregate
+  /// expressions, named as a projection names them) computed over them, with Spark's checks
+  /// (INVALID_OBSERVED_METRICS.*, DUPLICATED_METRICS_NAME). `observation_id` is Spark's
+  /// dataframeId, a Connect plan id; -1: the observed DataFrame (`child`) is the id, as in
+  /// Spark's classic API.
+  arrow::Result<PlanPtr> CollectMetrics(const PlanPtr& child, const std::string& name,
+                                        const std::vector<ExprPtr>& metrics,
+                                        int64_t observation_id = -1) const;
   /// withWatermark(column, delay): a timestamp column and Spark's interval text.
   arrow::Result<PlanPtr> Watermark(const PlanPtr& child, const std::string& column,
                                    const std::string& delay) const;

@@ -73,6 +73,10 @@ void Print(const LogicalPlan& p, int depth, std::string* out) {
     case PlanKind::kMapBatches:
       line += "MapInBatches " + p.batch_function->name + " [" + Attributes(p.output) + "]";
       break;
+    case PlanKind::kCollectMetrics:
+      line += "CollectMetrics " + p.alias + ", [" + List(p.exprs) + "], " +
+              std::to_string(p.observation_id);
+      break;
     case PlanKind::kUnresolvedRelation: line += "UnresolvedRelation"; break;
     case PlanKind::kSelect: line += "Select"; break;
   }

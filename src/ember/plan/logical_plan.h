@@ -38,6 +38,8 @@ enum class PlanKind {
                         // child's columns, then the generator's (pos if any, col), per element
   kMapBatches,          // batch_function: the child's rows, batch by batch, through a user's
                         // function (mapInPandas); output: the function's columns
+  kCollectMetrics,      // observe(alias, exprs): the child's rows unchanged; exprs, each named,
+                        // aggregate them (Spark's CollectMetrics), see metrics_plan
   kUnresolvedRelation,  // parser only: name_parts of a table or view
   kSelect,              // parser only: a SELECT block, see SelectBlock
 };
@@ -119,6 +121,12 @@ struct LogicalPlan {
   std::shared_ptr<const UserBatchFunction> batch_function;  // kMapBatches
   // kUnresolvedRelation: time travel, `VERSION AS OF <version>` or `TIMESTAMP AS OF <timestamp>`.
   ExprPtr as_of_version, as_of_timestamp;
+  // kCollectMetrics: the metrics as a global aggregation (one row, a column per metric) whose
+  // leaf is a kLocalTable without a table standing for the rows that pass: the executor gives it
+  // them. `observation_id` is Spark's dataframeId, the DataFrame that called observe(): a
+  // Connect plan id, or -1 when that DataFrame is the child itself (the DataFrame API).
+  PlanPtr metrics_plan;
+  int64_t observation_id = -1;
 };
 
 /// An indented tree for explain() and error messages.

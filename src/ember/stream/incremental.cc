@@ -62,7 +62,8 @@ void CollectStateful(const LogicalPlan& plan, const std::string& mode, std::vect
 
 // The stream source under `plan` when each node on the way computes each row on its own
 // (projections, filters, aliases, watermarks, the expansion of sliding windows), so that the
-// plan's rows over consecutive slices of the source are its rows over the whole, in order.
+// plan's rows over consecutive slices of the source are its rows over the whole, in order. Not
+// through an observe(): its metrics are over the batch's rows.
 const LogicalPlan* RowWiseSource(const LogicalPlan& plan, const std::set<const LogicalPlan*>& stateful) {
   if (stateful.count(&plan)) return nullptr;
   switch (plan.kind) {
@@ -208,9 +209,10 @@ Result<BatchPlan> IncrementalExecution::PlanBatch(const std::vector<BatchSource>
   // per core, each reading parts of the input (files) and writing its own part of the output, so
   // reading and writing overlap and no task holds more than a part of the batch. Not with a
   // static side (a stream-static join), which each task would read again for every part, nor
-  // with a watermark, whose statistics are the batch's.
+  // with a watermark or an observe(), whose statistics and metrics are the batch's.
   Stage last;
   if (sources.size() == 1 && sources[0].end && operators_.empty() && !Contains(*plan_, PlanKind::kWatermark) &&
+      !Contains(*plan_, PlanKind::kCollectMetrics) &&
       !Contains(*plan_, PlanKind::kFileScan) && !Contains(*plan_, PlanKind::kTableScan)) {
     ARROW_ASSIGN_OR_RAISE(batch_plan.task_parts,
                           sources[0].source->PlanInputPartitions(sources[0].start, *sources[0].end));

@@ -628,6 +628,13 @@ arrow::Status StreamingQuery::RunLoop() {
           seen_by_watermark[event_time_id].Merge(seen);
         };
       }
+      // Each observe() node's metrics over the batch's rows (Spark's observedMetrics).
+      std::map<std::string, std::shared_ptr<arrow::RecordBatch>> observed;
+      std::mutex observed_mutex;
+      exec_options.metrics_observer = [&](const LogicalPlan& node, std::shared_ptr<arrow::RecordBatch> row) {
+        std::lock_guard<std::mutex> lock(observed_mutex);
+        observed[node.alias] = std::move(row);
+      };
       stream::BatchContext batch;
       batch.batch_id = ex.next_batch;
       batch.late_ms = ex.last_batch_watermark_ms.value_or(0);
@@ -699,6 +706,10 @@ arrow::Status StreamingQuery::RunLoop() {
       progress["sources"] = sources;
       progress["sink"] = {{"description", sink_->Description()},
                           {"numOutputRows", sink_->CountsOutputRows() ? num_output_rows : -1}};
+      if (!observed.empty()) {
+        ARROW_ASSIGN_OR_RAISE(progress["observedMetrics"],
+                              stream::ObservedMetricsProgress(observed, ctx.time_zone));
+      }
       ex.last_executed_progress = progress;
       ReportProgress(progress.dump(), /*executed=*/true);
       std::lock_guard<std::mutex> lock(mutex_);

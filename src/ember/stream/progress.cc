@@ -6,8 +6,17 @@
 #include <ctime>
 #include <limits>
 
+#include <arrow/array.h>
+#include <arrow/compute/api_scalar.h>
+#include <arrow/compute/exec.h>
+#include <arrow/record_batch.h>
+#include <arrow/scalar.h>
+#include <arrow/util/base64.h>
+
 namespace ember::stream {
 
+namespace cp = arrow::compute;
+using arrow::Result;
 using nlohmann::ordered_json;
 
 // Spark's progress form of an instant: "2024-05-01T10:50:00.000Z".
@@ -89,6 +98,129 @@ ordered_json DurationsProgress(const std::map<std::string, int64_t>& durations) 
 
 ordered_json OffsetProgress(const std::optional<std::string>& offset) {
   return offset ? ordered_json::parse(*offset, nullptr, false) : ordered_json(nullptr);
+}
+
+namespace {
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// An instant as Spark's default formatters write it, whole seconds: `format` over the wall clock
+// in `time_zone` (none: the value as it is, a TIMESTAMP_NTZ or a date).
+Result<std::string> Format(int64_t seconds, const std::string& time_zone, const char* format) {
+  auto type = time_zone.empty() ? arrow::timestamp(arrow::TimeUnit::SECOND)
+                                : arrow::timestamp(arrow::TimeUnit::SECOND, time_zone);
+  cp::StrftimeOptions options(format);
+  ARROW_ASSIGN_OR_RAISE(auto text, cp::CallFunction("strftime",
+                                                    {arrow::Datum(std::make_shared<arrow::TimestampScalar>(
+                                                        seconds, std::move(type)))},
+                                                    &options));
+  return std::string(static_cast<const arrow::StringScalar&>(*text.scalar()).view());
+}
+
+// A value as Spark's Row.jsonValue writes it: numbers as numbers (NaN and the infinities as
+// text), timestamps "yyyy-MM-dd HH:mm:ss" in the session's time zone, dates "yyyy-MM-dd",
+// binary in base64, a struct as an object, a map as an object of its string keys in order (else
+// as a list of {"key", "value"}).
+Result<ordered_json> ValueJson(const arrow::Scalar& value, const std::string& time_zone) {
+  if (!value.is_valid) return ordered_json(nullptr);
+  switch (value.type->id()) {
+    case arrow::Type::BOOL: return ordered_json(static_cast<const arrow::BooleanScalar&>(value).value);
+    case arrow::Type::INT8: return ordered_json(static_cast<const arrow::Int8Scalar&>(value).value);
+    case arrow::Type::INT16: return ordered_json(static_cast<const arrow::Int16Scalar&>(value).value);
+    case arrow::Type::INT32: return ordered_json(static_cast<const arrow::Int32Scalar&>(value).value);
+    case arrow::Type::INT64: return ordered_json(static_cast<const arrow::Int64Scalar&>(value).value);
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE: {
+      double d = value.type->id() == arrow::Type::FLOAT
+                     ? static_cast<double>(static_cast<const arrow::FloatScalar&>(value).value)
+                     : static_cast<const arrow::DoubleScalar&>(value).value;
+      if (std::isnan(d)) return ordered_json("NaN");
+      if (std::isinf(d)) return ordered_json(d > 0 ? "Infinity" : "-Infinity");
+      return ordered_json(d);
+    }
+    case arrow::Type::STRING:
+      return ordered_json(std::string(static_cast<const arrow::StringScalar&>(value).view()));
+    case arrow::Type::BINARY:
+      return ordered_json(
+          arrow::util::base64_encode(static_cast<const arrow::BinaryScalar&>(value).view()));
+    case arrow::Type::DECIMAL128: {
+      const auto& decimal = static_cast<const arrow::Decimal128Scalar&>(value);
+      int32_t scale = static_cast<const arrow::Decimal128Type&>(*value.type).scale();
+      return ordered_json(decimal.value.ToDouble(scale));
+    }
+    case arrow::Type::DATE32: {
+      int64_t days = static_cast<const arrow::Date32Scalar&>(value).value;
+      ARROW_ASSIGN_OR_RAISE(auto text, Format(days * 86400, "", "%Y-%m-%d"));
+      return ordered_json(text);
+    }
+    case arrow::Type::TIMESTAMP: {
+      const auto& zone = static_cast<const arrow::TimestampType&>(*value.type).timezone();
+      int64_t seconds = FloorDiv(static_cast<const arrow::TimestampScalar&>(value).value, 1000000);
+      ARROW_ASSIGN_OR_RAISE(auto text,
+                            Format(seconds, zone.empty() ? "" : time_zone, "%Y-%m-%d %H:%M:%S"));
+      return ordered_json(text);
+    }
+    case arrow::Type::LIST: {
+      const auto& elements = *static_cast<const arrow::ListScalar&>(value).value;
+      ordered_json out = ordered_json::array();
+      for (int64_t i = 0; i < elements.length(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(auto element, elements.GetScalar(i));
+        ARROW_ASSIGN_OR_RAISE(auto json, ValueJson(*element, time_zone));
+        out.push_back(std::move(json));
+      }
+      return out;
+    }
+    case arrow::Type::MAP: {
+      const auto& entries = static_cast<const arrow::StructArray&>(
+          *static_cast<const arrow::MapScalar&>(value).value);
+      const bool text_keys = entries.field(0)->type()->id() == arrow::Type::STRING;
+      std::map<std::string, ordered_json> by_key;
+      ordered_json pairs = ordered_json::array();
+      for (int64_t i = 0; i < entries.length(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(auto key, entries.field(0)->GetScalar(i));
+        ARROW_ASSIGN_OR_RAISE(auto item, entries.field(1)->GetScalar(i));
+        ARROW_ASSIGN_OR_RAISE(auto item_json, ValueJson(*item, time_zone));
+        if (text_keys) {
+          by_key[key->ToString()] = std::move(item_json);
+        } else {
+          ARROW_ASSIGN_OR_RAISE(auto key_json, ValueJson(*key, time_zone));
+          pairs.push_back({{"key", std::move(key_json)}, {"value", std::move(item_json)}});
+        }
+      }
+      if (!text_keys) return pairs;
+      ordered_json out = ordered_json::object();
+      for (auto& [key, item] : by_key) out[key] = std::move(item);
+      return out;
+    }
+    case arrow::Type::STRUCT: {
+      const auto& fields = value.type->fields();
+      const auto& values = static_cast<const arrow::StructScalar&>(value).value;
+      ordered_json out = ordered_json::object();
+      for (size_t i = 0; i < fields.size(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(out[fields[i]->name()], ValueJson(*values[i], time_zone));
+      }
+      return out;
+    }
+    default:
+      return ordered_json(value.ToString());
+  }
+}
+
+}  // namespace
+
+Result<ordered_json> ObservedMetricsProgress(
+    const std::map<std::string, std::shared_ptr<arrow::RecordBatch>>& metrics,
+    const std::string& time_zone) {
+  ordered_json out = ordered_json::object();
+  for (const auto& [name, row] : metrics) {
+    ordered_json fields = ordered_json::object();
+    for (int i = 0; i < row->num_columns(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(auto value, row->column(i)->GetScalar(0));
+      ARROW_ASSIGN_OR_RAISE(fields[row->schema()->field(i)->name()], ValueJson(*value, time_zone));
+    }
+    out[name] = std::move(fields);
+  }
+  return out;
 }
 
 }  // namespace ember::stream

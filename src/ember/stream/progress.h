@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <arrow/result.h>
+#include <arrow/type_fwd.h>
 #include <nlohmann/json.hpp>
 
 #include "ember/stream/stateful.h"
@@ -40,5 +42,11 @@ nlohmann::ordered_json OffsetProgress(const std::optional<std::string>& offset);
 /// stateOperators: one entry per stateful operator, the outermost first.
 nlohmann::ordered_json StateOperatorsProgress(
     const std::vector<std::unique_ptr<StatefulOperator>>& operators);
+
+/// observedMetrics: per observe() name its row as Spark's Row.jsonValue writes it, an object of
+/// the metrics by name (timestamps as text in `time_zone`, the session's).
+arrow::Result<nlohmann::ordered_json> ObservedMetricsProgress(
+    const std::map<std::string, std::shared_ptr<arrow::RecordBatch>>& metrics,
+    const std::string& time_zone);
 
 }  // namespace ember::stream

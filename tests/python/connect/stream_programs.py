@@ -529,10 +529,121 @@ def map_in_pandas():
     return doc
 
 
+def observed_metrics():
+    """df.observe(): a batch action's metrics through an Observation, Spark's errors for the
+    metrics it refuses, and a stream's metrics in its progress (Spark's JSON of each Row:
+    values and schema) as lastProgress, recentProgress and a listener have them, for batches
+    with data and for the no-data batch that the watermark's move runs."""
+    import time
+
+    from pyspark.sql import Observation
+    from pyspark.sql.streaming import StreamingQueryListener
+
+    spark = session()
+    out = {}
+    df = spark.createDataFrame([(1, "a", 1.5), (2, "b", None), (3, None, 2.5)],
+                               "k INT, s STRING, d DOUBLE")
+    observation = Observation("batch")
+    observed = df.observe(observation, F.count(F.lit(1)).alias("c"), F.sum("k"),
+                          F.avg("d").alias("mean"), F.max("s"),
+                          (2 * F.count(F.lit(1))).alias("twice"), F.lit(7).alias("seven"))
+    out["columns"] = observed.columns
+    out["rows"] = rows(observed.filter("k > 1"))  # the filter is after the observation
+    out["batch"] = observation.get
+    empty = Observation("empty")
+    out["empty_count"] = (df.filter("k > 10")
+                          .observe(empty, F.count(F.lit(1)).alias("c"), F.sum("k").alias("s"))
+                          .count())
+    out["empty"] = empty.get
+    errors = {}
+
+    def attempt(name, build, message=True):
+        try:
+            errors[name] = rows(build())
+        except Exception as error:  # noqa: BLE001 - the condition and message are compared
+            first_line = str(error).splitlines()[0].rstrip(";")
+            errors[name] = [error.getCondition()] + ([first_line] if message else [])
+
+    one = F.count(F.lit(1))
+    attempt("attribute", lambda: df.observe("m", F.col("k")))
+    attempt("expression", lambda: df.observe("m", F.col("k") + 1))
+    attempt("distinct", lambda: df.observe("m", F.count_distinct("k").alias("c")))
+    attempt("nested", lambda: df.observe("m", F.sum(F.sum("k"))))
+    attempt("missing_name", lambda: df.observe("", one), message=False)  # shows each one's plan
+    attempt("duplicated", lambda: df.observe("m", one).union(df.filter("k > 1").observe("m", one)))
+    same = df.observe("m", one.alias("c"))
+    attempt("self_union", lambda: same.union(same))
+    # (Two observe() calls on one DataFrame: classic Spark allows them, its Connect server not.)
+    out["errors"] = errors
+
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"k": "x", "v": 1, "d": 1.5, "ts": "2024-05-01 10:00:01"},
+                                {"k": "y", "v": 2, "ts": "2024-05-01 10:00:07"}], 1000)
+    heard = []
+
+    class Listener(StreamingQueryListener):
+        def onQueryStarted(self, event):
+            pass
+
+        def onQueryProgress(self, event):
+            progress = json.loads(event.progress.json)
+            heard.append([progress["batchId"], progress["numInputRows"],
+                          progress.get("observedMetrics")])
+
+        def onQueryIdle(self, event):
+            pass
+
+        def onQueryTerminated(self, event):
+            pass
+
+    listener = Listener()
+    spark.streams.addListener(listener)
+    stream = spark.readStream.schema("k STRING, v INT, d DOUBLE, ts TIMESTAMP").json(data)
+    metrics = (stream.withWatermark("ts", "1 second")
+               .observe("metric", F.count(F.lit(1)).alias("rows"), F.sum("v").alias("total"),
+                        F.avg("d").alias("mean"), F.max("k").alias("last_k"),
+                        F.max("ts").alias("latest"), F.min(F.to_date("ts")).alias("day"),
+                        F.collect_list("v").alias("vs"), (F.sum("v") > 1).alias("big")))
+    counts = metrics.groupBy(F.window("ts", "5 seconds")).count()
+    query = counts.writeStream.format("memory").queryName("observed").start()
+
+    def progress():
+        return [json.loads(p.json) for p in query.recentProgress]
+
+    def wait_for_batch(batch_id):
+        """Batches 0 and 2 read a file each; 1 and 3 are the no-data batches the watermark's
+        move runs, each before the next file comes, so the batches are the same on both. (An
+        idle trigger's entry, without metrics, names the next batch.)"""
+        deadline = time.monotonic() + 60
+        while not any(p["batchId"] == batch_id and "observedMetrics" in p for p in progress()):
+            assert time.monotonic() < deadline, f"no batch {batch_id}: {progress()}"
+            time.sleep(0.1)
+
+    wait_for_batch(1)
+    # Whole, so that no listing sees it half written.
+    write_file(WORKDIR, "b.json", [{"k": "z", "v": 5, "d": 0.5, "ts": "2024-05-01 10:00:31"}],
+               2000)
+    os.replace(os.path.join(WORKDIR, "b.json"), os.path.join(data, "b.json"))
+    wait_for_batch(3)
+    # The latest batch's (an idle trigger's entry may come after it, without metrics).
+    out["last"] = [p for p in progress() if "observedMetrics" in p][-1]["observedMetrics"]
+    # An idle trigger's entry (it repeats the last batch id) has no metrics.
+    out["progress"] = [[p["batchId"], p["numInputRows"], p.get("observedMetrics")]
+                       for p in progress()]
+    deadline = time.monotonic() + 30
+    while len({h[0] for h in heard}) < 4 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    spark.streams.removeListener(listener)
+    query.stop()
+    out["heard"] = [h for h in heard if h[2] is not None]
+    out["progress"] = [p for p in out["progress"] if p[2] is not None]
+    return out
+
+
 PROGRAMS = {f.__name__: f for f in (windowed_memory, file_sinks, iceberg_table, failing_query,
                                      foreach_batch, listener, console_and_errors,
                                      joins_and_dedup, file_sources, python_udfs,
-                                     map_in_pandas)}
+                                     map_in_pandas, observed_metrics)}
 
 if __name__ == "__main__":
     result = PROGRAMS[NAME]()

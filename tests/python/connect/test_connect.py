@@ -354,3 +354,20 @@ def test_with_field_and_drop_fields(spark):
         {"replaced": None, "added": None, "nested": None, "dropped": None}]
     with pytest.raises(AnalysisException, match="CANNOT_DROP_ALL_FIELDS"):
         df.select(df.a.dropFields("b", "c", "d")).collect()
+
+
+def test_observe_reports_an_actions_metrics(spark):
+    # The metrics are counted by hand from the rows; stream_programs.py::observed_metrics compares
+    # the rest with Spark.
+    from pyspark.sql import Observation
+
+    df = spark.createDataFrame([(1, 2.0), (2, None), (3, 4.0)], "k INT, d DOUBLE")
+    observation = Observation("counts")
+    observed = df.observe(observation, F.count(F.lit(1)).alias("rows"), F.sum("k"),
+                          F.avg("d").alias("mean"))
+    assert observed.columns == ["k", "d"]
+    assert observed.filter("k > 1").count() == 2  # the filter after the observation
+    assert observation.get == {"rows": 3, "sum(k)": 6, "mean": 3.0}
+    with pytest.raises(AnalysisException) as info:
+        df.observe("m", F.col("k")).collect()
+    assert info.value.getCondition() == "INVALID_OBSERVED_METRICS.NON_AGGREGATE_FUNC_ARG_IS_ATTRIBUTE"

@@ -568,5 +568,110 @@ def join_then_window(workdir):
     print(json.dumps(batches))
 
 
+def observed_metrics(workdir):
+    """df.observe() in the mirror: Observation.get after an action, Spark's errors for the
+    metrics it refuses, and a stream's metrics in each batch's progress (lastProgress, a
+    listener's events, the progress JSON), no-data batches included."""
+    from pyspark.sql import Observation
+
+    spark = session()
+    out = {}
+    df = spark.createDataFrame([(1, "a", 1.5), (2, "b", None), (3, None, 2.5)],
+                               "k INT, s STRING, d DOUBLE")
+    observation = Observation("batch")
+    observed = df.observe(observation, F.count(F.lit(1)).alias("c"), F.sum("k"),
+                          F.avg("d").alias("mean"), F.max("s"),
+                          (F.count(F.lit(1)) > 2).alias("many"))
+    out["count"] = observed.count()
+    out["batch"] = observation.get
+    errors = {}
+
+    def attempt(name, build, message=True):
+        try:
+            errors[name] = build().count()
+        except Exception as error:  # noqa: BLE001 - the condition and message are compared
+            first_line = str(error).splitlines()[0].rstrip(";")
+            errors[name] = [error.getCondition()] + ([first_line] if message else [])
+
+    one = F.count(F.lit(1))
+    attempt("attribute", lambda: df.observe("m", F.col("s")))
+    attempt("distinct", lambda: df.observe("m", F.count_distinct("k").alias("c")))
+    attempt("nested", lambda: df.observe("m", F.max(F.sum("k")).alias("x")))
+    attempt("missing_name", lambda: df.observe("", one), message=False)
+    attempt("duplicated", lambda: df.observe("m", one).union(df.filter("k > 1").observe("m", one)))
+    # Classic Spark's dataframeId is the observed DataFrame's: one DataFrame may be observed
+    # twice under a name, whatever the metrics.
+    attempt("same_dataframe", lambda: df.observe("m", one).union(df.observe("m", F.sum("k"))))
+    same = df.observe("m", one)
+    attempt("self_union", lambda: same.union(same))
+    for name, build in [("reused", lambda: df.observe(observation, one)),
+                        ("not_a_column", lambda: df.observe("m", "k")),
+                        ("no_metrics", lambda: df.observe("m"))]:
+        try:
+            build()
+            errors[name] = None
+        except Exception as error:  # noqa: BLE001 - PySpark's argument errors
+            errors[name] = [type(error).__name__, error.getCondition()]
+    out["errors"] = errors
+
+    data = os.path.join(workdir, "in")
+    os.makedirs(data)
+    write_file(data, "a.json", [{"k": "x", "v": 1, "ts": "2024-05-01 10:00:01"},
+                                {"k": "y", "v": 2, "ts": "2024-05-01 10:00:07"}], 1000)
+    heard = []
+
+    class Listener(StreamingQueryListener):
+        def onQueryStarted(self, event):
+            pass
+
+        def onQueryProgress(self, event):
+            metrics = event.progress.observedMetrics
+            if metrics:
+                heard.append([event.progress.batchId, metrics["metric"].asDict()])
+
+        def onQueryIdle(self, event):
+            pass
+
+        def onQueryTerminated(self, event):
+            pass
+
+    listener = Listener()
+    spark.streams.addListener(listener)
+    stream = spark.readStream.schema("k STRING, v INT, ts TIMESTAMP").json(data)
+    metrics = (stream.withWatermark("ts", "1 second")
+               .observe("metric", F.count(F.lit(1)).alias("rows"), F.sum("v").alias("total"),
+                        F.max("k").alias("last_k"), F.collect_list("v").alias("vs")))
+    # The progress JSON also has the metrics of times, which Rows hold as Python values.
+    timed = metrics.observe("times", F.max("ts").alias("latest"),
+                            F.min(F.to_date("ts")).alias("day"))
+    query = (timed.groupBy(F.window("ts", "5 seconds")).count().writeStream.format("memory")
+             .queryName("observed").option("checkpointLocation", os.path.join(workdir, "cp"))
+             .start())
+
+    def wait_for_batch(batch_id):
+        """Batch 0 reads a file, 1 is the no-data batch the watermark's move runs, then 2 reads
+        the next file, written after it, and 3 is a no-data batch again."""
+        deadline = time.monotonic() + 60
+        while not any(p.batchId == batch_id and p.observedMetrics for p in query.recentProgress):
+            assert time.monotonic() < deadline, f"no batch {batch_id}"
+            time.sleep(0.1)
+
+    wait_for_batch(1)
+    write_file(workdir, "b.json", [{"k": "z", "v": 5, "ts": "2024-05-01 10:00:31"}], 2000)
+    os.replace(os.path.join(workdir, "b.json"), os.path.join(data, "b.json"))
+    wait_for_batch(3)  # the no-data batch after the second file
+    ran = [p for p in query.recentProgress if p.observedMetrics]
+    out["last"] = ran[-1].observedMetrics["metric"].asDict()
+    out["json"] = [[p.batchId, json.loads(p.json)["observedMetrics"]]
+                   for p in query.recentProgress if p.observedMetrics]
+    deadline = time.monotonic() + 30
+    while len(heard) < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    spark.streams.removeListener(listener)
+    query.stop()
+    out["heard"] = heard
+    print(json.dumps(out, default=str))
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](sys.argv[2])

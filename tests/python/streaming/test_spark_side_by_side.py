@@ -254,3 +254,13 @@ def test_a_window_count_after_a_join_keys_on_either_sides_event_time_as_in_spark
     ember = document("join_then_window", "ember", tmp_path)
     assert any(spark), "no window closed: the test's data does not exercise the rule"
     assert ember == spark
+
+
+def test_observed_metrics_match_spark(tmp_path):
+    """df.observe() in the mirror against classic PySpark: Observation.get, the metrics' errors
+    and PySpark's argument errors, and each batch's metrics as progress, JSON and listener
+    events carry them, no-data batches too."""
+    spark = document("observed_metrics", "spark", tmp_path)
+    ember = document("observed_metrics", "ember", tmp_path)
+    assert spark["batch"]["c"] == 3 and len(spark["json"]) >= 3
+    assert ember == spark

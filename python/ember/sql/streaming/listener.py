@@ -171,6 +171,12 @@ class SinkProgress(_ProgressDict):
         self["metrics"] = dict(j.get("metrics", {}))
 
 
+def _row(fields: Dict[str, Any]) -> Any:
+    from ember.sql.types import Row
+
+    return Row(*fields.keys())(*fields.values())
+
+
 class StreamingQueryProgress(_ProgressDict):
     """One progress report. As in PySpark, `progress.id` and `progress.runId` are `uuid.UUID`
     while `progress["id"]` is the string."""
@@ -183,6 +189,9 @@ class StreamingQueryProgress(_ProgressDict):
         # The JSON leaves empty maps out; PySpark's object has every field.
         for key in ("durationMs", "eventTime", "observedMetrics"):
             j.setdefault(key, {})
+        # A Row per observation, of the JSON's values as they are (timestamps as text), as
+        # PySpark's Connect client builds them.
+        j["observedMetrics"] = {k: _row(v) for k, v in j["observedMetrics"].items()}
         j["stateOperators"] = [StateOperatorProgress(s) for s in j.get("stateOperators", [])]
         j["sources"] = [SourceProgress(s) for s in j.get("sources", [])]
         if j.get("sink") is not None:
