@@ -2,6 +2,7 @@
 // DataFrames, as pyspark.sql.SparkSession.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -114,7 +115,8 @@ class Session : public std::enable_shared_from_this<Session> {
   plan::EvalContext eval_context() const;
 
   /// The metrics the latest action computed for observation `name` (df.observe), as Spark's
-  /// listeners see them (QueryExecution.observedMetrics); none before one did.
+  /// listeners see them (QueryExecution.observedMetrics); none before one did. The latest 1024
+  /// names are kept.
   std::optional<ObservedMetrics> LastObservedMetrics(const std::string& name) const;
   /// Keeps an action's metrics, by name (DataFrame::ToTable does).
   void RecordObservedMetrics(const std::map<std::string, ObservedMetrics>& metrics);
@@ -131,6 +133,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<SessionCatalog> session_catalog_;
   std::string current_database_ = "default";
   std::map<std::string, ObservedMetrics> observed_metrics_;
+  std::deque<std::string> observed_order_;  // their names, the oldest first
 };
 
 }  // namespace ember

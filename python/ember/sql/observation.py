@@ -55,7 +55,8 @@ class Observation:
 
     @property
     def get(self) -> Dict[str, Any]:
-        """The metrics of the first action that computed them, by name."""
+        """The metrics by name, of the latest action that computed them before the first `get`
+        that found them (PySpark keeps the first action's)."""
         if self._df is None:
             raise PySparkAssertionError(errorClass="NO_OBSERVE_BEFORE_GET", messageParameters={})
         if self._result is None:

@@ -276,8 +276,18 @@ std::optional<ObservedMetrics> Session::LastObservedMetrics(const std::string& n
 }
 
 void Session::RecordObservedMetrics(const std::map<std::string, ObservedMetrics>& metrics) {
+  // The names of the latest observations only: a long session observes under ever new names
+  // (an Observation's default name is a UUID).
+  constexpr size_t kKept = 1024;
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const auto& [name, observed] : metrics) observed_metrics_[name] = observed;
+  for (const auto& [name, observed] : metrics) {
+    if (!observed_metrics_.count(name)) observed_order_.push_back(name);
+    observed_metrics_[name] = observed;
+  }
+  while (observed_order_.size() > kKept) {
+    observed_metrics_.erase(observed_order_.front());
+    observed_order_.pop_front();
+  }
 }
 
 plan::EvalContext Session::eval_context() const {
