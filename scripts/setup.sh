@@ -46,8 +46,11 @@ if [ ! -f "$sqlite_jar" ]; then
   mvn -q dependency:get -Dartifact=org.xerial:sqlite-jdbc:3.50.3.0 -Dtransitive=false
 fi
 
-# Build and install Ember into .venv (incremental: persistent build dir, ninja, ccache).
-export CCACHE_DIR="$root/.cache/ccache"
+# Build and install Ember into .venv (incremental: persistent build dir, ninja, ccache). The
+# compiler cache is the machine's, shared by every checkout of Ember on it: paths are taken
+# relative to the checkout, so a fresh clone compiles from the cache.
+export CCACHE_DIR="${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ember-ccache}"
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 if ! .venv/bin/pip install -q --no-build-isolation --no-deps \
   -Cbuild-dir=build/python -Ccmake.build-type=Release .; then
   echo "setup: building Ember failed" >&2

@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 bash scripts/setup.sh
-export CCACHE_DIR="$root/.cache/ccache"
+# The machine's compiler cache, as setup.sh uses it.
+export CCACHE_DIR="${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ember-ccache}"
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 
 echo "== C++ unit tests (ASan + UBSan)"
 cmake -G Ninja -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DEMBER_BUILD_TESTS=ON \

@@ -11,6 +11,8 @@
 #include <arrow/result.h>
 #include <arrow/type_fwd.h>
 
+#include "ember/user_function.h"
+
 namespace ember {
 
 /// The Python functions a Connect client sends (foreachBatch, foreach, UDFs), run by a server that
@@ -37,6 +39,12 @@ class ConnectPythonRunner {
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::Schema>& output_schema,
       const std::shared_ptr<arrow::RecordBatch>& batch) = 0;
+  /// Calls the client's pickled function of groups `command` (applyInPandas, applyInArrow,
+  /// applyInPandasWithState with `state`: Spark's `eval_type`) on one batch's groups.
+  virtual arrow::Result<GroupedResult> ApplyToGroups(
+      const std::string& command, int32_t eval_type,
+      const std::shared_ptr<arrow::Schema>& output_schema, const GroupStateSpec* state,
+      const GroupedRows& groups) = 0;
 };
 
 class ConnectServer {

@@ -22,6 +22,8 @@ struct LogicalPlan;
 }
 class Session;
 struct UserBatchFunction;
+struct UserGroupFunction;
+struct GroupStateSpec;
 
 /// One observation's result after an action (df.observe): its metrics as one row, a column per
 /// metric, and the observing DataFrame's id (Spark's dataframeId: a Connect plan id, or -1).
@@ -56,6 +58,11 @@ class DataFrame {
   arrow::Result<DataFrame> WithWatermark(const std::string& column, const std::string& delay) const;
   /// mapInPandas / mapInArrow: the rows through a user's function of whole batches.
   arrow::Result<DataFrame> MapBatches(std::shared_ptr<const UserBatchFunction> function) const;
+  /// groupBy(keys).applyInPandas: each group's rows through a user's function; with `state`,
+  /// applyInPandasWithState on a stream.
+  arrow::Result<DataFrame> GroupMap(const std::vector<Column>& keys,
+                                    std::shared_ptr<const UserGroupFunction> function,
+                                    std::shared_ptr<const GroupStateSpec> state = nullptr) const;
   /// groupBy(keys).agg(aggregates): the keys come first in the result.
   arrow::Result<DataFrame> GroupBy(const std::vector<Column>& keys,
                                    const std::vector<Column>& aggregates) const;

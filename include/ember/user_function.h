@@ -35,4 +35,42 @@ struct UserBatchFunction {
       call;
 };
 
+/// One call of a UserGroupFunction: a batch's groups, each group's rows together.
+struct GroupedRows {
+  /// The function's input columns, group after group.
+  std::shared_ptr<arrow::RecordBatch> rows;
+  /// One row per group, in the order the function sees them: the grouping key's columns, then
+  /// `offset` and `length` (int64) of the group's rows in `rows`. With state, then `state` (the
+  /// state's struct; NULL where the group has none) and `timed_out` (bool: called for its
+  /// timeout, without rows).
+  std::shared_ptr<arrow::RecordBatch> groups;
+  int64_t batch_time_ms = 0;       // the micro-batch's processing time
+  int64_t watermark_ms = 0;        // the event-time watermark (0 before there is one)
+  bool watermark_present = false;  // whether the function's input has a watermarked column
+};
+
+/// What a UserGroupFunction gives back.
+struct GroupedResult {
+  std::shared_ptr<arrow::RecordBatch> rows;  // the function's output columns
+  /// With state: one row per group of the call, in its order: `state` (NULL when the group has
+  /// none after the call), `timeout_ms` (int64, -1 for none), `updated` and `removed` (bool).
+  std::shared_ptr<arrow::RecordBatch> states;
+};
+
+/// A user's function of groups of rows (applyInPandas; with state, applyInPandasWithState),
+/// called on all of a batch's groups at once.
+struct UserGroupFunction {
+  std::string name;
+  std::shared_ptr<arrow::Schema> output_schema;
+  /// Called on the engine's threads.
+  std::function<arrow::Result<GroupedResult>(const GroupedRows& groups)> call;
+};
+
+/// The state of applyInPandasWithState: a value of `type` per group, kept from batch to batch.
+struct GroupStateSpec {
+  std::shared_ptr<arrow::DataType> type;  // a struct
+  std::string timeout;                    // NoTimeout, ProcessingTimeTimeout, EventTimeTimeout
+  std::string output_mode;                // append or update: how the function's rows go out
+};
+
 }  // namespace ember

@@ -196,7 +196,59 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
                        });
   }
 
+  // runner.apply_to_groups(command, eval_type, rows, groups, output schema, state schema,
+  // timeout, batch time, watermark) with the GIL taken for the call; it gives back (rows,
+  // states), batches with __arrow_c_array__.
+  arrow::Result<ember::GroupedResult> ApplyToGroups(
+      const std::string& command, int32_t eval_type,
+      const std::shared_ptr<arrow::Schema>& output_schema, const ember::GroupStateSpec* state,
+      const ember::GroupedRows& groups) override {
+    if (!InterpreterUsable()) {
+      return arrow::Status::Cancelled("the Python interpreter is shutting down");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto rows, Exported(*groups.rows));
+    ARROW_ASSIGN_OR_RAISE(auto group_rows, Exported(*groups.groups));
+    nb::gil_scoped_acquire gil;
+    try {
+      nb::object state_schema = nb::none(), timeout = nb::none();
+      if (state) {
+        state_schema = SchemaCapsule(*arrow::schema({arrow::field("state", state->type)}));
+        timeout = nb::str(state->timeout.c_str());
+      }
+      nb::tuple result = nb::cast<nb::tuple>(function_->attr("apply_to_groups")(
+          nb::bytes(command.data(), command.size()), eval_type, OwnedCapsule(std::move(rows.first)),
+          OwnedCapsule(std::move(rows.second)), OwnedCapsule(std::move(group_rows.first)),
+          OwnedCapsule(std::move(group_rows.second)), SchemaCapsule(*output_schema), state_schema,
+          timeout, groups.batch_time_ms, groups.watermark_ms, groups.watermark_present));
+      ember::GroupedResult out;
+      ARROW_ASSIGN_OR_RAISE(out.rows, ImportedBatch(result[0]));
+      if (state) {
+        ARROW_ASSIGN_OR_RAISE(out.states, ImportedBatch(result[1]));
+      }
+      return out;
+    } catch (nb::python_error& error) {
+      return ember::UserError(ember::ErrorKind::kPython, "",
+                              nb::cast<std::string>(nb::str(error.value())));
+    }
+  }
+
  private:
+  // A batch as Arrow's C data interface hands it over, without a copy.
+  static arrow::Result<std::pair<std::unique_ptr<ArrowSchema>, std::unique_ptr<ArrowArray>>> Exported(
+      const arrow::RecordBatch& batch) {
+    auto c_array = std::make_unique<ArrowArray>();
+    auto c_schema = std::make_unique<ArrowSchema>();
+    ARROW_RETURN_NOT_OK(arrow::ExportRecordBatch(batch, c_array.get(), c_schema.get()));
+    return std::make_pair(std::move(c_schema), std::move(c_array));
+  }
+
+  // The batch of a Python object with __arrow_c_array__, moved out of its capsules. GIL held.
+  static arrow::Result<std::shared_ptr<arrow::RecordBatch>> ImportedBatch(nb::handle object) {
+    nb::tuple exported = nb::cast<nb::tuple>(object.attr("__arrow_c_array__")());
+    return arrow::ImportRecordBatch(CapsulePointer<ArrowArray>(exported[1], "arrow_array"),
+                                    CapsulePointer<ArrowSchema>(exported[0], "arrow_schema"));
+  }
+
   // runner.<method>(command, eval_type, batch's schema and array, result_schema) with the GIL
   // taken for the call: the batch goes to Python and the result (any object with
   // __arrow_c_array__) comes back through Arrow's C data interface, neither copied; `import`
@@ -209,18 +261,17 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
     if (!InterpreterUsable()) {
       return arrow::Status::Cancelled("the Python interpreter is shutting down");
     }
-    auto c_array = std::make_unique<ArrowArray>();
-    auto c_schema = std::make_unique<ArrowSchema>();
-    ARROW_RETURN_NOT_OK(arrow::ExportRecordBatch(batch, c_array.get(), c_schema.get()));
+    ARROW_ASSIGN_OR_RAISE(auto exported, Exported(batch));
     nb::gil_scoped_acquire gil;
     try {
       nb::object result = function_->attr(method)(
-          nb::bytes(command.data(), command.size()), eval_type, OwnedCapsule(std::move(c_schema)),
-          OwnedCapsule(std::move(c_array)), SchemaCapsule(result_schema));
-      nb::tuple exported = nb::cast<nb::tuple>(result.attr("__arrow_c_array__")());
+          nb::bytes(command.data(), command.size()), eval_type,
+          OwnedCapsule(std::move(exported.first)), OwnedCapsule(std::move(exported.second)),
+          SchemaCapsule(result_schema));
+      nb::tuple capsules = nb::cast<nb::tuple>(result.attr("__arrow_c_array__")());
       // The import moves both out of their capsules.
-      return import(CapsulePointer<ArrowArray>(exported[1], "arrow_array"),
-                    CapsulePointer<ArrowSchema>(exported[0], "arrow_schema"));
+      return import(CapsulePointer<ArrowArray>(capsules[1], "arrow_array"),
+                    CapsulePointer<ArrowSchema>(capsules[0], "arrow_schema"));
     } catch (nb::python_error& error) {
       return ember::UserError(ember::ErrorKind::kPython, "",
                               nb::cast<std::string>(nb::str(error.value())));

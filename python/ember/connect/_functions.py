@@ -60,6 +60,24 @@ class Runner:
         Arrow's C data interface."""
         return _map_batch(self._function("", command), eval_type, schema, array, output_schema)
 
+    def apply_to_groups(self, command: bytes, eval_type: int, rows_schema: Any, rows: Any,
+                        groups_schema: Any, groups: Any, output_schema: Any, state_schema: Any,
+                        timeout: Any, batch_time_ms: int, watermark_ms: int,
+                        watermark_present: bool) -> Any:
+        """Calls an applyInPandas, applyInArrow or applyInPandasWithState function on each group
+        of one batch, given and returned through Arrow's C data interface: (rows, states)."""
+        import pyarrow as pa
+
+        call = _GroupCall(
+            rows=pa.RecordBatch._import_from_c_capsule(rows_schema, rows),
+            groups=pa.RecordBatch._import_from_c_capsule(groups_schema, groups),
+            output_schema=pa.Schema._import_from_c_capsule(output_schema),
+            state_type=(None if state_schema is None
+                        else pa.Schema._import_from_c_capsule(state_schema).field(0).type),
+            timeout=timeout, batch_time_ms=batch_time_ms, watermark_ms=watermark_ms,
+            watermark_present=watermark_present)
+        return _apply_to_groups(self._function("", command), eval_type, call)
+
     def __call__(self, command: bytes, foreach: bool, session_id: str, relation_id: str,
                  batch_id: int) -> None:
         from pyspark.sql.connect.session import SparkSession
@@ -164,6 +182,218 @@ def _map_batch(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array: An
     table = pa.Table.from_batches(results, schema=out_schema).combine_chunks()
     return pa.RecordBatch.from_arrays(
         [column.combine_chunks() for column in table.columns], schema=out_schema)
+
+
+# Functions of groups ------------------------------------------------------------------------
+# The engine hands over a batch's groups at once: the rows, group after group, and a row per
+# group with its key, where its rows are, and (applyInPandasWithState) its state.
+
+_GROUPED_MAP_PANDAS_UDF = 201  # SQL_GROUPED_MAP_PANDAS_UDF: applyInPandas
+_GROUPED_MAP_PANDAS_UDF_WITH_STATE = 208  # applyInPandasWithState
+_GROUPED_MAP_ARROW_UDF = 209  # SQL_GROUPED_MAP_ARROW_UDF: applyInArrow
+# spark.sql.execution.arrow.maxRecordsPerBatch: applyInPandasWithState's function sees a
+# group's rows in frames of at most this many.
+_MAX_RECORDS_PER_BATCH = 10000
+
+
+class _GroupCall:
+    def __init__(self, **fields: Any) -> None:
+        self.__dict__.update(fields)
+
+
+def _apply_to_groups(udf: Tuple[Callable, Any], eval_type: int, call: Any) -> Any:
+    import inspect
+
+    import pyarrow as pa
+
+    function, _ = udf
+    groups = call.groups
+    num_keys = groups.schema.names.index("offset")
+    offsets = groups.column(num_keys).to_pylist()
+    lengths = groups.column(num_keys + 1).to_pylist()
+    states = None
+    try:
+        if eval_type == _GROUPED_MAP_ARROW_UDF:
+            rows = pa.Table.from_batches([call.rows])
+            takes_key = len(inspect.getfullargspec(function).args) == 2
+            results = []
+            for g, (offset, length) in enumerate(zip(offsets, lengths)):
+                table = rows.slice(offset, length)
+                if takes_key:
+                    key = tuple(groups.column(k)[g] for k in range(num_keys))
+                    result = function(key, table)
+                else:
+                    result = function(table)
+                results.append(_from_arrow_table(result, call.output_schema))
+        else:
+            frame = _frame_to_pandas(call.rows)
+            keys = [_to_pandas(groups.column(k)) for k in range(num_keys)]
+            if eval_type == _GROUPED_MAP_PANDAS_UDF_WITH_STATE:
+                results, states = _apply_with_state(function, frame, keys, offsets, lengths, call)
+            else:
+                takes_key = len(inspect.getfullargspec(function).args) == 2
+                results = []
+                for g, (offset, length) in enumerate(zip(offsets, lengths)):
+                    group = frame.iloc[offset:offset + length].reset_index(drop=True)
+                    if takes_key:
+                        result = function(tuple(key.iloc[g] for key in keys), group)
+                    else:
+                        result = function(group)
+                    results.append(_from_group_frame(result, call.output_schema))
+    except Exception as error:
+        raise UserFunctionError(_traceback_text(error)) from None
+    table = pa.Table.from_batches(results, schema=call.output_schema).combine_chunks()
+    batch = pa.RecordBatch.from_arrays(
+        [column.combine_chunks() for column in table.columns], schema=call.output_schema)
+    return batch, states
+
+
+def _apply_with_state(function: Callable, frame: Any, keys: list, offsets: list, lengths: list,
+                      call: Any) -> Any:
+    """applyInPandasWithState: the function takes (key, iterator of frames, GroupState) and
+    gives an iterator of frames; each group's state after the call goes back to the engine."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from pyspark.errors import PySparkTypeError
+    from pyspark.sql.pandas.types import from_arrow_type
+    from pyspark.sql.streaming.state import GroupState
+
+    groups = call.groups
+    spark_state_type = from_arrow_type(call.state_type)
+    to_row = _python_converter(call.state_type)
+    coerce = _coercion(spark_state_type)
+    stored = groups.column("state").to_pylist()
+    timed_out = groups.column("timed_out").to_pylist()
+    results = []
+    values, timeouts, updated, removed = [], [], [], []
+    for g, (offset, length) in enumerate(zip(offsets, lengths)):
+        state = GroupState(
+            optionalValue=None if stored[g] is None else to_row(stored[g]),
+            batchProcessingTimeMs=call.batch_time_ms,
+            eventTimeWatermarkMs=call.watermark_ms,
+            timeoutConf=call.timeout,
+            hasTimedOut=timed_out[g],
+            watermarkPresent=call.watermark_present,
+            defined=stored[g] is not None,
+            updated=False,
+            removed=False,
+            timeoutTimestamp=GroupState.NO_TIMESTAMP,
+            keyAsUnsafe=b"",
+            valueSchema=spark_state_type,
+        )
+        key = tuple(column.iloc[g] for column in keys)
+        if timed_out[g]:
+            frames = iter([pd.DataFrame(columns=frame.columns)])
+        else:
+            frames = (frame.iloc[start:min(start + _MAX_RECORDS_PER_BATCH, offset + length)]
+                      .reset_index(drop=True)
+                      for start in range(offset, offset + length, _MAX_RECORDS_PER_BATCH))
+        result = function(key, frames, state)
+        if isinstance(result, pd.DataFrame):
+            raise PySparkTypeError(
+                errorClass="UDF_RETURN_TYPE",
+                messageParameters={"expected": "iterable of pandas.DataFrame",
+                                   "actual": type(result).__name__})
+        try:
+            produced = iter(result)
+        except TypeError:
+            raise PySparkTypeError(
+                errorClass="UDF_RETURN_TYPE",
+                messageParameters={"expected": "iterable", "actual": type(result).__name__}
+            ) from None
+        for out in produced:
+            results.append(_from_state_frame(out, call.output_schema))
+        values.append(coerce(tuple(state._value)) if state.exists else None)
+        timeouts.append(state._timeout_timestamp)
+        updated.append(state._updated)
+        removed.append(state._removed)
+    states = pa.RecordBatch.from_arrays(
+        [pa.array(values, type=call.state_type), pa.array(timeouts, type=pa.int64()),
+         pa.array(updated, type=pa.bool_()), pa.array(removed, type=pa.bool_())],
+        names=["state", "timeout_ms", "updated", "removed"])
+    return results, states
+
+
+def _from_group_frame(frame: Any, schema: Any) -> Any:
+    """applyInPandas's result by Spark's verify_pandas_result: by name when a label is a
+    string, else by position; an empty frame without columns is no rows."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from pyspark.errors import PySparkRuntimeError, PySparkTypeError
+
+    if not isinstance(frame, pd.DataFrame):
+        raise PySparkTypeError(
+            errorClass="UDF_RETURN_TYPE",
+            messageParameters={"expected": "pandas.DataFrame", "actual": type(frame).__name__})
+    if frame.empty and len(frame.columns) == 0:
+        return pa.RecordBatch.from_pylist([], schema=schema)
+    if any(isinstance(label, str) for label in frame.columns):
+        expected, given = set(schema.names), set(frame.columns)
+        if expected != given:
+            missing = sorted(expected - given)
+            extra = sorted(str(label) for label in given - expected)
+            raise PySparkRuntimeError(
+                errorClass="RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF",
+                messageParameters={"missing": f" Missing: {', '.join(missing)}." if missing else "",
+                                   "extra": f" Unexpected: {', '.join(extra)}." if extra else ""})
+        columns = [frame[name] for name in schema.names]
+    else:
+        if len(frame.columns) != len(schema.names):
+            raise PySparkRuntimeError(
+                errorClass="RESULT_LENGTH_MISMATCH_FOR_PANDAS_UDF",
+                messageParameters={"expected": str(len(schema.names)),
+                                   "actual": str(len(frame.columns))})
+        columns = [frame.iloc[:, i] for i in range(len(schema.names))]
+    return pa.RecordBatch.from_arrays(
+        [_from_series(column, field.type) for column, field in zip(columns, schema)],
+        schema=schema)
+
+
+def _from_state_frame(frame: Any, schema: Any) -> Any:
+    """An applyInPandasWithState result frame, checked as Spark's worker checks it."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from pyspark.errors import PySparkRuntimeError, PySparkTypeError
+
+    if not isinstance(frame, pd.DataFrame):
+        raise PySparkTypeError(
+            errorClass="UDF_RETURN_TYPE",
+            messageParameters={"expected": "iterator of pandas.DataFrame",
+                               "actual": f"iterator of {type(frame).__name__}"})
+    if len(frame.columns) == 0 and frame.empty:
+        return pa.RecordBatch.from_pylist([], schema=schema)
+    if len(frame.columns) != len(schema.names):
+        raise PySparkRuntimeError(
+            errorClass="RESULT_LENGTH_MISMATCH_FOR_PANDAS_UDF",
+            messageParameters={"expected": str(len(schema.names)),
+                               "actual": str(len(frame.columns))})
+    if all(isinstance(label, str) for label in frame.columns) and set(frame.columns) == set(
+            schema.names):
+        columns = [frame[name] for name in schema.names]
+    else:
+        columns = [frame.iloc[:, i] for i in range(len(schema.names))]
+    return pa.RecordBatch.from_arrays(
+        [_from_series(column, field.type) for column, field in zip(columns, schema)],
+        schema=schema)
+
+
+def _from_arrow_table(table: Any, schema: Any) -> Any:
+    """applyInArrow's result: a pyarrow.Table with the declared columns, by name."""
+    import pyarrow as pa
+
+    from pyspark.errors import PySparkTypeError
+
+    if not isinstance(table, pa.Table):
+        raise PySparkTypeError(
+            errorClass="UDF_RETURN_TYPE",
+            messageParameters={"expected": "pyarrow.Table", "actual": type(table).__name__})
+    table = table.combine_chunks()
+    return pa.RecordBatch.from_arrays(
+        [table.column(name).combine_chunks().cast(field.type)
+         for name, field in zip(schema.names, schema)], schema=schema)
 
 
 def _frame_to_pandas(batch: Any) -> Any:

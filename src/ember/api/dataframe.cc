@@ -125,6 +125,12 @@ Result<DataFrame> DataFrame::MapBatches(std::shared_ptr<const UserBatchFunction>
   return With(session_->analyzer().MapBatches(plan_, std::move(function)));
 }
 
+Result<DataFrame> DataFrame::GroupMap(const std::vector<Column>& keys,
+                                      std::shared_ptr<const UserGroupFunction> function,
+                                      std::shared_ptr<const GroupStateSpec> state) const {
+  return With(session_->analyzer().GroupMap(plan_, Exprs(keys), std::move(function), std::move(state)));
+}
+
 Result<DataFrame> DataFrame::GroupBy(const std::vector<Column>& keys,
                                      const std::vector<Column>& aggregates) const {
   return With(session_->analyzer().Aggregate(plan_, Exprs(keys), Exprs(aggregates),

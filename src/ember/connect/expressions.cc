@@ -267,6 +267,36 @@ Result<std::shared_ptr<const UserBatchFunction>> Translator::PythonBatchFunction
   return function;
 }
 
+// applyInPandas (SQL_GROUPED_MAP_PANDAS_UDF), applyInArrow (SQL_GROUPED_MAP_ARROW_UDF) and
+// applyInPandasWithState (SQL_GROUPED_MAP_PANDAS_UDF_WITH_STATE).
+constexpr int32_t kGroupedMapPandasUdf = 201;
+constexpr int32_t kGroupedMapPandasUdfWithState = 208;
+constexpr int32_t kGroupedMapArrowUdf = 209;
+
+Result<std::shared_ptr<const UserGroupFunction>> Translator::PythonGroupFunction(
+    const pb::CommonInlineUserDefinedFunction& call,
+    const std::shared_ptr<const GroupStateSpec>& state) const {
+  if (!call.has_python_udf()) return Unsupported("a user-defined function that is not Python's");
+  const pb::PythonUDF& udf = call.python_udf();
+  const int32_t eval_type = udf.eval_type();
+  const bool fits = state ? eval_type == kGroupedMapPandasUdfWithState
+                          : eval_type == kGroupedMapPandasUdf || eval_type == kGroupedMapArrowUdf;
+  if (!fits) {
+    return Unsupported("a Python function of eval type " + std::to_string(eval_type) +
+                       " over groups");
+  }
+  if (!python_) return Unsupported("Python functions on a server outside a Python process");
+  ARROW_ASSIGN_OR_RAISE(auto type, FromProto(udf.output_type()));
+  auto function = std::make_shared<UserGroupFunction>();
+  function->name = call.function_name();
+  function->output_schema = arrow::schema(type->fields());
+  function->call = [python = python_, command = udf.command(), eval_type,
+                    schema = function->output_schema, state](const GroupedRows& groups) {
+    return python->ApplyToGroups(command, eval_type, schema, state.get(), groups);
+  };
+  return function;
+}
+
 arrow::Status Translator::RegisterFunction(const pb::CommonInlineUserDefinedFunction& call) const {
   ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call));
   session_->RegisterFunction(call.function_name(), std::move(function));

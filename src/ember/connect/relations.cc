@@ -1,5 +1,8 @@
 // Relations of a Connect plan to DataFrames: one function per relation kind, dispatched in
 // Translator::Relation.
+#include <algorithm>
+#include <cctype>
+
 #include <arrow/array.h>
 #include <arrow/builder.h>
 #include <arrow/compute/cast.h>
@@ -14,6 +17,7 @@
 #include "ember/error.h"
 #include "ember/session.h"
 #include "ember/streaming.h"
+#include "ember/user_function.h"
 #include "spark/connect/relations.pb.h"
 
 namespace ember::connect {
@@ -32,6 +36,40 @@ Result<std::vector<Column>> Columns(const Translator& t,
     columns.push_back(std::move(c));
   }
   return columns;
+}
+
+// applyInPandasWithState's state, timeout and output mode, checked as Spark's
+// RelationalGroupedDataset checks them.
+Result<std::shared_ptr<const GroupStateSpec>> GroupState(const pb::ApplyInPandasWithState& apply) {
+  auto state = std::make_shared<GroupStateSpec>();
+  ARROW_ASSIGN_OR_RAISE(state->type, ParseSchemaString(apply.state_schema()));
+  std::string mode = apply.output_mode();
+  std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (mode != "append" && mode != "update" && mode != "complete") {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Unknown output mode " + apply.output_mode() +
+                         ". Accepted output modes are 'append', 'complete', 'update'");
+  }
+  if (mode == "complete") {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "The output mode of function should be append or update");
+  }
+  state->output_mode = mode;
+  std::string timeout = apply.timeout_conf();
+  std::transform(timeout.begin(), timeout.end(), timeout.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (timeout == "notimeout") {
+    state->timeout = "NoTimeout";
+  } else if (timeout == "processingtimetimeout") {
+    state->timeout = "ProcessingTimeTimeout";
+  } else if (timeout == "eventtimetimeout") {
+    state->timeout = "EventTimeTimeout";
+  } else {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "Unknown timeout conf " + apply.timeout_conf() +
+                         ". Accepted timeout configurations are 'NoTimeout', "
+                         "'ProcessingTimeTimeout', 'EventTimeTimeout'");
+  }
+  return state;
 }
 
 // The rows of a relation without an input (a select of literals): one row and no column.
@@ -363,6 +401,24 @@ Result<DataFrame> Translator::Relation(const pb::Relation& relation) const {
         ARROW_ASSIGN_OR_RAISE(auto input, Relation(map.input()));
         ARROW_ASSIGN_OR_RAISE(auto function, PythonBatchFunction(map.func()));
         return input.MapBatches(std::move(function));
+      }
+      case pb::Relation::kGroupMap: {  // applyInPandas, applyInArrow
+        const auto& map = relation.group_map();
+        if (map.is_map_groups_with_state() || map.has_initial_input()) {
+          return Unsupported("Scala's flatMapGroupsWithState");
+        }
+        ARROW_ASSIGN_OR_RAISE(auto input, Relation(map.input()));
+        ARROW_ASSIGN_OR_RAISE(auto keys, Columns(*this, map.grouping_expressions()));
+        ARROW_ASSIGN_OR_RAISE(auto function, PythonGroupFunction(map.func(), nullptr));
+        return input.GroupMap(keys, std::move(function));
+      }
+      case pb::Relation::kApplyInPandasWithState: {
+        const auto& apply = relation.apply_in_pandas_with_state();
+        ARROW_ASSIGN_OR_RAISE(auto input, Relation(apply.input()));
+        ARROW_ASSIGN_OR_RAISE(auto keys, Columns(*this, apply.grouping_expressions()));
+        ARROW_ASSIGN_OR_RAISE(auto state, GroupState(apply));
+        ARROW_ASSIGN_OR_RAISE(auto function, PythonGroupFunction(apply.func(), state));
+        return input.GroupMap(keys, std::move(function), std::move(state));
       }
       case pb::Relation::kHint: return SameRows(*this, relation.hint().input());
       case pb::Relation::kRepartition: return SameRows(*this, relation.repartition().input());

@@ -23,8 +23,10 @@ class Relation;
 namespace ember {
 class ConnectPythonRunner;
 class Session;
+struct GroupStateSpec;
 struct UserBatchFunction;
 struct UserFunction;
+struct UserGroupFunction;
 }
 
 namespace ember::connect {
@@ -51,6 +53,10 @@ class Translator {
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
   arrow::Result<std::shared_ptr<const UserBatchFunction>> PythonBatchFunction(
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
+  /// applyInPandas, applyInArrow; with `state`, applyInPandasWithState.
+  arrow::Result<std::shared_ptr<const UserGroupFunction>> PythonGroupFunction(
+      const spark::connect::CommonInlineUserDefinedFunction& function,
+      const std::shared_ptr<const GroupStateSpec>& state) const;
 
   std::shared_ptr<Session> session_;
   const StreamingQueries* streams_;

@@ -16,6 +16,7 @@
 
 #include "ember/error.h"
 #include "ember/exec/generate_node.h"
+#include "ember/exec/group_map.h"
 #include "ember/exec/incremental_aggregate.h"
 #include "ember/exec/kernels.h"
 #include "ember/io/file_reader.h"
@@ -251,6 +252,22 @@ class PlanBuilder {
         for (const auto& a : p.children[0]->output) input_names.push_back(a.name);
         return MapBatchesDeclaration(std::move(input), p.batch_function, std::move(input_names),
                                      Names(p));
+      }
+      case PlanKind::kGroupMap: {
+        if (p.group_state) {
+          return Status::Invalid("applyInPandasWithState runs only as a stream's stateful operator");
+        }
+        ARROW_ASSIGN_OR_RAISE(auto table, Materialize(*p.children[0]));
+        std::vector<int> keys, data;
+        std::vector<std::string> names;
+        const auto& input = p.children[0]->output;
+        for (const auto& key : p.groupings) keys.push_back(plan::AttributeIndex(input, key->id));
+        for (const auto& column : p.exprs) {
+          data.push_back(plan::AttributeIndex(input, column->id));
+          names.push_back(column->name);
+        }
+        ARROW_ASSIGN_OR_RAISE(auto out, ApplyToGroups(*p.group_function, table, keys, data, names));
+        return Source(std::move(out), p);
       }
       case PlanKind::kSort: {
         ARROW_ASSIGN_OR_RAISE(auto table, SortedTable(p));

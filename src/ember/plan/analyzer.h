@@ -45,6 +45,11 @@ class Analyzer {
   /// mapInPandas / mapInArrow: the child's rows through `function`, batch by batch.
   arrow::Result<PlanPtr> MapBatches(const PlanPtr& child,
                                     std::shared_ptr<const UserBatchFunction> function) const;
+  /// applyInPandas (state: null) and applyInPandasWithState: the child's rows grouped by
+  /// `groupings`, each group through `function`.
+  arrow::Result<PlanPtr> GroupMap(const PlanPtr& child, const std::vector<ExprPtr>& groupings,
+                                  std::shared_ptr<const UserGroupFunction> function,
+                                  std::shared_ptr<const GroupStateSpec> state) const;
   arrow::Result<PlanPtr> Union(const PlanPtr& left, const PlanPtr& right, bool by_name,
                                bool allow_missing_columns) const;
   /// dropDuplicates(columns); all columns when empty (distinct()).

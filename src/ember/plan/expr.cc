@@ -67,6 +67,13 @@ ExprPtr AttributeRef(const Attribute& attribute) {
   return e;
 }
 
+int AttributeIndex(const std::vector<Attribute>& attributes, int64_t id) {
+  for (size_t i = 0; i < attributes.size(); ++i) {
+    if (attributes[i].id == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 ExprPtr Literal(std::shared_ptr<arrow::Scalar> value) {
   auto e = New(ExprKind::kLiteral);
   e->type = value->type;

@@ -12,6 +12,8 @@
 
 namespace ember {
 struct UserBatchFunction;
+struct UserGroupFunction;
+struct GroupStateSpec;
 struct UserFunction;
 }
 
@@ -68,6 +70,8 @@ ExprPtr Column(std::vector<std::string> name_parts, int64_t plan_id = -1);
 ExprPtr ColumnFromString(const std::string& text, int64_t plan_id = -1);
 ExprPtr Star(std::vector<std::string> qualifier = {});
 ExprPtr AttributeRef(const Attribute& attribute);
+/// The position of attribute `id` in `attributes`, or -1.
+int AttributeIndex(const std::vector<Attribute>& attributes, int64_t id);
 ExprPtr Literal(std::shared_ptr<arrow::Scalar> value);
 ExprPtr Call(std::string function, std::vector<ExprPtr> args, bool distinct = false);
 ExprPtr Call(std::shared_ptr<const UserFunction> function, std::vector<ExprPtr> args);

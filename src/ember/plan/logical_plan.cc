@@ -73,6 +73,10 @@ void Print(const LogicalPlan& p, int depth, std::string* out) {
     case PlanKind::kMapBatches:
       line += "MapInBatches " + p.batch_function->name + " [" + Attributes(p.output) + "]";
       break;
+    case PlanKind::kGroupMap:
+      line += std::string(p.group_state ? "FlatMapGroupsInPandasWithState " : "FlatMapGroupsInPandas ") +
+              p.group_function->name + " [" + List(p.groupings) + "] [" + Attributes(p.output) + "]";
+      break;
     case PlanKind::kCollectMetrics:
       line += "CollectMetrics " + p.alias + ", [" + List(p.exprs) + "], " +
               std::to_string(p.observation_id);

@@ -38,6 +38,10 @@ enum class PlanKind {
                         // child's columns, then the generator's (pos if any, col), per element
   kMapBatches,          // batch_function: the child's rows, batch by batch, through a user's
                         // function (mapInPandas); output: the function's columns
+  kGroupMap,            // group_function over the child's rows grouped by `groupings` (attribute
+                        // refs); exprs: the columns the function sees (applyInPandas). With
+                        // a group_state, a stream's applyInPandasWithState. Output: the
+                        // function's columns
   kCollectMetrics,      // observe(alias, exprs): the child's rows unchanged; exprs, each named,
                         // aggregate them (Spark's CollectMetrics), see metrics_plan
   kUnresolvedRelation,  // parser only: name_parts of a table or view
@@ -119,6 +123,8 @@ struct LogicalPlan {
   bool within_watermark = false;           // kDeduplicate: dropDuplicatesWithinWatermark
   std::vector<std::vector<ExprPtr>> projections;  // kExpand
   std::shared_ptr<const UserBatchFunction> batch_function;  // kMapBatches
+  std::shared_ptr<const UserGroupFunction> group_function;  // kGroupMap
+  std::shared_ptr<const GroupStateSpec> group_state;        // kGroupMap with state
   // kUnresolvedRelation: time travel, `VERSION AS OF <version>` or `TIMESTAMP AS OF <timestamp>`.
   ExprPtr as_of_version, as_of_timestamp;
   // kCollectMetrics: the metrics as a global aggregation (one row, a column per metric) whose

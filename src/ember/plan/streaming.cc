@@ -9,6 +9,7 @@
 
 #include "ember/common/interval.h"
 #include "ember/error.h"
+#include "ember/user_function.h"
 
 namespace ember::plan {
 
@@ -344,6 +345,43 @@ arrow::Status CheckStreamStreamJoin(const LogicalPlan& join, const std::string& 
   }
 }
 
+// applyInPandasWithState, by Spark's rules for flatMapGroupsWithState: its output mode
+// against the query's and its aggregations, and a watermark for event-time timeouts.
+arrow::Status CheckGroupState(const LogicalPlan& p, const std::string& mode, bool aggregates) {
+  const std::string& op_mode = p.group_state->output_mode;
+  // Spark prints its output modes' objects: Append, Update, Complete.
+  auto name = [](std::string m) {
+    m[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(m[0])));
+    return m;
+  };
+  if (!aggregates && op_mode != mode) {
+    return AnalysisError("applyInPandasWithState in " + op_mode + " mode is not supported with " +
+                         name(mode) + " output mode on a streaming DataFrame/Dataset;");
+  }
+  if (aggregates && op_mode == "update") {
+    return AnalysisError(
+        "applyInPandasWithState in update mode is not supported with aggregation on a streaming "
+        "DataFrame/Dataset;");
+  }
+  if (aggregates && Contains(*p.children[0], PlanKind::kAggregate)) {
+    return AnalysisError(
+        "applyInPandasWithState in append mode is not supported after aggregation on a "
+        "streaming DataFrame/Dataset;");
+  }
+  if (p.group_state->timeout == "EventTimeTimeout") {
+    std::set<int64_t> times = EventTimes(*p.children[0]);
+    bool has_event_time = false;
+    for (const auto& a : p.children[0]->output) has_event_time = has_event_time || times.count(a.id);
+    if (!has_event_time) {
+      return AnalysisError(
+          "Watermark must be specified in the query using '[Dataset/DataFrame].withWatermark()' "
+          "for using event-time timeout in a [map|flatMap]GroupsWithState. Event-time timeout not "
+          "supported without watermark.;");
+    }
+  }
+  return arrow::Status::OK();
+}
+
 }  // namespace
 
 arrow::Status CheckStreamingQuery(const LogicalPlan& plan, const std::string& mode) {
@@ -365,6 +403,9 @@ arrow::Status CheckStreamingQuery(const LogicalPlan& plan, const std::string& mo
     if (p.kind == PlanKind::kLimit && p.is_streaming && mode == "update") {
       return AnalysisError(
           "Limits are not supported on streaming DataFrames/Datasets in Update output mode;");
+    }
+    if (p.kind == PlanKind::kGroupMap && p.group_state && p.is_streaming) {
+      ARROW_RETURN_NOT_OK(CheckGroupState(p, mode, aggregates));
     }
     if (p.kind == PlanKind::kUnion) {
       bool streaming = false, batch = false;

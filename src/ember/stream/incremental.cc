@@ -161,6 +161,8 @@ bool KeepsState(const LogicalPlan& node, const std::string& output_mode) {
       return node.children[0]->is_streaming && node.children[1]->is_streaming;
     case PlanKind::kLimit:
       return LimitKeepsState(node, output_mode);
+    case PlanKind::kGroupMap:
+      return node.group_state != nullptr;
     default:
       return false;
   }
@@ -188,8 +190,9 @@ Result<std::unique_ptr<IncrementalExecution>> IncrementalExecution::Plan(PlanPtr
   return std::unique_ptr<IncrementalExecution>(new IncrementalExecution(std::move(plan), std::move(operators)));
 }
 
-bool IncrementalExecution::UsesWatermark() const {
-  return std::any_of(operators_.begin(), operators_.end(), [](const auto& op) { return op->UsesWatermark(); });
+bool IncrementalExecution::ShouldRunAnotherBatch(bool watermark_moved) const {
+  return std::any_of(operators_.begin(), operators_.end(),
+                     [&](const auto& op) { return op->ShouldRunAnotherBatch(watermark_moved); });
 }
 
 Result<BatchPlan> IncrementalExecution::PlanBatch(const std::vector<BatchSource>& sources, int64_t open_cost) const {

@@ -85,8 +85,8 @@ class IncrementalExecution {
 
   /// The stateful operators, children before parents.
   const std::vector<std::unique_ptr<StatefulOperator>>& operators() const { return operators_; }
-  /// Whether a batch without data runs once the watermark moved (Spark's no-data batch).
-  bool UsesWatermark() const;
+  /// Whether a batch without new data runs (Spark's no-data batch): some operator wants one.
+  bool ShouldRunAnotherBatch(bool watermark_moved) const;
 
   /// Plans batch N over `sources`; `open_cost` is the bytes below which an input part is worth no
   /// task (spark.sql.files.openCostInBytes).

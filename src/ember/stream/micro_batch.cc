@@ -557,11 +557,15 @@ arrow::Status StreamingQuery::RunLoop() {
     std::vector<stream::Offset> end;
     int64_t batch_timestamp = trigger_start;
     bool has_batch = false;
+    // Whether the batch reads new data; a batch without (Spark's no-data batch) counts as idle:
+    // processAllAvailable returns and Once and AvailableNow end after it.
+    bool new_data = false;
     if (ex.rerun_end) {
       end = *ex.rerun_end;
       batch_timestamp = ex.rerun_timestamp_ms;
       ex.rerun_end.reset();
       has_batch = true;
+      new_data = true;
     } else if (!(options_.trigger.kind == TriggerKind::kOnce && ran_once)) {
       int64_t latest_start = NowEpochMs();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
@@ -569,12 +573,11 @@ arrow::Status StreamingQuery::RunLoop() {
         end.push_back(std::move(latest));
       }
       timed("latestOffset", latest_start);
-      bool new_data = false;
       for (size_t i = 0; i < end.size(); ++i) new_data = new_data || !stream::SameOffset(end[i], ex.committed[i]);
-      // Spark's no-data batch: the watermark moved, and a stateful operator can use it to emit
-      // or evict.
-      bool no_data_batch = !new_data && ex.incremental->UsesWatermark() && ex.last_batch_watermark_ms &&
-                           ex.watermark_ms > *ex.last_batch_watermark_ms;
+      // Spark's no-data batch: a stateful operator asks for one, as when the watermark moved and
+      // it can use it to emit or evict.
+      bool watermark_moved = ex.last_batch_watermark_ms && ex.watermark_ms > *ex.last_batch_watermark_ms;
+      bool no_data_batch = !new_data && ex.incremental->ShouldRunAnotherBatch(watermark_moved);
       has_batch = new_data || no_data_batch;
       if (has_batch) {
         int64_t wal_start = NowEpochMs();
@@ -718,16 +721,16 @@ arrow::Status StreamingQuery::RunLoop() {
     }
     if (!has_batch && real_trigger) ReportIdleTrigger(trigger_start);
     ran_once = true;
-    bool finished_by_trigger = !has_batch && (options_.trigger.kind == TriggerKind::kOnce ||
-                                              options_.trigger.kind == TriggerKind::kAvailableNow);
+    bool finished_by_trigger = !new_data && (options_.trigger.kind == TriggerKind::kOnce ||
+                                             options_.trigger.kind == TriggerKind::kAvailableNow);
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      idle_ = !has_batch;
+      idle_ = !new_data;
       ++batches_done_;
-      status_message_ = has_batch ? "Processing new data" : "Waiting for data to arrive";
+      status_message_ = new_data ? "Processing new data" : "Waiting for data to arrive";
       changed_.notify_all();
       if (finished_by_trigger) return arrow::Status::OK();
-      if (!has_batch || options_.trigger.kind == TriggerKind::kProcessingTime) {
+      if (!new_data || options_.trigger.kind == TriggerKind::kProcessingTime) {
         int64_t wait_ms = kPollingDelayMs;
         if (options_.trigger.kind == TriggerKind::kProcessingTime && options_.trigger.interval_ms > 0) {
           int64_t interval = options_.trigger.interval_ms;

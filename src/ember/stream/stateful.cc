@@ -16,6 +16,7 @@
 #include "ember/error.h"
 #include "ember/plan/streaming.h"
 #include "ember/exec/incremental_aggregate.h"
+#include "ember/stream/group_state.h"
 #include "ember/stream/state_store.h"
 #include "ember/stream/stream_join.h"
 #include "ember/stream/table_ops.h"
@@ -435,6 +436,7 @@ Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan
     if (input[i].id == options.event_time_id) event_time_column = static_cast<int>(i);
   }
   if (node.kind == plan::PlanKind::kJoin) return MakeStreamJoinOperator(node, options);
+  if (node.kind == plan::PlanKind::kGroupMap) return MakeGroupStateOperator(node, options);
   if (node.kind == plan::PlanKind::kLimit) {
     auto schema = arrow::schema({arrow::field("key", arrow::int32()), arrow::field("value", arrow::int64())});
     ARROW_ASSIGN_OR_RAISE(auto store, StateStore::Open(options.checkpoint, options.operator_id,

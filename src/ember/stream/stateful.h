@@ -77,6 +77,11 @@ class StatefulOperator {
   }
   /// Whether a batch without data would change something once the watermark moved.
   virtual bool UsesWatermark() const = 0;
+  /// Whether a batch must run without new data (Spark's shouldRunAnotherBatch): by default when
+  /// the watermark moved and the operator uses it.
+  virtual bool ShouldRunAnotherBatch(bool watermark_moved) const {
+    return watermark_moved && UsesWatermark();
+  }
   const StateMetrics& metrics() const { return metrics_; }
 
  protected:
@@ -90,7 +95,8 @@ class StatefulOperator {
 /// complete mode it cuts each batch's whole result, as a batch limit does.
 bool LimitKeepsState(const plan::LogicalPlan& limit, const std::string& output_mode);
 
-/// The operator for a streaming kAggregate, kDeduplicate, kLimit or (two streams) kJoin node,
+/// The operator for a streaming kAggregate, kDeduplicate, kLimit, kGroupMap with state or (two
+/// streams) kJoin node,
 /// with Spark's errors for what a stream cannot do.
 arrow::Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const plan::LogicalPlan& node,
                                                                       const StatefulOptions& options);

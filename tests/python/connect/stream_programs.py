@@ -640,10 +640,154 @@ def observed_metrics():
     return out
 
 
+def grouped_map():
+    """applyInPandas and applyInArrow: a function of each group's rows, with and without its key
+    (Spark's key types), computed grouping keys, columns by name or by position, an empty
+    result, in a batch and in each micro-batch of a stream, and Spark's error for wrong
+    columns."""
+    import pandas as pd
+    import pyarrow as pa
+
+    spark = session()
+    df = spark.createDataFrame(
+        [(1, "a", 1.0), (1, "b", 2.0), (2, "c", 3.0), (2, None, 5.0), (3, "e", None)],
+        "id INT, s STRING, v DOUBLE")
+
+    def centred(pdf):
+        return pdf.assign(v=pdf.v - pdf.v.mean())
+
+    def summary(key, pdf):
+        return pd.DataFrame({"key": [repr(key)], "n": [len(pdf)], "total": [pdf.v.sum()],
+                             "index": [repr(list(pdf.index))]})
+
+    summary_schema = "key STRING, n LONG, total DOUBLE, index STRING"
+    doc = {
+        "centred": rows(df.groupBy("id").applyInPandas(centred, df.schema)),
+        "summary": rows(df.groupBy("id").applyInPandas(summary, summary_schema)),
+        "computed": rows(df.groupBy(F.col("id") % 2).applyInPandas(summary, summary_schema)),
+        "two_keys": rows(df.groupBy("s", "id").applyInPandas(summary, summary_schema)),
+        "positional": rows(df.groupBy("id").applyInPandas(
+            lambda pdf: pdf[["s", "id"]].set_axis([0, 1], axis=1), "x STRING, y INT")),
+        "empty": rows(df.groupBy("id").applyInPandas(lambda pdf: pd.DataFrame(), "id INT")),
+        "arrow": rows(df.groupBy("id").applyInArrow(
+            lambda t: t.filter(pa.compute.greater(t.column("v"), 1.5)), df.schema)),
+        "arrow_key": rows(df.groupBy("s").applyInArrow(
+            lambda key, t: pa.table({"k": [repr(key)], "n": [t.num_rows]}), "k STRING, n LONG")),
+        "then_aggregate": rows(df.groupBy("id").applyInPandas(centred, df.schema)
+                               .groupBy("id").agg(F.sum("v"))),
+    }
+    try:
+        df.groupBy("id").applyInPandas(lambda pdf: pdf, "id INT, other STRING").collect()
+        doc["wrong_columns"] = None
+    except Exception as error:  # noqa: BLE001 - the class and condition compare
+        doc["wrong_columns"] = [type(error).__name__,
+                                "RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF" in str(error),
+                                "Missing: other. Unexpected: s, v." in str(error)]
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"k": "x", "v": 1}, {"k": "y", "v": 2}, {"k": "x", "v": 3}], 1000)
+    stream = spark.readStream.schema("k STRING, v INT").json(data)
+    query = (stream.groupBy("k")
+             .applyInPandas(lambda key, pdf: pd.DataFrame({"k": [key[0]], "n": [len(pdf)],
+                                                           "v": [int(pdf.v.sum())]}),
+                            "k STRING, n LONG, v LONG")
+             .writeStream.format("memory").queryName("grouped").start())
+    query.processAllAvailable()
+    write_file(data, "b.json", [{"k": "x", "v": 10}], 2000)
+    query.processAllAvailable()
+    doc["stream"] = rows(spark.sql("SELECT * FROM grouped"))
+    query.stop()
+    return doc
+
+
+def group_state():
+    """applyInPandasWithState: each key's state from batch to batch and across a restart from
+    the checkpoint, event-time timeouts firing in the no-data batch that the watermark's move
+    runs, the state removed, late rows dropped, and Spark's errors for a batch query and for
+    output modes that disagree."""
+    import pandas as pd
+    from pyspark.sql.streaming.state import GroupStateTimeout
+
+    spark = session()
+    doc = {}
+    data = os.path.join(WORKDIR, "events")
+    checkpoint = os.path.join(WORKDIR, "checkpoint")
+    output = "user STRING, count LONG, closed BOOLEAN, watermark LONG, seen STRING"
+
+    def sessions(key, frames, state):
+        if state.hasTimedOut:
+            count, last = state.get
+            state.remove()
+            yield pd.DataFrame({"user": [key[0]], "count": [count], "closed": [True],
+                                "watermark": [state.getCurrentWatermarkMs()],
+                                "seen": [repr((state.exists, state.hasTimedOut))]})
+            return
+        count, last = state.get if state.exists else (0, 0)
+        for frame in frames:
+            count += len(frame)
+            last = max(last, int(frame["t"].max().timestamp()))
+        state.update((count, last))
+        state.setTimeoutTimestamp(last * 1000 + 10000)
+        yield pd.DataFrame({"user": [key[0]], "count": [count], "closed": [False],
+                            "watermark": [state.getCurrentWatermarkMs()],
+                            "seen": [repr(type(key[0]).__name__)]})
+
+    def start(function_mode="append", query_mode="append"):
+        stream = spark.readStream.schema("user STRING, t TIMESTAMP").json(data)
+        return (stream.withWatermark("t", "5 seconds").groupBy("user")
+                .applyInPandasWithState(sessions, output, "count LONG, last LONG", function_mode,
+                                        GroupStateTimeout.EventTimeTimeout)
+                .writeStream.format("json").option("path", sink).outputMode(query_mode)
+                .option("checkpointLocation", checkpoint).start())
+
+    def written():
+        return rows(spark.read.schema(output).json(sink))
+
+    sink = os.path.join(WORKDIR, "sink")
+    write_file(data, "0.json", [{"user": "a", "t": "2024-01-01T00:00:00Z"},
+                                {"user": "a", "t": "2024-01-01T00:00:03Z"},
+                                {"user": "b", "t": "2024-01-01T00:00:01Z"}], 1000)
+    query = start()
+    query.processAllAvailable()
+    write_file(data, "1.json", [{"user": "a", "t": "2024-01-01T00:00:20Z"}], 2000)
+    query.processAllAvailable()
+    doc["first_run"] = written()
+    doc["state_rows"] = [p["stateOperators"][0]["numRowsTotal"] for p in query.recentProgress
+                         if p["stateOperators"]]
+    query.stop()
+    write_file(data, "2.json", [{"user": "a", "t": "2024-01-01T00:00:50Z"},
+                                {"user": "b", "t": "2024-01-01T00:00:02Z"},
+                                {"user": "c", "t": "2024-01-01T00:00:49Z"}], 3000)
+    query = start()
+    query.processAllAvailable()
+    doc["restarted"] = written()
+    doc["dropped"] = sum(p["stateOperators"][0]["numRowsDroppedByWatermark"]
+                         for p in query.recentProgress if p["stateOperators"])
+    query.stop()
+
+    batch = spark.createDataFrame([("a", 1)], "user STRING, v INT")
+    for name, make in [
+        ("batch", lambda: batch.groupBy("user").applyInPandasWithState(
+            sessions, output, "count LONG, last LONG", "append",
+            GroupStateTimeout.NoTimeout).collect()),
+        ("modes", lambda: start("update", "append")),
+    ]:
+        try:
+            make().stop()
+            doc[name] = None
+        except Exception as error:  # noqa: BLE001 - the class and message's point compare
+            text = str(error)
+            doc[name] = [type(error).__name__,
+                         [m for m in ("applyInPandasWithState is unsupported in batch query",
+                                      "applyInPandasWithState in update mode is not supported "
+                                      "with Append output mode") if m in text]]
+    return doc
+
+
 PROGRAMS = {f.__name__: f for f in (windowed_memory, file_sinks, iceberg_table, failing_query,
                                      foreach_batch, listener, console_and_errors,
                                      joins_and_dedup, file_sources, python_udfs,
-                                     map_in_pandas, observed_metrics)}
+                                     map_in_pandas, observed_metrics, grouped_map,
+                                     group_state)}
 
 if __name__ == "__main__":
     result = PROGRAMS[NAME]()

@@ -35,7 +35,8 @@ def document(program, engine, workdir):
 @pytest.mark.parametrize("program", ["windowed_memory", "file_sinks", "iceberg_table",
                                      "failing_query", "foreach_batch", "listener",
                                      "joins_and_dedup", "file_sources", "python_udfs",
-                                     "map_in_pandas", "observed_metrics"])
+                                     "map_in_pandas", "observed_metrics", "grouped_map",
+                                     "group_state"])
 def test_same_as_spark(program, tmp_path):
     ember = document(program, "ember", tmp_path / "ember")
     spark = document(program, "spark", tmp_path / "spark")
