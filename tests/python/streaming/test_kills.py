@@ -307,3 +307,70 @@ def test_rate_source_into_iceberg_killed_again_and_again(tmp_path):
         assert r["timestamp"].timestamp() * 1000 == 1000 + 500 * batch, r
     batch_ids = [int(dict(s["summary"])["ember.batch-id"]) for s in table.inspect.snapshots().to_pylist()]
     assert sorted(batch_ids) == list(range(batches))
+
+
+GROUP_STATE_JOB = textwrap.dedent("""
+    import sys
+    import ember.connect
+    ember.connect.activate()
+    import pandas as pd
+    from pyspark.sql import SparkSession
+    from pyspark.sql.streaming.state import GroupStateTimeout
+    source, warehouse, checkpoint = sys.argv[1:4]
+    spark = (SparkSession.builder
+             .config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
+             .config("spark.sql.catalog.local.type", "hadoop")
+             .config("spark.sql.catalog.local.warehouse", warehouse).getOrCreate())
+    spark.sql("CREATE TABLE IF NOT EXISTS local.db.totals (company_id STRING, events LONG, "
+              "total DOUBLE, last_event INT) USING iceberg")
+
+    def running_total(key, frames, state):
+        events, total, last = state.get if state.exists else (0, 0.0, -1)
+        for frame in frames:
+            for event_id, amount in sorted(zip(frame.event_id, frame.amount)):
+                events, total, last = events + 1, total + amount, max(last, event_id)
+        state.update((events, total, last))
+        yield pd.DataFrame({"company_id": [key[0]], "events": [events], "total": [total],
+                            "last_event": [last]})
+
+    q = (spark.readStream.schema("%s").option("maxFilesPerTrigger", 1).json(source)
+         .groupBy("company_id")
+         .applyInPandasWithState(running_total, "company_id STRING, events LONG, total DOUBLE, "
+                                 "last_event INT", "events LONG, total DOUBLE, last INT",
+                                 "append", GroupStateTimeout.NoTimeout)
+         .writeStream.option("checkpointLocation", checkpoint).trigger(availableNow=True)
+         .toTable("local.db.totals"))
+    print("started", flush=True)
+    q.awaitTermination()
+""" % SCHEMA)
+
+
+def test_group_state_into_iceberg_killed_again_and_again(tmp_path):
+    """applyInPandasWithState (a running count and total per company, its state in the state
+    store) into an Iceberg table, killed at random instants: each row the function emitted for a
+    committed batch is in the table once, and its count and total are those of the company's
+    first events, by DuckDB, so no batch reached the state twice or not at all."""
+    source, warehouse, checkpoint = Source(tmp_path / "in"), tmp_path / "wh", tmp_path / "cp"
+    (warehouse / "db").mkdir(parents=True)
+    source.add(30)
+    job = tmp_path / "job.py"
+    job.write_text(GROUP_STATE_JOB)
+    args = [sys.executable, str(job), str(source.directory), str(warehouse), str(checkpoint)]
+    mid_batch = MidBatchKills(checkpoint)
+    kill_while_streaming(args, seed=404, more_input=source.add, after_kill=mid_batch, window=0.5)
+    assert mid_batch.count >= KILLS // 10, mid_batch.count
+    subprocess.run(args, check=True, timeout=300, capture_output=True)
+    rows = newest_table(warehouse / "db" / "totals").scan().to_arrow().to_pylist()
+    got = sorted((r["company_id"], r["events"], r["total"], r["last_event"]) for r in rows)
+    assert len(set(got)) == len(got)
+    events = duckdb.sql(
+        f"SELECT company_id, row_number() OVER w, sum(amount) OVER w, max(event_id) OVER w "
+        f"FROM read_json('{source.directory}/*.json', columns = {{'event_id': 'INTEGER', "
+        "'company_id': 'VARCHAR', 'amount': 'DOUBLE', 'event_ts': 'VARCHAR'}) "
+        "WINDOW w AS (PARTITION BY company_id ORDER BY event_id)").fetchall()
+    prefixes = {(c, n): (total, last) for c, n, total, last in events}
+    for company, n, total, last in got:
+        assert prefixes[(company, n)] == (total, last)
+    # Every company's last row counts all of its events.
+    finals = {c: max(n for cc, n, _, _ in got if cc == c) for c, _, _, _ in got}
+    assert finals == {c: max(n for cc, n in prefixes if cc == c) for c, _ in prefixes}
