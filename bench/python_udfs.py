@@ -1,4 +1,5 @@
-"""Python UDFs over a million rows, Ember against Spark on the same PySpark program:
+"""Python UDFs and functions of groups over a million rows, Ember against Spark on the same
+PySpark program:
 
     .venv/bin/python bench/python_udfs.py [--rows 1000000] [--runs 3]
 
@@ -6,22 +7,55 @@ Each engine runs in a process of its own (Ember: its Spark Connect server in tha
 `ember.connect.activate()`, and PySpark's own client; Spark: classic PySpark on local[*], its
 Python workers on this interpreter). Each workload maps a million doubles through one function
 and sums the results, so only the function's path counts; the best of `--runs` runs is kept,
-after one warm-up run on a thousand rows. "Python alone" is the same function called in a plain
-Python loop over the same values (pandas: once over one Series): the floor no engine can beat,
-and how much of each engine's time is the user's function itself. Prints a Markdown table."""
+after one warm-up run on a thousand rows. `apply_in_pandas` sums each of a thousand groups with
+`applyInPandas`; `apply_in_pandas_with_state` streams the million rows (ten parquet files, one
+per micro-batch, Trigger.AvailableNow) through `applyInPandasWithState`, a running count and sum
+per key kept in the state store, into a parquet sink. "Python alone" is the same function called
+in a plain Python loop over the same values (pandas: once over one Series; per group over the
+groups of one pandas groupby): the floor no engine can beat, and how much of each engine's time
+is the user's function itself. Prints a Markdown table."""
 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
-WORKLOADS = ("udf", "arrow_udf", "pandas_udf")
+WORKLOADS = ("udf", "arrow_udf", "pandas_udf", "apply_in_pandas", "apply_in_pandas_with_state")
+KEYS = 1000  # groups of the group workloads
+FILES = 10   # parquet files, micro-batches, of the stream
 
 
-def child(engine, rows, runs):
+def write_events(directory, rows):
+    """`rows` events (k: one of KEYS users, v: a double) in FILES parquet files."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    os.makedirs(directory, exist_ok=True)
+    per_file = rows // FILES
+    for f in range(FILES):
+        ids = range(f * per_file, (f + 1) * per_file)
+        table = pa.table({"k": [f"u{i % KEYS}" for i in ids], "v": [float(i) for i in ids]})
+        pq.write_table(table, os.path.join(directory, f"part-{f:02d}.parquet"))
+        os.utime(os.path.join(directory, f"part-{f:02d}.parquet"), (1_700_000_000 + f,) * 2)
+
+
+def running_total(key, frames, state):
+    import pandas as pd
+
+    n, s = state.get if state.exists else (0, 0.0)
+    for frame in frames:
+        n += len(frame)
+        s += float(frame.v.sum())
+    state.update((n, s))
+    yield pd.DataFrame({"k": [key[0]], "n": [n], "s": [s]})
+
+
+def child(engine, rows, runs, events):
     if engine == "ember":
         import ember.connect
 
@@ -31,7 +65,10 @@ def child(engine, rows, runs):
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
-    builder = SparkSession.builder.appName("python-udfs")
+    # As bench/workloads.py: a shuffle partition per core on both engines (the state store's
+    # partitions too).
+    builder = (SparkSession.builder.appName("python-udfs")
+               .config("spark.sql.shuffle.partitions", str(os.cpu_count())))
     if engine == "spark":
         builder = (builder.master("local[*]").config("spark.ui.enabled", "false")
                    .config("spark.driver.memory", "4g"))
@@ -51,16 +88,49 @@ def child(engine, rows, runs):
         values = spark.range(n).select(F.col("id").cast("double").alias("v"))
         return values.select(function("v").alias("r")).agg(F.sum("r")).collect()[0][0]
 
+    def group_sums(n):
+        import pandas as pd
+
+        values = spark.range(n).select((F.col("id") % KEYS).alias("k"),
+                                       F.col("id").cast("double").alias("v"))
+        sums = values.groupBy("k").applyInPandas(
+            lambda pdf: pd.DataFrame({"k": [pdf.k.iloc[0]], "s": [pdf.v.sum()]}), "k LONG, s DOUBLE")
+        return sums.agg(F.sum("s")).collect()[0][0]
+
+    run_number = [0]
+
+    def stream_totals(directory):
+        from pyspark.sql.streaming.state import GroupStateTimeout
+
+        run_number[0] += 1
+        work = f"{directory}-{engine}-{run_number[0]}"
+        query = (spark.readStream.schema("k STRING, v DOUBLE").option("maxFilesPerTrigger", 1)
+                 .parquet(directory).groupBy("k")
+                 .applyInPandasWithState(running_total, "k STRING, n LONG, s DOUBLE",
+                                         "n LONG, s DOUBLE", "append", GroupStateTimeout.NoTimeout)
+                 .writeStream.format("parquet").option("path", work + "/out")
+                 .option("checkpointLocation", work + "/cp").trigger(availableNow=True).start())
+        query.awaitTermination()
+        finals = spark.read.parquet(work + "/out").groupBy("k").agg(F.max("s").alias("s"))
+        return finals.agg(F.sum("s")).collect()[0][0]
+
+    # Each workload: (run on n rows, the sum it must give for `rows`).
+    workloads = {name: (lambda n, f=function: once(f, n), expected)
+                 for name, function in functions.items()}
+    workloads["apply_in_pandas"] = (group_sums, float(sum(range(rows))))
+    workloads["apply_in_pandas_with_state"] = (
+        lambda n: stream_totals(events + ("/large" if n == rows else "/small")),
+        float(sum(range(rows))))
     seconds = {}
-    for name, function in functions.items():
-        once(function, 1000)
+    for name, (workload, want) in workloads.items():
+        workload(1000)
         best = None
         for _ in range(runs):
             start = time.perf_counter()
-            total = once(function, rows)
+            total = workload(rows)
             elapsed = time.perf_counter() - start
-            if total != expected:
-                raise SystemExit(f"{engine} {name}: sum {total} != {expected}")
+            if total != want:
+                raise SystemExit(f"{engine} {name}: sum {total} != {want}")
             best = elapsed if best is None else min(best, elapsed)
         seconds[name] = best
     spark.stop()
@@ -82,7 +152,28 @@ def python_alone(rows):
     start = time.perf_counter()
     (series * 2.0 + 1.0).sum()
     series_seconds = time.perf_counter() - start
-    return {"udf": rows_seconds, "arrow_udf": rows_seconds, "pandas_udf": series_seconds}
+    frame = pd.DataFrame({"k": [i % KEYS for i in range(rows)], "v": values})
+    start = time.perf_counter()
+    for _, group in frame.groupby("k"):
+        pd.DataFrame({"k": [group.k.iloc[0]], "s": [group.v.sum()]})
+    groups_seconds = time.perf_counter() - start
+
+    class State:  # GroupState's part that the function uses
+        exists, get = False, None
+
+        def update(self, value):
+            self.exists, self.get = True, value
+
+    states = {}
+    per_file = rows // FILES
+    start = time.perf_counter()
+    for f in range(FILES):
+        part = frame.iloc[f * per_file:(f + 1) * per_file]
+        for key, group in part.groupby("k"):
+            list(running_total((key,), iter([group]), states.setdefault(key, State())))
+    state_seconds = time.perf_counter() - start
+    return {"udf": rows_seconds, "arrow_udf": rows_seconds, "pandas_udf": series_seconds,
+            "apply_in_pandas": groups_seconds, "apply_in_pandas_with_state": state_seconds}
 
 
 def sample_tree_rss(proc, peak):
@@ -116,15 +207,19 @@ def main():
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--engine", choices=("ember", "spark"))  # the child's side
+    parser.add_argument("--events")  # the child's: where the stream's files are
     args = parser.parse_args()
     if args.engine:
-        print(json.dumps(child(args.engine, args.rows, args.runs)))
+        print(json.dumps(child(args.engine, args.rows, args.runs, args.events)))
         return
+    events = tempfile.mkdtemp(prefix="ember-bench-udfs-")
+    write_events(events + "/large", args.rows)
+    write_events(events + "/small", 1000)
     results = {}
     for engine in ("ember", "spark"):
         proc = subprocess.Popen(
             [sys.executable, __file__, "--engine", engine, "--rows", str(args.rows),
-             "--runs", str(args.runs)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+             "--runs", str(args.runs), "--events", events], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env={k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"})
         peak = [0]
         sampler = threading.Thread(target=sample_tree_rss, args=(proc, peak), daemon=True)
@@ -135,6 +230,7 @@ def main():
         if proc.returncode != 0:
             raise SystemExit(f"{engine} failed: {out.decode()[-2000:]}")
         results[engine] = (json.loads(out.decode().strip().splitlines()[-1]), peak[0] / 1024)
+    shutil.rmtree(events)
     floor = python_alone(args.rows)
     (ember, ember_mb), (spark, spark_mb) = results["ember"], results["spark"]
     print(f"{args.rows:,} rows, best of {args.runs}; peak resident memory of the whole process tree: "

@@ -212,10 +212,11 @@ Result<BatchPlan> IncrementalExecution::PlanBatch(const std::vector<BatchSource>
   // per core, each reading parts of the input (files) and writing its own part of the output, so
   // reading and writing overlap and no task holds more than a part of the batch. Not with a
   // static side (a stream-static join), which each task would read again for every part, nor
-  // with a watermark or an observe(), whose statistics and metrics are the batch's.
+  // with a watermark or an observe(), whose statistics and metrics are the batch's, nor with an
+  // applyInPandas, whose groups are the batch's.
   Stage last;
   if (sources.size() == 1 && sources[0].end && operators_.empty() && !Contains(*plan_, PlanKind::kWatermark) &&
-      !Contains(*plan_, PlanKind::kCollectMetrics) &&
+      !Contains(*plan_, PlanKind::kCollectMetrics) && !Contains(*plan_, PlanKind::kGroupMap) &&
       !Contains(*plan_, PlanKind::kFileScan) && !Contains(*plan_, PlanKind::kTableScan)) {
     ARROW_ASSIGN_OR_RAISE(batch_plan.task_parts,
                           sources[0].source->PlanInputPartitions(sources[0].start, *sources[0].end));

@@ -648,7 +648,8 @@ def grouped_map():
     import pandas as pd
     import pyarrow as pa
 
-    spark = session()
+    # Every file its own part of a batch: the groups are still the whole batch's.
+    spark = session(**{"spark.sql.files.openCostInBytes": "1"})
     df = spark.createDataFrame(
         [(1, "a", 1.0), (1, "b", 2.0), (2, "c", 3.0), (2, None, 5.0), (3, "e", None)],
         "id INT, s STRING, v DOUBLE")
@@ -693,6 +694,7 @@ def grouped_map():
              .writeStream.format("memory").queryName("grouped").start())
     query.processAllAvailable()
     write_file(data, "b.json", [{"k": "x", "v": 10}], 2000)
+    write_file(data, "c.json", [{"k": "x", "v": 20}, {"k": "y", "v": 1}], 2000)
     query.processAllAvailable()
     doc["stream"] = rows(spark.sql("SELECT * FROM grouped"))
     query.stop()
@@ -704,6 +706,8 @@ def group_state():
     the checkpoint, event-time timeouts firing in the no-data batch that the watermark's move
     runs, the state removed, late rows dropped, and Spark's errors for a batch query and for
     output modes that disagree."""
+    import time
+
     import pandas as pd
     from pyspark.sql.streaming.state import GroupStateTimeout
 
@@ -762,6 +766,33 @@ def group_state():
     doc["restarted"] = written()
     doc["dropped"] = sum(p["stateOperators"][0]["numRowsDroppedByWatermark"]
                          for p in query.recentProgress if p["stateOperators"])
+    query.stop()
+
+    # Processing-time timeouts: batches without data run at every trigger until a key's
+    # duration has passed; its state then goes.
+    def expiring(key, frames, state):
+        if state.hasTimedOut:
+            state.remove()
+            yield pd.DataFrame({"user": [key[0]], "rows": [-1]})
+            return
+        count = sum(len(frame) for frame in frames)
+        state.update((count,))
+        state.setTimeoutDuration(500)
+        yield pd.DataFrame({"user": [key[0]], "rows": [count]})
+
+    timed = os.path.join(WORKDIR, "timed")
+    write_file(timed, "0.json", [{"user": "a", "t": "2024-01-01T00:00:00Z"},
+                                 {"user": "a", "t": "2024-01-01T00:00:01Z"},
+                                 {"user": "b", "t": "2024-01-01T00:00:02Z"}], 1000)
+    query = (spark.readStream.schema("user STRING, t TIMESTAMP").json(timed).groupBy("user")
+             .applyInPandasWithState(expiring, "user STRING, rows LONG", "count LONG", "update",
+                                     GroupStateTimeout.ProcessingTimeTimeout)
+             .writeStream.format("memory").queryName("expiring").outputMode("update").start())
+    deadline = time.time() + 60
+    while time.time() < deadline and spark.sql(
+            "SELECT count(*) FROM expiring WHERE rows = -1").collect()[0][0] < 2:
+        time.sleep(0.2)
+    doc["processing_time"] = rows(spark.sql("SELECT * FROM expiring"))
     query.stop()
 
     batch = spark.createDataFrame([("a", 1)], "user STRING, v INT")
