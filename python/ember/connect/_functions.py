@@ -239,7 +239,10 @@ def _apply_to_groups(udf: Tuple[Callable, Any], eval_type: int, call: Any) -> An
                         result = function(tuple(key.iloc[g] for key in keys), group)
                     else:
                         result = function(group)
-                    results.append(_from_group_frame(result, call.output_schema))
+                    results.append(_group_frame(result, call.output_schema))
+        if eval_type != _GROUPED_MAP_ARROW_UDF:
+            # The groups' frames become Arrow once, together.
+            results = [_frames_to_batch(results, call.output_schema)]
     except Exception as error:
         raise UserFunctionError(_traceback_text(error)) from None
     table = pa.Table.from_batches(results, schema=call.output_schema).combine_chunks()
@@ -303,7 +306,7 @@ def _apply_with_state(function: Callable, frame: Any, keys: list, offsets: list,
                 messageParameters={"expected": "iterable", "actual": type(result).__name__}
             ) from None
         for out in produced:
-            results.append(_from_state_frame(out, call.output_schema))
+            results.append(_state_frame(out, call.output_schema))
         values.append(coerce(tuple(state._value)) if state.exists else None)
         timeouts.append(state._timeout_timestamp)
         updated.append(state._updated)
@@ -315,11 +318,11 @@ def _apply_with_state(function: Callable, frame: Any, keys: list, offsets: list,
     return results, states
 
 
-def _from_group_frame(frame: Any, schema: Any) -> Any:
+def _group_frame(frame: Any, schema: Any) -> Any:
     """applyInPandas's result by Spark's verify_pandas_result: by name when a label is a
-    string, else by position; an empty frame without columns is no rows."""
+    string, else by position; an empty frame without columns is no rows. The frame's columns
+    in the schema's order, or None for no rows."""
     import pandas as pd
-    import pyarrow as pa
 
     from pyspark.errors import PySparkRuntimeError, PySparkTypeError
 
@@ -328,7 +331,7 @@ def _from_group_frame(frame: Any, schema: Any) -> Any:
             errorClass="UDF_RETURN_TYPE",
             messageParameters={"expected": "pandas.DataFrame", "actual": type(frame).__name__})
     if frame.empty and len(frame.columns) == 0:
-        return pa.RecordBatch.from_pylist([], schema=schema)
+        return None
     if any(isinstance(label, str) for label in frame.columns):
         expected, given = set(schema.names), set(frame.columns)
         if expected != given:
@@ -338,23 +341,19 @@ def _from_group_frame(frame: Any, schema: Any) -> Any:
                 errorClass="RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF",
                 messageParameters={"missing": f" Missing: {', '.join(missing)}." if missing else "",
                                    "extra": f" Unexpected: {', '.join(extra)}." if extra else ""})
-        columns = [frame[name] for name in schema.names]
-    else:
-        if len(frame.columns) != len(schema.names):
-            raise PySparkRuntimeError(
-                errorClass="RESULT_LENGTH_MISMATCH_FOR_PANDAS_UDF",
-                messageParameters={"expected": str(len(schema.names)),
-                                   "actual": str(len(frame.columns))})
-        columns = [frame.iloc[:, i] for i in range(len(schema.names))]
-    return pa.RecordBatch.from_arrays(
-        [_from_series(column, field.type) for column, field in zip(columns, schema)],
-        schema=schema)
+        return frame[schema.names]
+    if len(frame.columns) != len(schema.names):
+        raise PySparkRuntimeError(
+            errorClass="RESULT_LENGTH_MISMATCH_FOR_PANDAS_UDF",
+            messageParameters={"expected": str(len(schema.names)),
+                               "actual": str(len(frame.columns))})
+    return frame.set_axis(schema.names, axis=1)
 
 
-def _from_state_frame(frame: Any, schema: Any) -> Any:
-    """An applyInPandasWithState result frame, checked as Spark's worker checks it."""
+def _state_frame(frame: Any, schema: Any) -> Any:
+    """An applyInPandasWithState result frame, checked as Spark's worker checks it: its
+    columns in the schema's order, or None for no rows."""
     import pandas as pd
-    import pyarrow as pa
 
     from pyspark.errors import PySparkRuntimeError, PySparkTypeError
 
@@ -364,7 +363,7 @@ def _from_state_frame(frame: Any, schema: Any) -> Any:
             messageParameters={"expected": "iterator of pandas.DataFrame",
                                "actual": f"iterator of {type(frame).__name__}"})
     if len(frame.columns) == 0 and frame.empty:
-        return pa.RecordBatch.from_pylist([], schema=schema)
+        return None
     if len(frame.columns) != len(schema.names):
         raise PySparkRuntimeError(
             errorClass="RESULT_LENGTH_MISMATCH_FOR_PANDAS_UDF",
@@ -372,11 +371,21 @@ def _from_state_frame(frame: Any, schema: Any) -> Any:
                                "actual": str(len(frame.columns))})
     if all(isinstance(label, str) for label in frame.columns) and set(frame.columns) == set(
             schema.names):
-        columns = [frame[name] for name in schema.names]
-    else:
-        columns = [frame.iloc[:, i] for i in range(len(schema.names))]
+        return frame[schema.names]
+    return frame.set_axis(schema.names, axis=1)
+
+
+def _frames_to_batch(frames: list, schema: Any) -> Any:
+    """Frames of the schema's columns as one Arrow batch."""
+    import pandas as pd
+    import pyarrow as pa
+
+    frames = [frame for frame in frames if frame is not None]
+    if not frames:
+        return pa.RecordBatch.from_pylist([], schema=schema)
+    whole = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     return pa.RecordBatch.from_arrays(
-        [_from_series(column, field.type) for column, field in zip(columns, schema)],
+        [_from_series(whole.iloc[:, i], field.type) for i, field in enumerate(schema)],
         schema=schema)
 
 
