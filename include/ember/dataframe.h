@@ -63,6 +63,11 @@ class DataFrame {
   arrow::Result<DataFrame> GroupMap(const std::vector<Column>& keys,
                                     std::shared_ptr<const UserGroupFunction> function,
                                     std::shared_ptr<const GroupStateSpec> state = nullptr) const;
+  /// groupBy(keys).cogroup(other.groupBy(other_keys)).applyInPandas: each key's rows of both
+  /// through a user's function.
+  arrow::Result<DataFrame> CoGroupMap(const std::vector<Column>& keys, const DataFrame& other,
+                                      const std::vector<Column>& other_keys,
+                                      std::shared_ptr<const UserGroupFunction> function) const;
   /// groupBy(keys).agg(aggregates): the keys come first in the result.
   arrow::Result<DataFrame> GroupBy(const std::vector<Column>& keys,
                                    const std::vector<Column>& aggregates) const;

@@ -39,6 +39,9 @@ struct UserBatchFunction {
 struct GroupedRows {
   /// The function's input columns, group after group.
   std::shared_ptr<arrow::RecordBatch> rows;
+  /// cogroup: the other side's, group after group; `groups` then has `other_offset`,
+  /// `other_length` and the key's columns as the other side has them after `length`.
+  std::shared_ptr<arrow::RecordBatch> other_rows;
   /// One row per group, in the order the function sees them: the grouping key's columns, then
   /// `offset` and `length` (int64) of the group's rows in `rows`. With state, then `state` (the
   /// state's struct; NULL where the group has none) and `timed_out` (bool: called for its

@@ -196,9 +196,9 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
                        });
   }
 
-  // runner.apply_to_groups(command, eval_type, rows, groups, output schema, state schema,
-  // timeout, batch time, watermark) with the GIL taken for the call; it gives back (rows,
-  // states), batches with __arrow_c_array__.
+  // runner.apply_to_groups(command, eval_type, rows, groups, other rows (cogroup), output
+  // schema, state schema, timeout, batch time, watermark) with the GIL taken for the call; it
+  // gives back (rows, states), batches with __arrow_c_array__.
   arrow::Result<ember::GroupedResult> ApplyToGroups(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::Schema>& output_schema, const ember::GroupStateSpec* state,
@@ -208,8 +208,17 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
     }
     ARROW_ASSIGN_OR_RAISE(auto rows, Exported(*groups.rows));
     ARROW_ASSIGN_OR_RAISE(auto group_rows, Exported(*groups.groups));
+    std::pair<std::unique_ptr<ArrowSchema>, std::unique_ptr<ArrowArray>> other_rows;
+    if (groups.other_rows) {
+      ARROW_ASSIGN_OR_RAISE(other_rows, Exported(*groups.other_rows));
+    }
     nb::gil_scoped_acquire gil;
     try {
+      nb::object other_schema = nb::none(), other_array = nb::none();
+      if (groups.other_rows) {
+        other_schema = OwnedCapsule(std::move(other_rows.first));
+        other_array = OwnedCapsule(std::move(other_rows.second));
+      }
       nb::object state_schema = nb::none(), timeout = nb::none();
       if (state) {
         state_schema = SchemaCapsule(*arrow::schema({arrow::field("state", state->type)}));
@@ -218,8 +227,9 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
       nb::tuple result = nb::cast<nb::tuple>(function_->attr("apply_to_groups")(
           nb::bytes(command.data(), command.size()), eval_type, OwnedCapsule(std::move(rows.first)),
           OwnedCapsule(std::move(rows.second)), OwnedCapsule(std::move(group_rows.first)),
-          OwnedCapsule(std::move(group_rows.second)), SchemaCapsule(*output_schema), state_schema,
-          timeout, groups.batch_time_ms, groups.watermark_ms, groups.watermark_present));
+          OwnedCapsule(std::move(group_rows.second)), other_schema, other_array,
+          SchemaCapsule(*output_schema), state_schema, timeout, groups.batch_time_ms,
+          groups.watermark_ms, groups.watermark_present));
       ember::GroupedResult out;
       ARROW_ASSIGN_OR_RAISE(out.rows, ImportedBatch(result[0]));
       if (state) {

@@ -61,16 +61,19 @@ class Runner:
         return _map_batch(self._function("", command), eval_type, schema, array, output_schema)
 
     def apply_to_groups(self, command: bytes, eval_type: int, rows_schema: Any, rows: Any,
-                        groups_schema: Any, groups: Any, output_schema: Any, state_schema: Any,
-                        timeout: Any, batch_time_ms: int, watermark_ms: int,
-                        watermark_present: bool) -> Any:
-        """Calls an applyInPandas, applyInArrow or applyInPandasWithState function on each group
-        of one batch, given and returned through Arrow's C data interface: (rows, states)."""
+                        groups_schema: Any, groups: Any, other_schema: Any, other_rows: Any,
+                        output_schema: Any, state_schema: Any, timeout: Any, batch_time_ms: int,
+                        watermark_ms: int, watermark_present: bool) -> Any:
+        """Calls an applyInPandas, applyInArrow, applyInPandasWithState or cogroup function on
+        each group of one batch, given and returned through Arrow's C data interface: (rows,
+        states)."""
         import pyarrow as pa
 
         call = _GroupCall(
             rows=pa.RecordBatch._import_from_c_capsule(rows_schema, rows),
             groups=pa.RecordBatch._import_from_c_capsule(groups_schema, groups),
+            other_rows=(None if other_schema is None
+                        else pa.RecordBatch._import_from_c_capsule(other_schema, other_rows)),
             output_schema=pa.Schema._import_from_c_capsule(output_schema),
             state_type=(None if state_schema is None
                         else pa.Schema._import_from_c_capsule(state_schema).field(0).type),
@@ -189,6 +192,8 @@ def _map_batch(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array: An
 # group with its key, where its rows are, and (applyInPandasWithState) its state.
 
 _GROUPED_MAP_PANDAS_UDF = 201  # SQL_GROUPED_MAP_PANDAS_UDF: applyInPandas
+_COGROUPED_MAP_PANDAS_UDF = 206  # SQL_COGROUPED_MAP_PANDAS_UDF: cogroup().applyInPandas
+_COGROUPED_MAP_ARROW_UDF = 210  # SQL_COGROUPED_MAP_ARROW_UDF: cogroup().applyInArrow
 _GROUPED_MAP_PANDAS_UDF_WITH_STATE = 208  # applyInPandasWithState
 _GROUPED_MAP_ARROW_UDF = 209  # SQL_GROUPED_MAP_ARROW_UDF: applyInArrow
 # spark.sql.execution.arrow.maxRecordsPerBatch: applyInPandasWithState's function sees a
@@ -213,7 +218,9 @@ def _apply_to_groups(udf: Tuple[Callable, Any], eval_type: int, call: Any) -> An
     lengths = groups.column(num_keys + 1).to_pylist()
     states = None
     try:
-        if eval_type == _GROUPED_MAP_ARROW_UDF:
+        if call.other_rows is not None:
+            results = _apply_to_cogroups(function, eval_type, call, num_keys, offsets, lengths)
+        elif eval_type == _GROUPED_MAP_ARROW_UDF:
             rows = pa.Table.from_batches([call.rows])
             takes_key = len(inspect.getfullargspec(function).args) == 2
             results = []
@@ -240,7 +247,7 @@ def _apply_to_groups(udf: Tuple[Callable, Any], eval_type: int, call: Any) -> An
                     else:
                         result = function(group)
                     results.append(_group_frame(result, call.output_schema))
-        if eval_type != _GROUPED_MAP_ARROW_UDF:
+        if eval_type not in (_GROUPED_MAP_ARROW_UDF, _COGROUPED_MAP_ARROW_UDF):
             # The groups' frames become Arrow once, together.
             results = [_frames_to_batch(results, call.output_schema)]
     except Exception as error:
@@ -249,6 +256,49 @@ def _apply_to_groups(udf: Tuple[Callable, Any], eval_type: int, call: Any) -> An
     batch = pa.RecordBatch.from_arrays(
         [column.combine_chunks() for column in table.columns], schema=call.output_schema)
     return batch, states
+
+
+def _apply_to_cogroups(function: Callable, eval_type: int, call: Any, num_keys: int,
+                       offsets: list, lengths: list) -> list:
+    """cogroup().applyInPandas / applyInArrow: f(left, right) or f(key, left, right) per key,
+    a side without the key's rows empty (with its columns)."""
+    import inspect
+
+    import pyarrow as pa
+
+    groups = call.groups
+    other_offsets = groups.column("other_offset").to_pylist()
+    other_lengths = groups.column("other_length").to_pylist()
+    takes_key = len(inspect.getfullargspec(function).args) == 3
+    # Spark's key: the first side's, unless that side has no rows for it.
+    other_keys = range(num_keys + 4, num_keys + 4 + num_keys)
+    results = []
+    if eval_type == _COGROUPED_MAP_ARROW_UDF:
+        left, right = pa.Table.from_batches([call.rows]), pa.Table.from_batches([call.other_rows])
+        for g in range(groups.num_rows):
+            sides = (left.slice(offsets[g], lengths[g]),
+                     right.slice(other_offsets[g], other_lengths[g]))
+            columns = range(num_keys) if lengths[g] else other_keys
+            key = tuple(groups.column(k)[g] for k in columns)
+            result = function(key, *sides) if takes_key else function(*sides)
+            results.append(_from_arrow_table(result, call.output_schema))
+        return results
+    left, right = _frame_to_pandas(call.rows), _frame_to_pandas(call.other_rows)
+    keys = [_to_pandas(groups.column(k)) for k in range(num_keys)]
+    for g in range(groups.num_rows):
+        sides = (left.iloc[offsets[g]:offsets[g] + lengths[g]].reset_index(drop=True),
+                 right.iloc[other_offsets[g]:other_offsets[g] + other_lengths[g]]
+                 .reset_index(drop=True))
+        if takes_key:
+            if lengths[g]:
+                key = tuple(column.iloc[g] for column in keys)
+            else:  # one value each: a Series of the other side's key with NULLs would be floats
+                key = tuple(_to_pandas(groups.column(k).slice(g, 1)).iloc[0] for k in other_keys)
+            result = function(key, *sides)
+        else:
+            result = function(*sides)
+        results.append(_group_frame(result, call.output_schema))
+    return results
 
 
 def _apply_with_state(function: Callable, frame: Any, keys: list, offsets: list, lengths: list,
@@ -510,15 +560,29 @@ def _call_on_series(function: Callable, batch: Any, return_type: Any) -> Any:
 
 
 def _from_series(series: Any, arrow_type: Any) -> Any:
-    """A pandas Series as an Arrow array of `arrow_type`; naive datetimes are local times."""
+    """A pandas Series as an Arrow array of `arrow_type`; naive datetimes are local times. As
+    Spark's worker converts it: without Arrow's safe checks
+    (spark.sql.execution.pandas.convertToArrowArraySafely is off), a failure naming the
+    Series."""
     import pandas as pd
     import pyarrow as pa
+
+    from pyspark.errors import PySparkTypeError, PySparkValueError
 
     if pa.types.is_timestamp(arrow_type) and arrow_type.tz is not None:
         series = pd.to_datetime(series)
         if series.dt.tz is None:
             series = series.dt.tz_localize(_local_zone())
-    return pa.Array.from_pandas(series, type=arrow_type)
+    try:
+        array = pa.Array.from_pandas(series, type=arrow_type, safe=False)
+    except (TypeError, ValueError) as error:
+        message = (f"Exception thrown when converting pandas.Series ({series.dtype}) with name "
+                   f"'{series.name}' to Arrow Array ({arrow_type}).")
+        if isinstance(error, TypeError):
+            raise PySparkTypeError(message) from error
+        raise PySparkValueError(message) from error
+    # An empty Series of another type may come back chunked.
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
 def _call_on_series_iterator(function: Callable, batch: Any, return_type: Any) -> Any:

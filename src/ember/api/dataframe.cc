@@ -128,7 +128,14 @@ Result<DataFrame> DataFrame::MapBatches(std::shared_ptr<const UserBatchFunction>
 Result<DataFrame> DataFrame::GroupMap(const std::vector<Column>& keys,
                                       std::shared_ptr<const UserGroupFunction> function,
                                       std::shared_ptr<const GroupStateSpec> state) const {
-  return With(session_->analyzer().GroupMap(plan_, Exprs(keys), std::move(function), std::move(state)));
+  return With(session_->analyzer().GroupMap({{plan_, Exprs(keys)}}, std::move(function), std::move(state)));
+}
+
+Result<DataFrame> DataFrame::CoGroupMap(const std::vector<Column>& keys, const DataFrame& other,
+                                        const std::vector<Column>& other_keys,
+                                        std::shared_ptr<const UserGroupFunction> function) const {
+  return With(session_->analyzer().GroupMap({{plan_, Exprs(keys)}, {other.plan_, Exprs(other_keys)}},
+                                            std::move(function), nullptr));
 }
 
 Result<DataFrame> DataFrame::GroupBy(const std::vector<Column>& keys,

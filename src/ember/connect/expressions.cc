@@ -267,20 +267,24 @@ Result<std::shared_ptr<const UserBatchFunction>> Translator::PythonBatchFunction
   return function;
 }
 
-// applyInPandas (SQL_GROUPED_MAP_PANDAS_UDF), applyInArrow (SQL_GROUPED_MAP_ARROW_UDF) and
-// applyInPandasWithState (SQL_GROUPED_MAP_PANDAS_UDF_WITH_STATE).
+// applyInPandas (SQL_GROUPED_MAP_PANDAS_UDF), applyInArrow (SQL_GROUPED_MAP_ARROW_UDF),
+// applyInPandasWithState (SQL_GROUPED_MAP_PANDAS_UDF_WITH_STATE) and cogroup's
+// (SQL_COGROUPED_MAP_PANDAS_UDF, SQL_COGROUPED_MAP_ARROW_UDF).
 constexpr int32_t kGroupedMapPandasUdf = 201;
+constexpr int32_t kCoGroupedMapPandasUdf = 206;
 constexpr int32_t kGroupedMapPandasUdfWithState = 208;
 constexpr int32_t kGroupedMapArrowUdf = 209;
+constexpr int32_t kCoGroupedMapArrowUdf = 210;
 
 Result<std::shared_ptr<const UserGroupFunction>> Translator::PythonGroupFunction(
     const pb::CommonInlineUserDefinedFunction& call,
-    const std::shared_ptr<const GroupStateSpec>& state) const {
+    const std::shared_ptr<const GroupStateSpec>& state, bool cogroup) const {
   if (!call.has_python_udf()) return Unsupported("a user-defined function that is not Python's");
   const pb::PythonUDF& udf = call.python_udf();
   const int32_t eval_type = udf.eval_type();
-  const bool fits = state ? eval_type == kGroupedMapPandasUdfWithState
-                          : eval_type == kGroupedMapPandasUdf || eval_type == kGroupedMapArrowUdf;
+  const bool fits = state     ? eval_type == kGroupedMapPandasUdfWithState
+                    : cogroup ? eval_type == kCoGroupedMapPandasUdf || eval_type == kCoGroupedMapArrowUdf
+                              : eval_type == kGroupedMapPandasUdf || eval_type == kGroupedMapArrowUdf;
   if (!fits) {
     return Unsupported("a Python function of eval type " + std::to_string(eval_type) +
                        " over groups");

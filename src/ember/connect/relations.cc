@@ -409,15 +409,24 @@ Result<DataFrame> Translator::Relation(const pb::Relation& relation) const {
         }
         ARROW_ASSIGN_OR_RAISE(auto input, Relation(map.input()));
         ARROW_ASSIGN_OR_RAISE(auto keys, Columns(*this, map.grouping_expressions()));
-        ARROW_ASSIGN_OR_RAISE(auto function, PythonGroupFunction(map.func(), nullptr));
+        ARROW_ASSIGN_OR_RAISE(auto function, PythonGroupFunction(map.func(), nullptr, false));
         return input.GroupMap(keys, std::move(function));
+      }
+      case pb::Relation::kCoGroupMap: {  // cogroup().applyInPandas, applyInArrow
+        const auto& map = relation.co_group_map();
+        ARROW_ASSIGN_OR_RAISE(auto input, Relation(map.input()));
+        ARROW_ASSIGN_OR_RAISE(auto other, Relation(map.other()));
+        ARROW_ASSIGN_OR_RAISE(auto keys, Columns(*this, map.input_grouping_expressions()));
+        ARROW_ASSIGN_OR_RAISE(auto other_keys, Columns(*this, map.other_grouping_expressions()));
+        ARROW_ASSIGN_OR_RAISE(auto function, PythonGroupFunction(map.func(), nullptr, true));
+        return input.CoGroupMap(keys, other, other_keys, std::move(function));
       }
       case pb::Relation::kApplyInPandasWithState: {
         const auto& apply = relation.apply_in_pandas_with_state();
         ARROW_ASSIGN_OR_RAISE(auto input, Relation(apply.input()));
         ARROW_ASSIGN_OR_RAISE(auto keys, Columns(*this, apply.grouping_expressions()));
         ARROW_ASSIGN_OR_RAISE(auto state, GroupState(apply));
-        ARROW_ASSIGN_OR_RAISE(auto function, PythonGroupFunction(apply.func(), state));
+        ARROW_ASSIGN_OR_RAISE(auto function, PythonGroupFunction(apply.func(), state, false));
         return input.GroupMap(keys, std::move(function), std::move(state));
       }
       case pb::Relation::kHint: return SameRows(*this, relation.hint().input());

@@ -53,10 +53,11 @@ class Translator {
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
   arrow::Result<std::shared_ptr<const UserBatchFunction>> PythonBatchFunction(
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
-  /// applyInPandas, applyInArrow; with `state`, applyInPandasWithState.
+  /// applyInPandas, applyInArrow; with `state`, applyInPandasWithState; `cogroup`, of
+  /// cogroup().
   arrow::Result<std::shared_ptr<const UserGroupFunction>> PythonGroupFunction(
       const spark::connect::CommonInlineUserDefinedFunction& function,
-      const std::shared_ptr<const GroupStateSpec>& state) const;
+      const std::shared_ptr<const GroupStateSpec>& state, bool cogroup) const;
 
   std::shared_ptr<Session> session_;
   const StreamingQueries* streams_;

@@ -257,16 +257,27 @@ class PlanBuilder {
         if (p.group_state) {
           return Status::Invalid("applyInPandasWithState runs only as a stream's stateful operator");
         }
-        ARROW_ASSIGN_OR_RAISE(auto table, Materialize(*p.children[0]));
-        std::vector<int> keys, data;
-        std::vector<std::string> names;
-        const auto& input = p.children[0]->output;
-        for (const auto& key : p.groupings) keys.push_back(plan::AttributeIndex(input, key->id));
-        for (const auto& column : p.exprs) {
-          data.push_back(plan::AttributeIndex(input, column->id));
-          names.push_back(column->name);
+        // Each child's part of the groupings and of the columns, in turn.
+        std::vector<GroupedInput> inputs;
+        const size_t keys_per_child = p.groupings.size() / p.children.size();
+        size_t next_column = 0;
+        for (size_t c = 0; c < p.children.size(); ++c) {
+          const auto& input = p.children[c]->output;
+          GroupedInput grouped;
+          ARROW_ASSIGN_OR_RAISE(grouped.table, Materialize(*p.children[c]));
+          for (size_t k = 0; k < keys_per_child; ++k) {
+            grouped.key_columns.push_back(plan::AttributeIndex(input, p.groupings[c * keys_per_child + k]->id));
+          }
+          // A child's columns are a prefix of its output (computed keys come after them).
+          for (size_t i = 0; i < input.size() && next_column < p.exprs.size() &&
+                             p.exprs[next_column]->id == input[i].id;
+               ++i, ++next_column) {
+            grouped.data_columns.push_back(static_cast<int>(i));
+            grouped.data_names.push_back(p.exprs[next_column]->name);
+          }
+          inputs.push_back(std::move(grouped));
         }
-        ARROW_ASSIGN_OR_RAISE(auto out, ApplyToGroups(*p.group_function, table, keys, data, names));
+        ARROW_ASSIGN_OR_RAISE(auto out, ApplyToGroups(*p.group_function, inputs));
         return Source(std::move(out), p);
       }
       case PlanKind::kSort: {

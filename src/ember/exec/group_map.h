@@ -13,19 +13,21 @@
 
 namespace ember::exec {
 
-/// `input`'s rows grouped by their values in `key_columns` (NULL is a value like any other),
-/// the groups in the order of their first rows: GroupedRows' `rows` (the `data_columns`, named
-/// `data_names`) and `groups` (the key columns, offset, length).
-arrow::Result<GroupedRows> GroupRows(const std::shared_ptr<arrow::Table>& input,
-                                     const std::vector<int>& key_columns,
-                                     const std::vector<int>& data_columns,
-                                     const std::vector<std::string>& data_names);
+/// A table's rows to group: by their values in `key_columns` (NULL is a value like any other),
+/// the function seeing the `data_columns`, named `data_names`.
+struct GroupedInput {
+  std::shared_ptr<arrow::Table> table;
+  std::vector<int> key_columns, data_columns;
+  std::vector<std::string> data_names;
+};
 
-/// applyInPandas: `function` over every group of `input`; its rows.
+/// The groups of `input`, in the order of their first rows: GroupedRows' `rows` and `groups`
+/// (the key columns, offset, length).
+arrow::Result<GroupedRows> GroupRows(const GroupedInput& input);
+
+/// applyInPandas (one input) and cogroup().applyInPandas (two): `function` over every key's
+/// groups; its rows. A key of one side only has no rows on the other.
 arrow::Result<std::shared_ptr<arrow::Table>> ApplyToGroups(const UserGroupFunction& function,
-                                                           const std::shared_ptr<arrow::Table>& input,
-                                                           const std::vector<int>& key_columns,
-                                                           const std::vector<int>& data_columns,
-                                                           const std::vector<std::string>& data_names);
+                                                           const std::vector<GroupedInput>& inputs);
 
 }  // namespace ember::exec

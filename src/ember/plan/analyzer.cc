@@ -456,50 +456,69 @@ Result<PlanPtr> Analyzer::MapBatches(const PlanPtr& child,
   return node;
 }
 
-// Spark's FlatMapGroupsInPandas(WithState): a grouping that is not a column is computed into a
-// new one below, which the function sees as part of its key only; the function's rows are the
-// child's columns.
-Result<PlanPtr> Analyzer::GroupMap(const PlanPtr& child, const std::vector<ExprPtr>& groupings,
+// Spark's FlatMapGroupsInPandas(WithState) and FlatMapCoGroupsInPandas: a grouping that is not
+// a column is computed into a new one below, which the function sees as part of its key only;
+// the function's rows are each side's columns.
+Result<PlanPtr> Analyzer::GroupMap(const std::vector<GroupedSide>& sides,
                                    std::shared_ptr<const UserGroupFunction> function,
                                    std::shared_ptr<const GroupStateSpec> state) const {
-  if (state && !child->is_streaming) {
+  if (state && !sides[0].child->is_streaming) {
     return UserError(ErrorKind::kUnsupportedOperation, "_LEGACY_ERROR_TEMP_3176",
                      "applyInPandasWithState is unsupported in batch query. Use applyInPandas "
                      "instead.",
                      "");
   }
-  Scope scope{child->output};
-  std::vector<ExprPtr> keys, computed;
-  std::vector<size_t> computed_keys;  // where each computed one is among the keys
-  for (const auto& g : groupings) {
-    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(g, scope));
-    if (ContainsAggregate(*r)) {
-      return UserError(ErrorKind::kAnalysis, "GROUP_BY_AGGREGATE",
-                       "Aggregate functions are not allowed in GROUP BY, but found " +
-                           DisplayName(*g) + ".",
-                       "42903");
+  if (sides.size() > 1) {
+    for (const auto& side : sides) {
+      if (side.child->is_streaming) {
+        return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_3102",
+                         "CoGrouping with a streaming DataFrame/Dataset is not supported;", "");
+      }
     }
-    if (StripAlias(r)->kind == ExprKind::kAttribute) {
-      keys.push_back(StripAlias(r));
-      continue;
-    }
-    computed_keys.push_back(keys.size());
-    computed.push_back(Named(r, g));
-    keys.push_back(nullptr);
-  }
-  PlanPtr input = child;
-  if (!computed.empty()) {
-    std::vector<ExprPtr> columns;
-    for (const auto& a : child->output) columns.push_back(AttributeRef(a));
-    columns.insert(columns.end(), computed.begin(), computed.end());
-    input = MakeProject(child, std::move(columns));
-    for (size_t i = 0; i < computed.size(); ++i) {
-      keys[computed_keys[i]] = AttributeRef(input->output[child->output.size() + i]);
+    if (sides[0].groupings.size() != sides[1].groupings.size()) {
+      return UserError(ErrorKind::kAnalysis, "",
+                       "cogroup keys must have the same size: " +
+                           std::to_string(sides[0].groupings.size()) + " != " +
+                           std::to_string(sides[1].groupings.size()));
     }
   }
-  auto node = NewNode(PlanKind::kGroupMap, {input});
-  node->groupings = std::move(keys);
-  for (const auto& a : child->output) node->exprs.push_back(AttributeRef(a));
+  auto node = NewNode(PlanKind::kGroupMap, {});
+  for (const auto& side : sides) {
+    const PlanPtr& child = side.child;
+    Scope scope{child->output};
+    std::vector<ExprPtr> keys, computed;
+    std::vector<size_t> computed_keys;  // where each computed one is among the keys
+    for (const auto& g : side.groupings) {
+      ARROW_ASSIGN_OR_RAISE(auto r, Resolve(g, scope));
+      if (ContainsAggregate(*r)) {
+        return UserError(ErrorKind::kAnalysis, "GROUP_BY_AGGREGATE",
+                         "Aggregate functions are not allowed in GROUP BY, but found " +
+                             DisplayName(*g) + ".",
+                         "42903");
+      }
+      if (StripAlias(r)->kind == ExprKind::kAttribute) {
+        keys.push_back(StripAlias(r));
+        continue;
+      }
+      computed_keys.push_back(keys.size());
+      computed.push_back(Named(r, g));
+      keys.push_back(nullptr);
+    }
+    PlanPtr input = child;
+    if (!computed.empty()) {
+      std::vector<ExprPtr> columns;
+      for (const auto& a : child->output) columns.push_back(AttributeRef(a));
+      columns.insert(columns.end(), computed.begin(), computed.end());
+      input = MakeProject(child, std::move(columns));
+      for (size_t i = 0; i < computed.size(); ++i) {
+        keys[computed_keys[i]] = AttributeRef(input->output[child->output.size() + i]);
+      }
+    }
+    node->children.push_back(input);
+    node->is_streaming = node->is_streaming || input->is_streaming;
+    node->groupings.insert(node->groupings.end(), keys.begin(), keys.end());
+    for (const auto& a : child->output) node->exprs.push_back(AttributeRef(a));
+  }
   for (const auto& field : function->output_schema->fields()) {
     node->output.push_back(
         Attribute{field->name(), NewAttributeId(), field->type(), field->nullable(), ""});

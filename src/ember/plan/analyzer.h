@@ -45,9 +45,14 @@ class Analyzer {
   /// mapInPandas / mapInArrow: the child's rows through `function`, batch by batch.
   arrow::Result<PlanPtr> MapBatches(const PlanPtr& child,
                                     std::shared_ptr<const UserBatchFunction> function) const;
-  /// applyInPandas (state: null) and applyInPandasWithState: the child's rows grouped by
-  /// `groupings`, each group through `function`.
-  arrow::Result<PlanPtr> GroupMap(const PlanPtr& child, const std::vector<ExprPtr>& groupings,
+  /// A side of a GroupMap: a plan's rows grouped by `groupings`.
+  struct GroupedSide {
+    PlanPtr child;
+    std::vector<ExprPtr> groupings;
+  };
+  /// applyInPandas (one side, state: null), applyInPandasWithState (one side, a state) and
+  /// cogroup().applyInPandas (two sides): each group (of each side) through `function`.
+  arrow::Result<PlanPtr> GroupMap(const std::vector<GroupedSide>& sides,
                                   std::shared_ptr<const UserGroupFunction> function,
                                   std::shared_ptr<const GroupStateSpec> state) const;
   arrow::Result<PlanPtr> Union(const PlanPtr& left, const PlanPtr& right, bool by_name,

@@ -38,10 +38,11 @@ enum class PlanKind {
                         // child's columns, then the generator's (pos if any, col), per element
   kMapBatches,          // batch_function: the child's rows, batch by batch, through a user's
                         // function (mapInPandas); output: the function's columns
-  kGroupMap,            // group_function over the child's rows grouped by `groupings` (attribute
-                        // refs); exprs: the columns the function sees (applyInPandas). With
-                        // a group_state, a stream's applyInPandasWithState. Output: the
-                        // function's columns
+  kGroupMap,            // group_function over each child's rows grouped by its part of
+                        // `groupings` (attribute refs, as many per child); exprs: each child's
+                        // columns the function sees, in turn (applyInPandas; two children:
+                        // cogroup). With a group_state, a stream's applyInPandasWithState.
+                        // Output: the function's columns
   kCollectMetrics,      // observe(alias, exprs): the child's rows unchanged; exprs, each named,
                         // aggregate them (Spark's CollectMetrics), see metrics_plan
   kUnresolvedRelation,  // parser only: name_parts of a table or view

@@ -84,7 +84,7 @@ class GroupStateOperator : public StatefulOperator {
       ARROW_ASSIGN_OR_RAISE(input, Where(input, on_time));
       metrics_.rows_dropped_by_watermark = before - input->num_rows();
     }
-    ARROW_ASSIGN_OR_RAISE(auto grouped, exec::GroupRows(input, key_columns_, data_columns_, data_names_));
+    ARROW_ASSIGN_OR_RAISE(auto grouped, exec::GroupRows({input, key_columns_, data_columns_, data_names_}));
     const int64_t data_groups = grouped.groups->num_rows();
 
     // The stored states, all partitions one after the other, by key.

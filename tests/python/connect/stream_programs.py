@@ -677,6 +677,27 @@ def grouped_map():
         "then_aggregate": rows(df.groupBy("id").applyInPandas(centred, df.schema)
                                .groupBy("id").agg(F.sum("v"))),
     }
+    other = spark.createDataFrame([(1, 10), (1, 11), (4, 40)], "id LONG, w INT")
+
+    def both(key, left, right):
+        return pd.DataFrame({"key": [repr(key)], "left": [len(left)], "right": [len(right)],
+                             "columns": [repr([list(left.columns), list(right.columns)])]})
+
+    doc["cogroup"] = rows(df.groupBy("id").cogroup(other.groupBy("id")).applyInPandas(
+        both, "key STRING, left LONG, right LONG, columns STRING"))
+    doc["cogroup_self"] = rows(df.groupBy("s").cogroup(df.groupBy("s")).applyInPandas(
+        lambda left, right: pd.DataFrame({"n": [len(left) + len(right)]}), "n LONG"))
+    doc["cogroup_arrow"] = rows(df.groupBy("id").cogroup(other.groupBy("id")).applyInArrow(
+        lambda left, right: pa.table({"rows": [left.num_rows * 10 + right.num_rows]}),
+        "rows LONG"))
+    try:
+        df.groupBy("id").applyInPandas(lambda pdf: pd.DataFrame({"m": ["text"]}),
+                                       "m DOUBLE").collect()
+        doc["wrong_type"] = None
+    except Exception as error:  # noqa: BLE001 - the class and the message's point compare
+        doc["wrong_type"] = [type(error).__name__,
+                             "Exception thrown when converting pandas.Series (object) with name "
+                             "'m' to Arrow Array (double)." in str(error)]
     try:
         df.groupBy("id").applyInPandas(lambda pdf: pdf, "id INT, other STRING").collect()
         doc["wrong_columns"] = None
