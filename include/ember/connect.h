@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,11 +41,12 @@ class ConnectPythonRunner {
       const std::shared_ptr<arrow::Schema>& output_schema,
       const std::shared_ptr<arrow::RecordBatch>& batch) = 0;
   /// Calls the client's pickled function of groups `command` (applyInPandas, applyInArrow,
-  /// applyInPandasWithState with `state`: Spark's `eval_type`) on one batch's groups.
+  /// applyInPandasWithState with `state`, cogroup's: Spark's `eval_type`) on one batch's groups;
+  /// `conf`: the session's settings that Spark hands its Python worker (its runner conf).
   virtual arrow::Result<GroupedResult> ApplyToGroups(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::Schema>& output_schema, const GroupStateSpec* state,
-      const GroupedRows& groups) = 0;
+      const std::map<std::string, std::string>& conf, const GroupedRows& groups) = 0;
 };
 
 class ConnectServer {

@@ -202,7 +202,7 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
   arrow::Result<ember::GroupedResult> ApplyToGroups(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::Schema>& output_schema, const ember::GroupStateSpec* state,
-      const ember::GroupedRows& groups) override {
+      const std::map<std::string, std::string>& conf, const ember::GroupedRows& groups) override {
     if (!InterpreterUsable()) {
       return arrow::Status::Cancelled("the Python interpreter is shutting down");
     }
@@ -219,6 +219,8 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
         other_schema = OwnedCapsule(std::move(other_rows.first));
         other_array = OwnedCapsule(std::move(other_rows.second));
       }
+      nb::dict runner_conf;
+      for (const auto& [key, value] : conf) runner_conf[key.c_str()] = value.c_str();
       nb::object state_schema = nb::none(), timeout = nb::none();
       if (state) {
         state_schema = SchemaCapsule(*arrow::schema({arrow::field("state", state->type)}));
@@ -229,7 +231,7 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
           OwnedCapsule(std::move(rows.second)), OwnedCapsule(std::move(group_rows.first)),
           OwnedCapsule(std::move(group_rows.second)), other_schema, other_array,
           SchemaCapsule(*output_schema), state_schema, timeout, groups.batch_time_ms,
-          groups.watermark_ms, groups.watermark_present));
+          groups.watermark_ms, groups.watermark_present, runner_conf));
       ember::GroupedResult out;
       ARROW_ASSIGN_OR_RAISE(out.rows, ImportedBatch(result[0]));
       if (state) {

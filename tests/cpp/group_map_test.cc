@@ -14,9 +14,11 @@
 namespace ember::exec {
 namespace {
 
-std::shared_ptr<arrow::Table> Table(std::shared_ptr<arrow::Schema> schema, const std::string& json) {
-  auto batch = *arrow::json::RecordBatchFromJSONString(schema, json);
-  return *arrow::Table::FromRecordBatches({batch});
+// A table of `schema` from a JSON list of objects.
+std::shared_ptr<arrow::Table> Table(const std::shared_ptr<arrow::Schema>& schema, const std::string& json) {
+  auto structs = *arrow::json::ArrayFromJSONString(arrow::struct_(schema->fields()), json);
+  auto batch = *arrow::RecordBatch::FromStructArray(structs);
+  return *arrow::Table::FromRecordBatches(std::vector<std::shared_ptr<arrow::RecordBatch>>{batch});
 }
 
 std::vector<std::string> Values(const std::shared_ptr<arrow::Array>& array) {
@@ -31,7 +33,8 @@ using Strings = std::vector<std::string>;
 
 TEST(GroupRows, GroupsInTheOrderOfTheirFirstRowsWithNullAKey) {
   auto schema = arrow::schema({arrow::field("k", arrow::utf8()), arrow::field("v", arrow::int64())});
-  auto table = Table(schema, R"([["b", 1], ["a", 2], ["b", 3], [null, 4], ["a", 5]])");
+  auto table = Table(schema, R"([{"k": "b", "v": 1}, {"k": "a", "v": 2}, {"k": "b", "v": 3}, {"k": null, "v": 4},
+                                   {"k": "a", "v": 5}])");
   auto grouped = *GroupRows({table, {0}, {1, 0}, {"v", "k"}});
   EXPECT_EQ(Values(grouped.groups->column(0)), (Strings{"b", "a", "null"}));
   EXPECT_EQ(Values(grouped.groups->GetColumnByName("offset")), (Strings{"0", "2", "4"}));
@@ -44,8 +47,8 @@ TEST(GroupRows, GroupsInTheOrderOfTheirFirstRowsWithNullAKey) {
 TEST(ApplyToGroups, CoGroupsMeetByKeyAndASideWithoutTheKeyHasNoRows) {
   auto left_schema = arrow::schema({arrow::field("id", arrow::int32()), arrow::field("s", arrow::utf8())});
   auto right_schema = arrow::schema({arrow::field("id", arrow::int64()), arrow::field("w", arrow::int32())});
-  auto left = Table(left_schema, R"([[1, "x"], [2, "y"], [1, "z"]])");
-  auto right = Table(right_schema, R"([[3, 30], [2, 20], [2, 21]])");
+  auto left = Table(left_schema, R"([{"id": 1, "s": "x"}, {"id": 2, "s": "y"}, {"id": 1, "s": "z"}])");
+  auto right = Table(right_schema, R"([{"id": 3, "w": 30}, {"id": 2, "w": 20}, {"id": 2, "w": 21}])");
   GroupedRows seen;
   UserGroupFunction function;
   function.name = "f";

@@ -63,7 +63,7 @@ class Runner:
     def apply_to_groups(self, command: bytes, eval_type: int, rows_schema: Any, rows: Any,
                         groups_schema: Any, groups: Any, other_schema: Any, other_rows: Any,
                         output_schema: Any, state_schema: Any, timeout: Any, batch_time_ms: int,
-                        watermark_ms: int, watermark_present: bool) -> Any:
+                        watermark_ms: int, watermark_present: bool, conf: dict) -> Any:
         """Calls an applyInPandas, applyInArrow, applyInPandasWithState or cogroup function on
         each group of one batch, given and returned through Arrow's C data interface: (rows,
         states)."""
@@ -78,7 +78,12 @@ class Runner:
             state_type=(None if state_schema is None
                         else pa.Schema._import_from_c_capsule(state_schema).field(0).type),
             timeout=timeout, batch_time_ms=batch_time_ms, watermark_ms=watermark_ms,
-            watermark_present=watermark_present)
+            watermark_present=watermark_present,
+            # Spark's runner conf: how results convert and match the schema.
+            safe=conf["spark.sql.execution.pandas.convertToArrowArraySafely"].lower() == "true",
+            by_name=conf["spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName"]
+            .lower() == "true",
+            max_records=max(int(conf["spark.sql.execution.arrow.maxRecordsPerBatch"]), 1))
         return _apply_to_groups(self._function("", command), eval_type, call)
 
     def __call__(self, command: bytes, foreach: bool, session_id: str, relation_id: str,
@@ -196,9 +201,6 @@ _COGROUPED_MAP_PANDAS_UDF = 206  # SQL_COGROUPED_MAP_PANDAS_UDF: cogroup().apply
 _COGROUPED_MAP_ARROW_UDF = 210  # SQL_COGROUPED_MAP_ARROW_UDF: cogroup().applyInArrow
 _GROUPED_MAP_PANDAS_UDF_WITH_STATE = 208  # applyInPandasWithState
 _GROUPED_MAP_ARROW_UDF = 209  # SQL_GROUPED_MAP_ARROW_UDF: applyInArrow
-# spark.sql.execution.arrow.maxRecordsPerBatch: applyInPandasWithState's function sees a
-# group's rows in frames of at most this many.
-_MAX_RECORDS_PER_BATCH = 10000
 
 
 class _GroupCall:
@@ -246,10 +248,10 @@ def _apply_to_groups(udf: Tuple[Callable, Any], eval_type: int, call: Any) -> An
                         result = function(tuple(key.iloc[g] for key in keys), group)
                     else:
                         result = function(group)
-                    results.append(_group_frame(result, call.output_schema))
+                    results.append(_group_frame(result, call.output_schema, call.by_name))
         if eval_type not in (_GROUPED_MAP_ARROW_UDF, _COGROUPED_MAP_ARROW_UDF):
             # The groups' frames become Arrow once, together.
-            results = [_frames_to_batch(results, call.output_schema)]
+            results = [_frames_to_batch(results, call.output_schema, call.safe)]
     except Exception as error:
         raise UserFunctionError(_traceback_text(error)) from None
     table = pa.Table.from_batches(results, schema=call.output_schema).combine_chunks()
@@ -297,7 +299,7 @@ def _apply_to_cogroups(function: Callable, eval_type: int, call: Any, num_keys: 
             result = function(key, *sides)
         else:
             result = function(*sides)
-        results.append(_group_frame(result, call.output_schema))
+        results.append(_group_frame(result, call.output_schema, call.by_name))
     return results
 
 
@@ -339,9 +341,10 @@ def _apply_with_state(function: Callable, frame: Any, keys: list, offsets: list,
         if timed_out[g]:
             frames = iter([pd.DataFrame(columns=frame.columns)])
         else:
-            frames = (frame.iloc[start:min(start + _MAX_RECORDS_PER_BATCH, offset + length)]
+            # spark.sql.execution.arrow.maxRecordsPerBatch rows at most in a frame.
+            frames = (frame.iloc[start:min(start + call.max_records, offset + length)]
                       .reset_index(drop=True)
-                      for start in range(offset, offset + length, _MAX_RECORDS_PER_BATCH))
+                      for start in range(offset, offset + length, call.max_records))
         result = function(key, frames, state)
         if isinstance(result, pd.DataFrame):
             raise PySparkTypeError(
@@ -368,10 +371,10 @@ def _apply_with_state(function: Callable, frame: Any, keys: list, offsets: list,
     return results, states
 
 
-def _group_frame(frame: Any, schema: Any) -> Any:
+def _group_frame(frame: Any, schema: Any, by_name: bool) -> Any:
     """applyInPandas's result by Spark's verify_pandas_result: by name when a label is a
-    string, else by position; an empty frame without columns is no rows. The frame's columns
-    in the schema's order, or None for no rows."""
+    string (unless assignColumnsByName is off), else by position; an empty frame without
+    columns is no rows. The frame's columns in the schema's order, or None for no rows."""
     import pandas as pd
 
     from pyspark.errors import PySparkRuntimeError, PySparkTypeError
@@ -382,7 +385,7 @@ def _group_frame(frame: Any, schema: Any) -> Any:
             messageParameters={"expected": "pandas.DataFrame", "actual": type(frame).__name__})
     if frame.empty and len(frame.columns) == 0:
         return None
-    if any(isinstance(label, str) for label in frame.columns):
+    if by_name and any(isinstance(label, str) for label in frame.columns):
         expected, given = set(schema.names), set(frame.columns)
         if expected != given:
             missing = sorted(expected - given)
@@ -425,7 +428,7 @@ def _state_frame(frame: Any, schema: Any) -> Any:
     return frame.set_axis(schema.names, axis=1)
 
 
-def _frames_to_batch(frames: list, schema: Any) -> Any:
+def _frames_to_batch(frames: list, schema: Any, safe: bool) -> Any:
     """Frames of the schema's columns as one Arrow batch."""
     import pandas as pd
     import pyarrow as pa
@@ -435,7 +438,7 @@ def _frames_to_batch(frames: list, schema: Any) -> Any:
         return pa.RecordBatch.from_pylist([], schema=schema)
     whole = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     return pa.RecordBatch.from_arrays(
-        [_from_series(whole.iloc[:, i], field.type) for i, field in enumerate(schema)],
+        [_from_series(whole.iloc[:, i], field.type, safe) for i, field in enumerate(schema)],
         schema=schema)
 
 
@@ -559,11 +562,11 @@ def _call_on_series(function: Callable, batch: Any, return_type: Any) -> Any:
     return _from_series(result, return_type)
 
 
-def _from_series(series: Any, arrow_type: Any) -> Any:
+def _from_series(series: Any, arrow_type: Any, safe: bool = False) -> Any:
     """A pandas Series as an Arrow array of `arrow_type`; naive datetimes are local times. As
-    Spark's worker converts it: without Arrow's safe checks
-    (spark.sql.execution.pandas.convertToArrowArraySafely is off), a failure naming the
-    Series."""
+    Spark's worker converts it: with Arrow's safe checks only when `safe`
+    (spark.sql.execution.pandas.convertToArrowArraySafely, off by default), a failure naming
+    the Series."""
     import pandas as pd
     import pyarrow as pa
 
@@ -574,12 +577,16 @@ def _from_series(series: Any, arrow_type: Any) -> Any:
         if series.dt.tz is None:
             series = series.dt.tz_localize(_local_zone())
     try:
-        array = pa.Array.from_pandas(series, type=arrow_type, safe=False)
+        array = pa.Array.from_pandas(series, type=arrow_type, safe=safe)
     except (TypeError, ValueError) as error:
         message = (f"Exception thrown when converting pandas.Series ({series.dtype}) with name "
                    f"'{series.name}' to Arrow Array ({arrow_type}).")
         if isinstance(error, TypeError):
             raise PySparkTypeError(message) from error
+        if safe:
+            message += (" It can be caused by overflows or other unsafe conversions warned by "
+                        "Arrow. Arrow safe type check can be disabled by using SQL config "
+                        "`spark.sql.execution.pandas.convertToArrowArraySafely`.")
         raise PySparkValueError(message) from error
     # An empty Series of another type may come back chunked.
     return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array

@@ -1,5 +1,6 @@
 // Expressions of a Connect plan to Columns: one function per expression kind, dispatched in
 // Translator::Expression.
+#include <map>
 #include <optional>
 
 #include <arrow/scalar.h>
@@ -294,9 +295,17 @@ Result<std::shared_ptr<const UserGroupFunction>> Translator::PythonGroupFunction
   auto function = std::make_shared<UserGroupFunction>();
   function->name = call.function_name();
   function->output_schema = arrow::schema(type->fields());
+  // Spark's runner conf for these functions, with its defaults, as the plan is translated.
+  std::map<std::string, std::string> conf;
+  for (const auto& [key, fallback] :
+       {std::pair<std::string, std::string>{"spark.sql.execution.pandas.convertToArrowArraySafely", "false"},
+        {"spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName", "true"},
+        {"spark.sql.execution.arrow.maxRecordsPerBatch", "10000"}}) {
+    conf[key] = session_->GetConf(key, fallback);
+  }
   function->call = [python = python_, command = udf.command(), eval_type,
-                    schema = function->output_schema, state](const GroupedRows& groups) {
-    return python->ApplyToGroups(command, eval_type, schema, state.get(), groups);
+                    schema = function->output_schema, state, conf](const GroupedRows& groups) {
+    return python->ApplyToGroups(command, eval_type, schema, state.get(), conf, groups);
   };
   return function;
 }

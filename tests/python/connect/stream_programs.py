@@ -698,6 +698,23 @@ def grouped_map():
         doc["wrong_type"] = [type(error).__name__,
                              "Exception thrown when converting pandas.Series (object) with name "
                              "'m' to Arrow Array (double)." in str(error)]
+    # The session's settings that reach the function (Spark's runner conf).
+    by_position = "spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName"
+    spark.conf.set(by_position, "false")
+    doc["by_position"] = rows(df.groupBy("id").applyInPandas(
+        lambda pdf: pd.DataFrame({"x": pdf.s, "y": pdf.v}), "s STRING, v DOUBLE"))
+    spark.conf.unset(by_position)
+    safely = "spark.sql.execution.pandas.convertToArrowArraySafely"
+    spark.conf.set(safely, "true")
+    try:
+        df.groupBy("id").applyInPandas(lambda pdf: pd.DataFrame({"m": ["text"]}),
+                                       "m DOUBLE").collect()
+        doc["safe_wrong_type"] = None
+    except Exception as error:  # noqa: BLE001 - the class and the message's point compare
+        doc["safe_wrong_type"] = [type(error).__name__,
+                                  "It can be caused by overflows or other unsafe conversions "
+                                  "warned by Arrow." in str(error)]
+    spark.conf.unset(safely)
     try:
         df.groupBy("id").applyInPandas(lambda pdf: pdf, "id INT, other STRING").collect()
         doc["wrong_columns"] = None
