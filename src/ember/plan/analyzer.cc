@@ -128,6 +128,10 @@ ExprPtr Named(const ExprPtr& resolved, const ExprPtr& original) {
   if (r.kind == ExprKind::kCall && r.name == "get_field" && original->kind == ExprKind::kColumn) {
     return Alias(resolved, original->name_parts.back());
   }
+  // Spark's ResolveAliases: a cast of a column is named after the column.
+  if (r.kind == ExprKind::kCast && r.args[0]->kind == ExprKind::kAttribute) {
+    return Alias(resolved, r.args[0]->name);
+  }
   return Alias(resolved, DisplayName(*original));
 }
 
