@@ -690,14 +690,19 @@ def grouped_map():
     doc["cogroup_arrow"] = rows(df.groupBy("id").cogroup(other.groupBy("id")).applyInArrow(
         lambda left, right: pa.table({"rows": [left.num_rows * 10 + right.num_rows]}),
         "rows LONG"))
-    try:
-        df.groupBy("id").applyInPandas(lambda pdf: pd.DataFrame({"m": ["text"]}),
-                                       "m DOUBLE").collect()
-        doc["wrong_type"] = None
-    except Exception as error:  # noqa: BLE001 - the class and the message's point compare
-        doc["wrong_type"] = [type(error).__name__,
-                             "Exception thrown when converting pandas.Series (object) with name "
-                             "'m' to Arrow Array (double)." in str(error)]
+    def text_for_double():
+        """A string for a DOUBLE result: the error's class and message."""
+        try:
+            df.groupBy("id").applyInPandas(lambda pdf: pd.DataFrame({"m": ["text"]}),
+                                           "m DOUBLE").collect()
+            return None
+        except Exception as error:  # noqa: BLE001 - the class and the message compare
+            return [type(error).__name__, str(error)]
+
+    failed = text_for_double()
+    doc["wrong_type"] = failed and [
+        failed[0], "Exception thrown when converting pandas.Series (object) with name 'm' to "
+        "Arrow Array (double)." in failed[1]]
     # The session's settings that reach the function (Spark's runner conf).
     by_position = "spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName"
     spark.conf.set(by_position, "false")
@@ -706,14 +711,10 @@ def grouped_map():
     spark.conf.unset(by_position)
     safely = "spark.sql.execution.pandas.convertToArrowArraySafely"
     spark.conf.set(safely, "true")
-    try:
-        df.groupBy("id").applyInPandas(lambda pdf: pd.DataFrame({"m": ["text"]}),
-                                       "m DOUBLE").collect()
-        doc["safe_wrong_type"] = None
-    except Exception as error:  # noqa: BLE001 - the class and the message's point compare
-        doc["safe_wrong_type"] = [type(error).__name__,
-                                  "It can be caused by overflows or other unsafe conversions "
-                                  "warned by Arrow." in str(error)]
+    failed = text_for_double()
+    doc["safe_wrong_type"] = failed and [
+        failed[0], "It can be caused by overflows or other unsafe conversions warned by Arrow."
+        in failed[1]]
     spark.conf.unset(safely)
     try:
         df.groupBy("id").applyInPandas(lambda pdf: pdf, "id INT, other STRING").collect()
