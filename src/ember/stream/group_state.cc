@@ -75,6 +75,7 @@ class GroupStateOperator : public StatefulOperator {
     const int num_keys = static_cast<int>(key_columns_.size());
     const int state_column = num_keys, timeout_column = num_keys + 1;
     ARROW_ASSIGN_OR_RAISE(input, input->CombineChunks());
+    metrics_.rows_updated = metrics_.rows_removed = 0;
     // Late rows are dropped only where event-time timeouts judge them.
     metrics_.rows_dropped_by_watermark = 0;
     if (timeout_ == "EventTimeTimeout" && event_time_column_ >= 0 && input->num_rows() > 0) {

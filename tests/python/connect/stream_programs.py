@@ -794,8 +794,9 @@ def group_state():
     write_file(data, "1.json", [{"user": "a", "t": "2024-01-01T00:00:20Z"}], 2000)
     query.processAllAvailable()
     doc["first_run"] = written()
-    doc["state_rows"] = [p["stateOperators"][0]["numRowsTotal"] for p in query.recentProgress
-                         if p["stateOperators"]]
+    doc["state_rows"] = [[p["stateOperators"][0][m] for m in
+                          ("operatorName", "numRowsTotal", "numRowsUpdated", "numRowsRemoved")]
+                         for p in query.recentProgress if p["stateOperators"]]
     query.stop()
     write_file(data, "2.json", [{"user": "a", "t": "2024-01-01T00:00:50Z"},
                                 {"user": "b", "t": "2024-01-01T00:00:02Z"},
