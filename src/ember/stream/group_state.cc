@@ -246,12 +246,6 @@ class GroupStateOperator : public StatefulOperator {
   }
 
  private:
-  static std::vector<int> FirstColumns(int n) {
-    std::vector<int> columns(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) columns[static_cast<size_t>(i)] = i;
-    return columns;
-  }
-
   std::shared_ptr<arrow::Schema> OutputSchema() const { return node_->group_function->output_schema; }
 
   // Commits the batch's state and takes its metrics.

@@ -53,12 +53,6 @@ Result<EncodedKeys> KeysOf(const TablePtr& table, const std::vector<int>& column
   return EncodeKeys(*keys, static_cast<int>(columns.size()));
 }
 
-std::vector<int> FirstColumns(int n) {
-  std::vector<int> columns(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) columns[static_cast<size_t>(i)] = i;
-  return columns;
-}
-
 int64_t Rows(const std::vector<TablePtr>& tables) {
   int64_t n = 0;
   for (const auto& t : tables) n += t ? t->num_rows() : 0;

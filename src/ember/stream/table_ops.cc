@@ -49,6 +49,12 @@ Result<std::shared_ptr<arrow::Table>> Where(const std::shared_ptr<arrow::Table>&
   return filtered.table();
 }
 
+std::vector<int> FirstColumns(int n) {
+  std::vector<int> columns(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) columns[static_cast<size_t>(i)] = i;
+  return columns;
+}
+
 Result<std::shared_ptr<arrow::Table>> Concat(const std::vector<std::shared_ptr<arrow::Table>>& tables) {
   if (tables.empty()) return arrow::Status::Invalid("no tables to concatenate");
   // Empty tables add nothing; one table left is combined only if it has several chunks.

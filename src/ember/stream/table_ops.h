@@ -25,6 +25,9 @@ arrow::Result<std::shared_ptr<arrow::Array>> Not(const std::shared_ptr<arrow::Ar
 arrow::Result<std::shared_ptr<arrow::Table>> Where(const std::shared_ptr<arrow::Table>& table,
                                                    const std::shared_ptr<arrow::Array>& mask);
 
+/// The column indices 0 .. n-1: a store's key columns, which come first.
+std::vector<int> FirstColumns(int n);
+
 /// The tables one after the other, in one chunk.
 arrow::Result<std::shared_ptr<arrow::Table>> Concat(
     const std::vector<std::shared_ptr<arrow::Table>>& tables);
