@@ -34,6 +34,13 @@ class ConnectPythonRunner {
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::DataType>& return_type,
       const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) = 0;
+  /// Calls the client's pickled aggregate function `command` (a grouped-aggregate pandas_udf:
+  /// Spark's `eval_type`) on each group of `groups` (its rows the arguments); returns a value of
+  /// `return_type` per group.
+  virtual arrow::Result<std::shared_ptr<arrow::Array>> AggregateGroups(
+      const std::string& command, int32_t eval_type,
+      const std::shared_ptr<arrow::DataType>& return_type,
+      const GroupedRows& groups) = 0;
   /// Calls the client's pickled function of batches `command` (mapInPandas, mapInArrow: Spark's
   /// `eval_type`) on one batch; returns its rows with `output_schema`'s columns.
   virtual arrow::Result<std::shared_ptr<arrow::RecordBatch>> MapBatch(

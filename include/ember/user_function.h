@@ -13,29 +13,8 @@
 
 namespace ember {
 
-struct UserFunction {
-  std::string name;  // shown in column names, as Spark shows `f(a)`
-  std::shared_ptr<arrow::DataType> return_type;
-  bool deterministic = true;
-  /// Returns a column of `return_type` with `length` values; `args` hold `length` values each.
-  /// Called on the engine's threads, possibly several at once.
-  std::function<arrow::Result<std::shared_ptr<arrow::Array>>(
-      const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length)>
-      call;
-};
-
-/// A user's function of whole batches (mapInPandas, mapInArrow): a batch of rows in, any number
-/// of rows with `output_schema`'s columns out.
-struct UserBatchFunction {
-  std::string name;
-  std::shared_ptr<arrow::Schema> output_schema;
-  /// Called on the engine's threads, possibly several at once.
-  std::function<arrow::Result<std::shared_ptr<arrow::RecordBatch>>(
-      const std::shared_ptr<arrow::RecordBatch>& batch)>
-      call;
-};
-
-/// One call of a UserGroupFunction: a batch's groups, each group's rows together.
+/// One call of a function of groups (UserGroupFunction, a grouped-aggregate UserFunction): a
+/// batch's groups, each group's rows together.
 struct GroupedRows {
   /// The function's input columns, group after group.
   std::shared_ptr<arrow::RecordBatch> rows;
@@ -50,6 +29,32 @@ struct GroupedRows {
   int64_t batch_time_ms = 0;       // the micro-batch's processing time
   int64_t watermark_ms = 0;        // the event-time watermark (0 before there is one)
   bool watermark_present = false;  // whether the function's input has a watermarked column
+};
+
+struct UserFunction {
+  std::string name;  // shown in column names, as Spark shows `f(a)`
+  std::shared_ptr<arrow::DataType> return_type;
+  bool deterministic = true;
+  /// Returns a column of `return_type` with `length` values; `args` hold `length` values each.
+  /// Called on the engine's threads, possibly several at once.
+  std::function<arrow::Result<std::shared_ptr<arrow::Array>>(
+      const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length)>
+      call;
+  /// A grouped-aggregate function (pandas_udf GROUPED_AGG) has this instead of `call`: one
+  /// value of `return_type` per group of `groups`, whose rows are the argument columns.
+  std::function<arrow::Result<std::shared_ptr<arrow::Array>>(const GroupedRows& groups)>
+      aggregate;
+};
+
+/// A user's function of whole batches (mapInPandas, mapInArrow): a batch of rows in, any number
+/// of rows with `output_schema`'s columns out.
+struct UserBatchFunction {
+  std::string name;
+  std::shared_ptr<arrow::Schema> output_schema;
+  /// Called on the engine's threads, possibly several at once.
+  std::function<arrow::Result<std::shared_ptr<arrow::RecordBatch>>(
+      const std::shared_ptr<arrow::RecordBatch>& batch)>
+      call;
 };
 
 /// What a UserGroupFunction gives back.

@@ -186,6 +186,19 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
                        });
   }
 
+  // runner.aggregate_groups(command, eval_type, rows, result schema, groups): a value per group.
+  arrow::Result<std::shared_ptr<arrow::Array>> AggregateGroups(
+      const std::string& command, int32_t eval_type,
+      const std::shared_ptr<arrow::DataType>& return_type,
+      const ember::GroupedRows& groups) override {
+    return CallOnBatch("aggregate_groups", command, eval_type, *groups.rows,
+                       *arrow::schema({arrow::field("result", return_type)}),
+                       [](ArrowArray* array, ArrowSchema* schema) {
+                         return arrow::ImportArray(array, schema);
+                       },
+                       groups.groups.get());
+  }
+
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> MapBatch(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::Schema>& output_schema,
@@ -266,20 +279,33 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
   // __arrow_c_array__) comes back through Arrow's C data interface, neither copied; `import`
   // takes the result's array and schema. An exception of the function is Spark's
   // PythonException.
+  // `groups`, when given, follows as two more arguments (a function of groups).
   template <class Import>
   auto CallOnBatch(const char* method, const std::string& command, int32_t eval_type,
                    const arrow::RecordBatch& batch, const arrow::Schema& result_schema,
-                   const Import& import) -> decltype(import(nullptr, nullptr)) {
+                   const Import& import, const arrow::RecordBatch* groups = nullptr)
+      -> decltype(import(nullptr, nullptr)) {
     if (!InterpreterUsable()) {
       return arrow::Status::Cancelled("the Python interpreter is shutting down");
     }
     ARROW_ASSIGN_OR_RAISE(auto exported, Exported(batch));
+    std::pair<std::unique_ptr<ArrowSchema>, std::unique_ptr<ArrowArray>> exported_groups;
+    if (groups) {
+      ARROW_ASSIGN_OR_RAISE(exported_groups, Exported(*groups));
+    }
     nb::gil_scoped_acquire gil;
     try {
-      nb::object result = function_->attr(method)(
-          nb::bytes(command.data(), command.size()), eval_type,
-          OwnedCapsule(std::move(exported.first)), OwnedCapsule(std::move(exported.second)),
-          SchemaCapsule(result_schema));
+      nb::list args;
+      args.append(nb::bytes(command.data(), command.size()));
+      args.append(eval_type);
+      args.append(OwnedCapsule(std::move(exported.first)));
+      args.append(OwnedCapsule(std::move(exported.second)));
+      args.append(SchemaCapsule(result_schema));
+      if (groups) {
+        args.append(OwnedCapsule(std::move(exported_groups.first)));
+        args.append(OwnedCapsule(std::move(exported_groups.second)));
+      }
+      nb::object result = function_->attr(method)(*args);
       nb::tuple capsules = nb::cast<nb::tuple>(result.attr("__arrow_c_array__")());
       // The import moves both out of their capsules.
       return import(CapsulePointer<ArrowArray>(capsules[1], "arrow_array"),

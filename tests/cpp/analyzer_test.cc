@@ -8,6 +8,7 @@
 
 #include "ember/error.h"
 #include "ember/session.h"
+#include "ember/user_function.h"
 
 namespace ember {
 namespace {
@@ -219,6 +220,59 @@ TEST_F(SessionTest, ObservationNamesBelongToOneObservingDataFrame) {
   ASSERT_TRUE(first.ok() && again.ok() && second.ok());
   EXPECT_TRUE(first->Union(*again).ok());
   expect_duplicated(first->Union(*second));
+}
+
+// A grouped-aggregate user function (pandas_udf GROUPED_AGG's shape): called once with every
+// group, a value per group; people's ages by id % 2: odd ids 1, 3 (30, 30), even 2, 4 (25, NULL).
+TEST_F(SessionTest, UserAggregateSeesEachGroupsRowsAndGivesAValuePerGroup) {
+  auto calls = std::make_shared<int>(0);
+  auto rows_seen = std::make_shared<int>(0);
+  auto function = std::make_shared<UserFunction>();
+  function->name = "non_null";
+  function->return_type = arrow::int64();
+  function->aggregate = [calls, rows_seen](const GroupedRows& groups) -> arrow::Result<std::shared_ptr<arrow::Array>> {
+    ++*calls;
+    *rows_seen = static_cast<int>(groups.rows->num_rows());
+    const auto& ages = *groups.rows->column(0);
+    const auto& offsets = static_cast<const arrow::Int64Array&>(*groups.groups->GetColumnByName("offset"));
+    const auto& lengths = static_cast<const arrow::Int64Array&>(*groups.groups->GetColumnByName("length"));
+    arrow::Int64Builder out;
+    for (int64_t g = 0; g < groups.groups->num_rows(); ++g) {
+      int64_t valid = 0;
+      for (int64_t i = offsets.Value(g); i < offsets.Value(g) + lengths.Value(g); ++i) valid += ages.IsValid(i);
+      ARROW_RETURN_NOT_OK(out.Append(valid));
+    }
+    return out.Finish();
+  };
+  auto people = session_->Table("people");
+  ASSERT_TRUE(people.ok()) << people.status();
+  auto parity = Call("%", {Col("id"), Lit(std::make_shared<arrow::Int32Scalar>(2))}).Alias("odd");
+  auto df = people->GroupBy({parity}, {Call(function, {Col("age")}),
+                                       Call("+", {Call(function, {Col("name")}), Lit(std::make_shared<arrow::Int64Scalar>(10))})
+                                           .Alias("names")});
+  ASSERT_TRUE(df.ok()) << df.status();
+  auto table = df->ToTable();
+  ASSERT_TRUE(table.ok()) << table.status();
+  auto t = (*table)->CombineChunks().ValueOrDie();
+  ASSERT_EQ(t->num_rows(), 2);
+  EXPECT_EQ(t->schema()->field_names(), (std::vector<std::string>{"odd", "non_null(age)", "names"}));
+  // Groups in the order of their first rows: id 1 (odd) first.
+  EXPECT_EQ(t->column(0)->GetScalar(0).ValueOrDie()->ToString(), "1");
+  EXPECT_EQ(t->column(1)->GetScalar(0).ValueOrDie()->ToString(), "2");
+  EXPECT_EQ(t->column(1)->GetScalar(1).ValueOrDie()->ToString(), "1");
+  EXPECT_EQ(t->column(2)->GetScalar(1).ValueOrDie()->ToString(), "12");
+  EXPECT_EQ(*calls, 2);  // once per call in the aggregation, not per group
+  EXPECT_EQ(*rows_seen, 4);
+
+  // Not beside the engine's aggregates, not inside another aggregate.
+  auto mixed = people->GroupBy({Col("age")}, {Call(function, {Col("id")}), Call("max", {Col("id")})});
+  ASSERT_FALSE(mixed.ok());
+  ASSERT_NE(GetErrorDetail(mixed.status()), nullptr) << mixed.status();
+  EXPECT_EQ(GetErrorDetail(mixed.status())->condition(), "INVALID_PANDAS_UDF_PLACEMENT");
+  auto nested = people->GroupBy({Col("age")}, {Call(function, {Call("max", {Col("id")})})});
+  ASSERT_FALSE(nested.ok());
+  ASSERT_NE(GetErrorDetail(nested.status()), nullptr) << nested.status();
+  EXPECT_EQ(GetErrorDetail(nested.status())->condition(), "NESTED_AGGREGATE_FUNCTION");
 }
 
 }  // namespace

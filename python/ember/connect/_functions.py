@@ -54,6 +54,14 @@ class Runner:
         return _call_function(self._function("", command), eval_type, schema, array,
                               return_schema)
 
+    def aggregate_groups(self, command: bytes, eval_type: int, schema: Any, array: Any,
+                         return_schema: Any, groups_schema: Any, groups: Any) -> Any:
+        """Calls a grouped-aggregate pandas_udf on each group of one batch (its rows the
+        arguments, group after group), given and returned through Arrow's C data interface:
+        a value per group."""
+        return _aggregate_groups(self._function("", command), schema, array, return_schema,
+                                 groups_schema, groups)
+
     def map_batch(self, command: bytes, eval_type: int, schema: Any, array: Any,
                   output_schema: Any) -> Any:
         """Calls a mapInPandas or mapInArrow function on one batch, given and returned through
@@ -162,6 +170,34 @@ def _call_function(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array
             return _call_on_series_iterator(function, batch, return_type)
         return _call_on_rows(function, spark_type, batch, return_type,
                              exact=eval_type == _BATCHED_UDF)
+    except Exception as error:
+        raise UserFunctionError(_traceback_text(error)) from None
+
+
+def _aggregate_groups(udf: Tuple[Callable, Any], schema: Any, array: Any, return_schema: Any,
+                      groups_schema: Any, groups: Any) -> Any:
+    """SQL_GROUPED_AGG_PANDAS_UDF: f(*series) per group, each Series with its own index from 0
+    (as each group reaches Spark's worker as batches of its own); the values become one
+    Series, converted as a scalar pandas_udf's result is."""
+    import pandas as pd
+    import pyarrow as pa
+
+    batch = pa.RecordBatch._import_from_c_capsule(schema, array)
+    bounds = pa.RecordBatch._import_from_c_capsule(groups_schema, groups)
+    return_type = pa.Schema._import_from_c_capsule(return_schema).field(0).type
+    function, _ = udf
+    try:
+        series = [_to_pandas(column) for column in batch.columns]
+        values = []
+        for offset, length in zip(bounds.column("offset").to_pylist(),
+                                  bounds.column("length").to_pylist()):
+            values.append(function(*(s.iloc[offset:offset + length].reset_index(drop=True)
+                                     for s in series)))
+        # One value per group, each kept whole (a list is one array value, not a row each).
+        whole = pd.Series([None] * len(values), dtype=object)
+        for g, value in enumerate(values):
+            whole.iat[g] = value
+        return _from_series(whole.infer_objects(), return_type)
     except Exception as error:
         raise UserFunctionError(_traceback_text(error)) from None
 

@@ -207,11 +207,13 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
 }
 
 // Spark's PythonEvalType values that run here: a function of rows, pickled (SQL_BATCHED_UDF) or
-// Arrow-optimized (SQL_ARROW_BATCHED_UDF), and a scalar pandas_udf of Series
-// (SQL_SCALAR_PANDAS_UDF) or of an iterator of them (SQL_SCALAR_PANDAS_ITER_UDF).
+// Arrow-optimized (SQL_ARROW_BATCHED_UDF), a scalar pandas_udf of Series
+// (SQL_SCALAR_PANDAS_UDF) or of an iterator of them (SQL_SCALAR_PANDAS_ITER_UDF), and a
+// grouped-aggregate pandas_udf (SQL_GROUPED_AGG_PANDAS_UDF).
 constexpr int32_t kBatchedUdf = 100;
 constexpr int32_t kArrowBatchedUdf = 101;
 constexpr int32_t kScalarPandasUdf = 200;
+constexpr int32_t kGroupedAggPandasUdf = 202;
 constexpr int32_t kScalarPandasIterUdf = 204;
 
 Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
@@ -220,7 +222,7 @@ Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
   const pb::PythonUDF& udf = call.python_udf();
   const int32_t eval_type = udf.eval_type();
   if (eval_type != kBatchedUdf && eval_type != kArrowBatchedUdf && eval_type != kScalarPandasUdf &&
-      eval_type != kScalarPandasIterUdf) {
+      eval_type != kScalarPandasIterUdf && eval_type != kGroupedAggPandasUdf) {
     return Unsupported("a Python UDF of eval type " + std::to_string(eval_type));
   }
   if (!python_) return Unsupported("Python UDFs on a server outside a Python process");
@@ -233,10 +235,17 @@ Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
     made->name = call.function_name();
     made->return_type = return_type;
     made->deterministic = call.deterministic();
-    made->call = [python = python_, command = udf.command(), eval_type, return_type](
-                     const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) {
-      return python->CallFunction(command, eval_type, return_type, args, length);
-    };
+    if (eval_type == kGroupedAggPandasUdf) {
+      made->aggregate = [python = python_, command = udf.command(), eval_type, return_type](
+                            const GroupedRows& groups) {
+        return python->AggregateGroups(command, eval_type, return_type, groups);
+      };
+    } else {
+      made->call = [python = python_, command = udf.command(), eval_type, return_type](
+                       const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) {
+        return python->CallFunction(command, eval_type, return_type, args, length);
+      };
+    }
     function = std::move(made);
   }
   return function;

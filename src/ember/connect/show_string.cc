@@ -13,44 +13,13 @@
 #include <arrow/table.h>
 #include <arrow/type.h>
 
+#include "ember/common/java_number.h"
 #include "ember/connect/translator.h"
 #include "ember/session.h"
 
 namespace ember::connect {
 
 namespace {
-
-// A float as the JVM prints it (Double.toString, Float.toString): the shortest digits that read
-// back as the same value, plain for 1e-3 <= |x| < 1e7 and as d.dddE<n> otherwise.
-template <typename Float>
-std::string JavaNumber(Float x) {
-  if (std::isnan(x)) return "NaN";
-  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
-  if (x == 0) return std::signbit(x) ? "-0.0" : "0.0";
-  char buffer[64];
-  auto end = std::to_chars(buffer, buffer + sizeof(buffer), x, std::chars_format::scientific).ptr;
-  std::string text(buffer, end);  // "-1.2345e+07"
-  bool negative = text[0] == '-';
-  if (negative) text.erase(0, 1);
-  size_t e = text.find('e');
-  int exponent = std::stoi(text.substr(e + 1));
-  std::string digits;
-  for (char c : text.substr(0, e)) {
-    if (c != '.') digits += c;
-  }
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-  int point = exponent + 1;  // the decimal point sits after this many digits
-  std::string out = negative ? "-" : "";
-  if (point > -3 && point <= 7) {
-    if (point <= 0) return out + "0." + std::string(-point, '0') + digits;
-    if (point >= static_cast<int>(digits.size())) {
-      return out + digits + std::string(point - digits.size(), '0') + ".0";
-    }
-    return out + digits.substr(0, point) + "." + digits.substr(point);
-  }
-  return out + digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0") + "E" +
-         std::to_string(point - 1);
-}
 
 // Civil date of a day count since 1970-01-01 (Howard Hinnant's days_from_civil, inverted).
 std::string DateText(int64_t days) {
@@ -102,9 +71,9 @@ std::optional<std::string> Cell(const arrow::Array& array, int64_t i) {
     case arrow::Type::BOOL:
       return static_cast<const arrow::BooleanArray&>(array).Value(i) ? "true" : "false";
     case arrow::Type::FLOAT:
-      return JavaNumber(static_cast<const arrow::FloatArray&>(array).Value(i));
+      return JavaNumberText(static_cast<const arrow::FloatArray&>(array).Value(i));
     case arrow::Type::DOUBLE:
-      return JavaNumber(static_cast<const arrow::DoubleArray&>(array).Value(i));
+      return JavaNumberText(static_cast<const arrow::DoubleArray&>(array).Value(i));
     case arrow::Type::STRING:
       return std::string(static_cast<const arrow::StringArray&>(array).GetView(i));
     case arrow::Type::BINARY: {

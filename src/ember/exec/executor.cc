@@ -341,6 +341,8 @@ class PlanBuilder {
     for (const auto& key : p.groupings) {
       if (key->kind == ExprKind::kCall && key->name == "session_window") return SessionAggregate(p);
     }
+    // The analyzer lets an aggregation hold users' aggregate functions only, or none.
+    if (!p.exprs.empty() && p.exprs[0]->function) return UserAggregate(p);
     ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
     // Compute keys and aggregate arguments first, then aggregate by name.
     std::vector<cp::Expression> exprs;
@@ -420,6 +422,58 @@ class PlanBuilder {
   }
 
   // Sessions merge across rows, as a stream's state merges them across batches: the same steps.
+  // Grouped-aggregate pandas UDFs (Spark's AggregateInPandasExec): the keys and every call's
+  // arguments computed, the rows grouped once, then each function called once on all groups.
+  Result<ac::Declaration> UserAggregate(const LogicalPlan& p) {
+    ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
+    std::vector<cp::Expression> exprs;
+    std::vector<std::string> names;
+    GroupedInput grouped;
+    for (const auto& key : p.groupings) {
+      ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*key, options_.eval));
+      grouped.key_columns.push_back(static_cast<int>(exprs.size()));
+      exprs.push_back(std::move(lowered));
+      names.push_back("k" + std::to_string(names.size()));
+    }
+    std::vector<std::vector<int>> call_columns;  // each call's arguments among the data columns
+    for (const auto& call : p.exprs) {
+      call_columns.emplace_back();
+      for (const auto& arg : call->args) {
+        ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*arg, options_.eval));
+        call_columns.back().push_back(static_cast<int>(grouped.data_columns.size()));
+        grouped.data_columns.push_back(static_cast<int>(exprs.size()));
+        grouped.data_names.push_back("_" + std::to_string(grouped.data_names.size()));
+        exprs.push_back(std::move(lowered));
+        names.push_back("a" + std::to_string(names.size()));
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(grouped.table,
+                          ac::DeclarationToTable(Project(std::move(input), std::move(exprs), names),
+                                                 /*use_threads=*/false));
+    ARROW_ASSIGN_OR_RAISE(auto groups, GroupRows(grouped));
+    const int num_keys = static_cast<int>(p.groupings.size());
+    arrow::ArrayVector columns;
+    for (int k = 0; k < num_keys; ++k) columns.push_back(groups.groups->column(k));
+    for (size_t i = 0; i < p.exprs.size(); ++i) {
+      GroupedRows call = groups;
+      ARROW_ASSIGN_OR_RAISE(call.rows, groups.rows->SelectColumns(call_columns[i]));
+      ARROW_ASSIGN_OR_RAISE(auto values, p.exprs[i]->function->aggregate(call));
+      if (values->length() != groups.groups->num_rows()) {
+        return Status::Invalid("the aggregate function ", p.exprs[i]->function->name, " gave ",
+                               values->length(), " values for ", groups.groups->num_rows(),
+                               " groups");
+      }
+      columns.push_back(std::move(values));
+    }
+    arrow::FieldVector fields;
+    for (size_t i = 0; i < p.output.size(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(columns[i], cp::Cast(*columns[i], p.output[i].type));
+      fields.push_back(arrow::field(ColumnName(p.output[i].id), p.output[i].type));
+    }
+    auto table = arrow::Table::Make(arrow::schema(fields), columns, groups.groups->num_rows());
+    return Source(std::move(table), p, /*rename=*/false);
+  }
+
   Result<ac::Declaration> SessionAggregate(const LogicalPlan& p) {
     ARROW_ASSIGN_OR_RAISE(auto input, Materialize(*p.children[0]));
     ARROW_ASSIGN_OR_RAISE(auto aggregate, IncrementalAggregate::Make(p));

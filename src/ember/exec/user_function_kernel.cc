@@ -74,6 +74,9 @@ Result<arrow::TypeHolder> ReturnType(cp::KernelContext* ctx, const std::vector<a
 
 Status Exec(cp::KernelContext* ctx, const cp::ExecSpan& batch, cp::ExecResult* out) {
   const UserFunction& function = FunctionOf(ctx);
+  if (!function.call) {
+    return Status::Invalid("the aggregate function ", function.name, " outside an aggregation");
+  }
   std::vector<std::shared_ptr<arrow::Array>> args;
   for (int i = 0; i < batch.num_values(); ++i) {
     ARROW_ASSIGN_OR_RAISE(auto arg, ArgArray(batch, i));

@@ -113,10 +113,31 @@ bool ContainsGenerator(const Expr& e) {
                      [](const ExprPtr& a) { return ContainsGenerator(*a); });
 }
 
-bool IsAggregateCall(const Expr& e) {
-  if (e.kind != ExprKind::kCall || e.function) return false;
-  const FunctionDef* def = FindFunction(e.name);
-  return def && def->aggregate;
+Status NestedAggregate() {
+  return UserError(ErrorKind::kAnalysis, "NESTED_AGGREGATE_FUNCTION",
+                   "It is not allowed to use an aggregate function in the argument of another "
+                   "aggregate function. Please use the inner aggregate function in a sub-query.",
+                   "42607");
+}
+
+// Spark's rule for grouped-aggregate pandas UDFs: an aggregation runs either only them
+// (AggregateInPandasExec) or only the engine's own aggregate functions.
+Status CheckUserAggregates(const std::vector<ExprPtr>& calls) {
+  std::string users;
+  bool builtin = false;
+  for (const auto& call : calls) {
+    if (call->function) {
+      users += (users.empty() ? "" : ", ") + Backquote(call->function->name);
+    } else {
+      builtin = true;
+    }
+  }
+  if (users.empty() || !builtin) return Status::OK();
+  return UserError(ErrorKind::kAnalysis, "INVALID_PANDAS_UDF_PLACEMENT",
+                   "The group aggregate pandas UDF " + users +
+                       " cannot be invoked together with as other, non-pandas aggregate "
+                       "functions.",
+                   "0A000");
 }
 
 // Names a projected expression the way Spark does when the user gave no alias.
@@ -295,6 +316,7 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
     auto out = std::make_shared<Expr>(e);
     for (auto& arg : out->args) {
       ARROW_ASSIGN_OR_RAISE(arg, Resolve(arg, scope));
+      if (e.function->aggregate && ContainsAggregate(*arg)) return NestedAggregate();
     }
     out->type = e.function->return_type;
     out->nullable = true;
@@ -338,13 +360,7 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
   std::vector<ExprPtr> args;
   for (const auto& a : unresolved_args) {
     ARROW_ASSIGN_OR_RAISE(auto r, Resolve(a, scope));
-    if (def->aggregate && ContainsAggregate(*r) && !scope.metrics) {
-      return UserError(ErrorKind::kAnalysis, "NESTED_AGGREGATE_FUNCTION",
-                       "It is not allowed to use an aggregate function in the argument of "
-                       "another aggregate function. Please use the inner aggregate function in a "
-                       "sub-query.",
-                       "42607");
-    }
+    if (def->aggregate && ContainsAggregate(*r) && !scope.metrics) return NestedAggregate();
     args.push_back(StripAlias(r));
   }
   auto call = std::make_shared<Expr>(e);
@@ -719,7 +735,7 @@ Result<PlanPtr> Analyzer::Aggregate(const PlanPtr& child, const std::vector<Expr
       return UserError(ErrorKind::kAnalysis, "MISSING_AGGREGATION",
                        "The non-aggregating expression \"" + e->name +
                            "\" is based on columns which are not participating in the GROUP BY "
-                           "clause. Add the columns or the expression to the GROUP BY, aggregate "
+                           "clause.\nAdd the columns or the expression to the GROUP BY, aggregate "
                            "the expression, or use \"any_value(" + e->name +
                            ")\" if you do not care which of the values within a group is "
                            "returned.",
@@ -784,6 +800,7 @@ Result<PlanPtr> Analyzer::Aggregate(const PlanPtr& child, const std::vector<Expr
   // Aggregates found in HAVING or ORDER BY extend the aggregate's output.
   node->output.resize(node->groupings.size());
   node->output.insert(node->output.end(), agg_attrs.begin(), agg_attrs.end());
+  ARROW_RETURN_NOT_OK(CheckUserAggregates(node->exprs));
 
   PlanPtr plan = node;
   for (const auto& h : having_rewritten) {

@@ -5,6 +5,7 @@
 #include <arrow/scalar.h>
 #include <arrow/type.h>
 
+#include "ember/common/java_number.h"
 #include "ember/plan/functions.h"
 #include "ember/plan/type_names.h"
 #include "ember/user_function.h"
@@ -148,6 +149,12 @@ std::string LiteralName(const arrow::Scalar& value) {
     return static_cast<const arrow::BooleanScalar&>(value).value ? "true" : "false";
   }
   if (value.type->id() == arrow::Type::INT64) return value.ToString() + "L";
+  if (value.type->id() == arrow::Type::DOUBLE) {
+    return JavaNumberText(static_cast<const arrow::DoubleScalar&>(value).value);
+  }
+  if (value.type->id() == arrow::Type::FLOAT) {
+    return JavaNumberText(static_cast<const arrow::FloatScalar&>(value).value);
+  }
   if (value.type->id() == arrow::Type::TIMESTAMP || value.type->id() == arrow::Type::DATE32) {
     return SparkTypeName(*value.type) + " '" + value.ToString() + "'";
   }

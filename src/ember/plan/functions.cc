@@ -15,6 +15,7 @@
 #include "ember/common/spark_hash.h"
 #include "ember/error.h"
 #include "ember/plan/type_names.h"
+#include "ember/user_function.h"
 
 namespace ember::plan {
 
@@ -1721,11 +1722,15 @@ const FunctionDef* FindFunction(const std::string& name) {
   return it == catalog.end() ? nullptr : &it->second;
 }
 
+bool IsAggregateCall(const Expr& expr) {
+  if (expr.kind != ExprKind::kCall) return false;
+  if (expr.function) return static_cast<bool>(expr.function->aggregate);
+  const FunctionDef* def = FindFunction(expr.name);
+  return def && def->aggregate;
+}
+
 bool ContainsAggregate(const Expr& expr) {
-  if (expr.kind == ExprKind::kCall && !expr.function) {
-    const FunctionDef* def = FindFunction(expr.name);
-    if (def && def->aggregate) return true;
-  }
+  if (IsAggregateCall(expr)) return true;
   for (const auto& arg : expr.args) {
     if (ContainsAggregate(*arg)) return true;
   }

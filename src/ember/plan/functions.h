@@ -69,6 +69,10 @@ arrow::Result<std::shared_ptr<arrow::compute::FunctionOptions>> AggregateOptions
 /// The definition of a function by case-insensitive name, or null.
 const FunctionDef* FindFunction(const std::string& name);
 
+/// Whether the expression is a call of an aggregate function: the catalog's, or a user's
+/// grouped-aggregate function (pandas_udf GROUPED_AGG).
+bool IsAggregateCall(const Expr& expr);
+
 /// Whether the expression contains an aggregate function call.
 bool ContainsAggregate(const Expr& expr);
 

@@ -13,12 +13,6 @@ using arrow::Status;
 
 namespace {
 
-bool IsAggregateCall(const Expr& e) {
-  if (e.kind != ExprKind::kCall) return false;
-  const FunctionDef* def = FindFunction(e.name);
-  return def && def->aggregate;
-}
-
 // Spark's quoteIfNeeded: a name other than letters, digits and underscores (not starting with a
 // digit) in backquotes, a backquote doubled.
 std::string QuoteIfNeeded(const std::string& name) {

@@ -404,6 +404,11 @@ arrow::Status CheckStreamingQuery(const LogicalPlan& plan, const std::string& mo
       return AnalysisError(
           "Limits are not supported on streaming DataFrames/Datasets in Update output mode;");
     }
+    // Spark raises this as the first batch is planned; here start() does.
+    if (p.kind == PlanKind::kAggregate && p.is_streaming &&
+        std::any_of(p.exprs.begin(), p.exprs.end(), [](const ExprPtr& e) { return e->function; })) {
+      return AnalysisError("Streaming aggregation doesn't support group aggregate pandas UDF");
+    }
     if (p.kind == PlanKind::kGroupMap && p.group_state && p.is_streaming) {
       ARROW_RETURN_NOT_OK(CheckGroupState(p, mode, aggregates));
     }

@@ -854,11 +854,98 @@ def group_state():
     return doc
 
 
+def grouped_agg():
+    """Grouped-aggregate pandas_udfs: several in one groupBy().agg (one argument, two, none),
+    expressions and UDFs around and inside them, computed and struct keys, a global
+    aggregation, empty input, a list result, SQL registration, and Spark's errors for mixing
+    them with other aggregates, nesting them and aggregating a stream with them."""
+    import numpy as np
+    import pandas as pd
+
+    spark = session()
+    df = spark.createDataFrame(
+        [(1, 1.0, 2.0), (1, 2.0, 1.0), (2, 3.0, 1.0), (2, None, 4.0), (2, 10.0, 1.0),
+         (3, -1.0, None)], "id INT, v DOUBLE, w DOUBLE")
+
+    @F.pandas_udf("double")
+    def mean_udf(v: pd.Series) -> float:
+        return v.mean()
+
+    @F.pandas_udf("double")
+    def weighted(v: pd.Series, w: pd.Series) -> float:
+        return float(np.nansum(v * w))
+
+    @F.pandas_udf("long")
+    def count_rows() -> int:
+        return 7
+
+    @F.pandas_udf("array<long>")
+    def index_of(v: pd.Series) -> list:
+        return list(v.index)
+
+    @F.pandas_udf("string")
+    def described(v: pd.Series) -> str:
+        return f"{v.dtype}:{len(v)}:{v.isna().sum()}"
+
+    plus_one = F.udf(lambda x: None if x is None else x + 1.0, "double")
+
+    @F.pandas_udf("double")
+    def plus_two(v: pd.Series) -> pd.Series:
+        return v + 2
+
+    doc = {
+        "several": rows(df.groupBy("id").agg(mean_udf("v"), weighted("v", "w"), count_rows(),
+                                             index_of("v"), described("w"))),
+        "columns": df.groupBy("id").agg(mean_udf("v"), weighted(df.v, F.lit(2.0)),
+                                        mean_udf("v").alias("m")).columns,
+        "around": rows(df.groupBy("id").agg(mean_udf("v") + 1, plus_one(mean_udf("v")),
+                                            plus_two(mean_udf(plus_one("v"))))),
+        "computed_key": rows(df.groupBy((F.col("id") % 2).alias("odd")).agg(mean_udf("w"))),
+        "struct_key": rows(df.groupBy(F.struct("id").alias("s")).agg(mean_udf("v"))),
+        "global": rows(df.agg(mean_udf("v"), count_rows())),
+        "select": rows(df.select(mean_udf("w"))),
+        "then_filter": rows(df.groupBy("id").agg(mean_udf("v").alias("m")).where("m > 1.5")),
+        "twice": rows(df.groupBy("id").agg(mean_udf("v").alias("v"))
+                      .groupBy().agg(mean_udf("v"))),
+        "empty_grouped": rows(df.where("id > 10").groupBy("id").agg(mean_udf("v"))),
+    }
+    try:
+        doc["empty_global"] = rows(df.where("id > 10").agg(described("v")))
+    except Exception as error:  # noqa: BLE001 - the class compares
+        doc["empty_global"] = type(error).__name__
+    df.createOrReplaceTempView("agg_input")
+    spark.udf.register("mean_udf", mean_udf)
+    doc["sql"] = rows(spark.sql("SELECT id, mean_udf(v) AS m FROM agg_input GROUP BY id "
+                                "HAVING mean_udf(v) > 0"))
+    for name, query in [("mixed", lambda: df.groupBy("id").agg(mean_udf("v"), F.max("v"))),
+                        ("nested", lambda: df.groupBy("id").agg(mean_udf(mean_udf("v")))),
+                        ("not_aggregated", lambda: df.groupBy("id").agg(plus_one("v")))]:
+        try:
+            query().collect()
+            doc[name] = None
+        except Exception as error:  # noqa: BLE001 - the class and condition compare
+            doc[name] = [type(error).__name__, str(error).split("\n")[0][:160]]
+    data = os.path.join(WORKDIR, "in")
+    write_file(data, "a.json", [{"k": "x", "v": 1}], 1000)
+    stream = spark.readStream.schema("k STRING, v DOUBLE").json(data)
+    try:
+        query = (stream.groupBy("k").agg(mean_udf("v")).writeStream.format("memory")
+                 .queryName("udaf_stream").outputMode("update").start())
+        query.processAllAvailable()
+        query.stop()
+        doc["stream"] = None
+    except Exception as error:  # noqa: BLE001 - the message compares (Spark fails the query
+        # at its first batch, StreamingQueryException; Ember's start() refuses it)
+        doc["stream"] = ("Streaming aggregation doesn't support group aggregate pandas UDF"
+                         in str(error))
+    return doc
+
+
 PROGRAMS = {f.__name__: f for f in (windowed_memory, file_sinks, iceberg_table, failing_query,
                                      foreach_batch, listener, console_and_errors,
                                      joins_and_dedup, file_sources, python_udfs,
                                      map_in_pandas, observed_metrics, grouped_map,
-                                     group_state)}
+                                     group_state, grouped_agg)}
 
 if __name__ == "__main__":
     result = PROGRAMS[NAME]()
