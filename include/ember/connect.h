@@ -29,17 +29,18 @@ class ConnectPythonRunner {
                                      const std::string& session_id,
                                      const std::string& relation_id, int64_t batch_id) = 0;
   /// Calls the client's pickled UDF `command`, of Spark's PythonEvalType `eval_type`, on one
-  /// batch's argument columns; returns its `length` values as `return_type`.
+  /// batch's argument columns, each passed by its keyword in `keywords` (empty: by position);
+  /// returns its `length` values as `return_type`.
   virtual arrow::Result<std::shared_ptr<arrow::Array>> CallFunction(
       const std::string& command, int32_t eval_type,
-      const std::shared_ptr<arrow::DataType>& return_type,
+      const std::shared_ptr<arrow::DataType>& return_type, const std::vector<std::string>& keywords,
       const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) = 0;
   /// Calls the client's pickled aggregate function `command` (a grouped-aggregate pandas_udf:
-  /// Spark's `eval_type`) on each group of `groups` (its rows the arguments); returns a value of
-  /// `return_type` per group.
+  /// Spark's `eval_type`) on each group of `groups` (its rows the arguments, passed as
+  /// `keywords` says); returns a value of `return_type` per group.
   virtual arrow::Result<std::shared_ptr<arrow::Array>> AggregateGroups(
       const std::string& command, int32_t eval_type,
-      const std::shared_ptr<arrow::DataType>& return_type,
+      const std::shared_ptr<arrow::DataType>& return_type, const std::vector<std::string>& keywords,
       const GroupedRows& groups) = 0;
   /// Calls the client's pickled function of batches `command` (mapInPandas, mapInArrow: Spark's
   /// `eval_type`) on one batch; returns its rows with `output_schema`'s columns.

@@ -35,6 +35,8 @@ struct UserFunction {
   std::string name;  // shown in column names, as Spark shows `f(a)`
   std::shared_ptr<arrow::DataType> return_type;
   bool deterministic = true;
+  /// Per argument, the keyword it is passed by (`f(v, w=col)`), or empty for a positional one.
+  std::vector<std::string> keywords;
   /// Returns a column of `return_type` with `length` values; `args` hold `length` values each.
   /// Called on the engine's threads, possibly several at once.
   std::function<arrow::Result<std::shared_ptr<arrow::Array>>(

@@ -172,11 +172,11 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
 
   arrow::Result<std::shared_ptr<arrow::Array>> CallFunction(
       const std::string& command, int32_t eval_type,
-      const std::shared_ptr<arrow::DataType>& return_type,
+      const std::shared_ptr<arrow::DataType>& return_type, const std::vector<std::string>& keywords,
       const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) override {
     arrow::FieldVector fields;
     for (size_t i = 0; i < args.size(); ++i) {
-      fields.push_back(arrow::field("_" + std::to_string(i), args[i]->type()));
+      fields.push_back(arrow::field(KeywordName(keywords, i), args[i]->type()));
     }
     auto batch = arrow::RecordBatch::Make(arrow::schema(fields), length, args);
     return CallOnBatch("call_function", command, eval_type, *batch,
@@ -186,12 +186,16 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
                        });
   }
 
-  // runner.aggregate_groups(command, eval_type, rows, result schema, groups): a value per group.
+  // runner.aggregate_groups(command, eval_type, rows, result schema, groups): a value per group;
+  // the rows' columns named as CallFunction names them.
   arrow::Result<std::shared_ptr<arrow::Array>> AggregateGroups(
       const std::string& command, int32_t eval_type,
-      const std::shared_ptr<arrow::DataType>& return_type,
+      const std::shared_ptr<arrow::DataType>& return_type, const std::vector<std::string>& keywords,
       const ember::GroupedRows& groups) override {
-    return CallOnBatch("aggregate_groups", command, eval_type, *groups.rows,
+    std::vector<std::string> names;
+    for (int i = 0; i < groups.rows->num_columns(); ++i) names.push_back(KeywordName(keywords, i));
+    ARROW_ASSIGN_OR_RAISE(auto rows, groups.rows->RenameColumns(names));
+    return CallOnBatch("aggregate_groups", command, eval_type, *rows,
                        *arrow::schema({arrow::field("result", return_type)}),
                        [](ArrowArray* array, ArrowSchema* schema) {
                          return arrow::ImportArray(array, schema);
@@ -258,6 +262,12 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
   }
 
  private:
+  // An argument column's name in the batch Python gets: the keyword it is passed by, or empty
+  // for a positional one (no keyword is empty).
+  static std::string KeywordName(const std::vector<std::string>& keywords, size_t i) {
+    return i < keywords.size() ? keywords[i] : std::string();
+  }
+
   // A batch as Arrow's C data interface hands it over, without a copy.
   static arrow::Result<std::pair<std::unique_ptr<ArrowSchema>, std::unique_ptr<ArrowArray>>> Exported(
       const arrow::RecordBatch& batch) {

@@ -164,10 +164,11 @@ def _call_function(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array
     return_type = pa.Schema._import_from_c_capsule(return_schema).field(0).type
     function, spark_type = udf
     try:
+        if eval_type == _SCALAR_PANDAS_ITER_UDF:  # a function of one iterator
+            return _call_on_series_iterator(function, batch, return_type)
+        function = _by_keyword(function, batch.schema.names)
         if eval_type == _SCALAR_PANDAS_UDF:
             return _call_on_series(function, batch, return_type)
-        if eval_type == _SCALAR_PANDAS_ITER_UDF:
-            return _call_on_series_iterator(function, batch, return_type)
         return _call_on_rows(function, spark_type, batch, return_type,
                              exact=eval_type == _BATCHED_UDF)
     except Exception as error:
@@ -185,7 +186,7 @@ def _aggregate_groups(udf: Tuple[Callable, Any], schema: Any, array: Any, return
     batch = pa.RecordBatch._import_from_c_capsule(schema, array)
     bounds = pa.RecordBatch._import_from_c_capsule(groups_schema, groups)
     return_type = pa.Schema._import_from_c_capsule(return_schema).field(0).type
-    function, _ = udf
+    function = _by_keyword(udf[0], batch.schema.names)
     try:
         series = [_to_pandas(column) for column in batch.columns]
         values = []
@@ -200,6 +201,19 @@ def _aggregate_groups(udf: Tuple[Callable, Any], schema: Any, array: Any, return
         return _from_series(whole.infer_objects(), return_type)
     except Exception as error:
         raise UserFunctionError(_traceback_text(error)) from None
+
+
+def _by_keyword(function: Callable, names: list) -> Callable:
+    """`function` taking its arguments in the call's order, each named one (the argument
+    column's name: the keyword the call passed it by) by its keyword, the others by position."""
+    if not any(names):
+        return function
+
+    def call(*values: Any) -> Any:
+        return function(*(v for n, v in zip(names, values) if not n),
+                        **{n: v for n, v in zip(names, values) if n})
+
+    return call
 
 
 _MAP_PANDAS_ITER_UDF = 205  # SQL_MAP_PANDAS_ITER_UDF: mapInPandas

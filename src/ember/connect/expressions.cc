@@ -190,12 +190,16 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
     }
     case E::kCommonInlineUserDefinedFunction: {
       const auto& call = expression.common_inline_user_defined_function();
-      ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call));
       std::vector<Column> args;
+      std::vector<std::string> keywords;  // f(v, w=col): the client sends `w => col`
       for (const auto& arg : call.arguments()) {
-        ARROW_ASSIGN_OR_RAISE(auto column, Expression(arg));
+        const bool named = arg.has_named_argument_expression();
+        keywords.push_back(named ? arg.named_argument_expression().key() : "");
+        ARROW_ASSIGN_OR_RAISE(auto column,
+                              Expression(named ? arg.named_argument_expression().value() : arg));
         args.push_back(std::move(column));
       }
+      ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call, keywords));
       return Call(std::move(function), args);
     }
     case E::EXPR_TYPE_NOT_SET: return Unsupported("expression of no type");
@@ -217,7 +221,7 @@ constexpr int32_t kGroupedAggPandasUdf = 202;
 constexpr int32_t kScalarPandasIterUdf = 204;
 
 Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
-    const pb::CommonInlineUserDefinedFunction& call) const {
+    const pb::CommonInlineUserDefinedFunction& call, const std::vector<std::string>& keywords) const {
   if (!call.has_python_udf()) return Unsupported("a user-defined function that is not Python's");
   const pb::PythonUDF& udf = call.python_udf();
   const int32_t eval_type = udf.eval_type();
@@ -229,21 +233,23 @@ Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
   ARROW_ASSIGN_OR_RAISE(auto return_type, FromProto(udf.output_type()));
   std::string key = call.function_name() + '\0' + std::to_string(eval_type) + '\0' +
                     (call.deterministic() ? "d" : "n") + udf.command();
+  for (const auto& keyword : keywords) key += '\0' + keyword;
   auto& function = functions_[key];
   if (!function) {
     auto made = std::make_shared<UserFunction>();
     made->name = call.function_name();
     made->return_type = return_type;
     made->deterministic = call.deterministic();
+    made->keywords = keywords;
     if (eval_type == kGroupedAggPandasUdf) {
-      made->aggregate = [python = python_, command = udf.command(), eval_type, return_type](
-                            const GroupedRows& groups) {
-        return python->AggregateGroups(command, eval_type, return_type, groups);
+      made->aggregate = [python = python_, command = udf.command(), eval_type, return_type,
+                         keywords](const GroupedRows& groups) {
+        return python->AggregateGroups(command, eval_type, return_type, keywords, groups);
       };
     } else {
-      made->call = [python = python_, command = udf.command(), eval_type, return_type](
+      made->call = [python = python_, command = udf.command(), eval_type, return_type, keywords](
                        const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) {
-        return python->CallFunction(command, eval_type, return_type, args, length);
+        return python->CallFunction(command, eval_type, return_type, keywords, args, length);
       };
     }
     function = std::move(made);
@@ -320,7 +326,7 @@ Result<std::shared_ptr<const UserGroupFunction>> Translator::PythonGroupFunction
 }
 
 arrow::Status Translator::RegisterFunction(const pb::CommonInlineUserDefinedFunction& call) const {
-  ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call));
+  ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call, {}));
   session_->RegisterFunction(call.function_name(), std::move(function));
   return arrow::Status::OK();
 }

@@ -189,7 +189,13 @@ std::string DisplayName(const Expr& e) {
   // Spark names a call by its function's name, not as the call spelled it (startsWith).
   const FunctionDef* def = e.function ? nullptr : FindFunction(e.name);
   const std::string& f = def ? def->name : e.name;
-  auto arg = [&](size_t i) { return DisplayName(*e.args[i]); };
+  auto arg = [&](size_t i) {
+    // A user's function may take arguments by keyword: Spark shows `f(v, w => w)`.
+    if (e.function && i < e.function->keywords.size() && !e.function->keywords[i].empty()) {
+      return e.function->keywords[i] + " => " + DisplayName(*e.args[i]);
+    }
+    return DisplayName(*e.args[i]);
+  };
   if (IsInfix(f) && e.args.size() == 2) {
     std::string op = f;
     if (f == "and" || f == "or") {

@@ -909,6 +909,18 @@ def grouped_agg():
                       .groupBy().agg(mean_udf("v"))),
         "empty_grouped": rows(df.where("id > 10").groupBy("id").agg(mean_udf("v"))),
     }
+    # Arguments by keyword, for a grouped-aggregate and a row-at-a-time UDF.
+    scaled = F.udf(lambda a, b=10.0: None if a is None or b is None else a * b, "double")
+    by_keyword = df.groupBy("id").agg(weighted(df.v, w=df.w), weighted(w=df.w, v=df.v))
+    doc["keywords"] = [by_keyword.columns, rows(by_keyword)]
+    scaled_rows = df.select(scaled(df.v, b=df.w), scaled(b=df.w, a=df.v), scaled(df.v))
+    doc["udf_keywords"] = [scaled_rows.columns, rows(scaled_rows)]
+    try:
+        df.select(scaled(df.v, c=df.w)).collect()
+        doc["unknown_keyword"] = None
+    except Exception as error:  # noqa: BLE001 - the class and the message's point compare
+        doc["unknown_keyword"] = [type(error).__name__,
+                                  "got an unexpected keyword argument 'c'" in str(error)]
     try:
         doc["empty_global"] = rows(df.where("id > 10").agg(described("v")))
     except Exception as error:  # noqa: BLE001 - the class compares
