@@ -8,7 +8,8 @@ Each engine runs in a process of its own (Ember: its Spark Connect server in tha
 Python workers on this interpreter). Each workload maps a million doubles through one function
 and sums the results, so only the function's path counts; the best of `--runs` runs is kept,
 after one warm-up run on a thousand rows. `apply_in_pandas` sums each of a thousand groups with
-`applyInPandas`; `apply_in_pandas_with_state` streams the million rows (ten parquet files, one
+`applyInPandas`, `grouped_agg_pandas_udf` with a grouped-aggregate pandas_udf in
+`groupBy().agg()`; `apply_in_pandas_with_state` streams the million rows (ten parquet files, one
 per micro-batch, Trigger.AvailableNow) through `applyInPandasWithState`, a running count and sum
 per key kept in the state store, into a parquet sink. "Python alone" is the same function called
 in a plain Python loop over the same values (pandas: once over one Series; per group over the
@@ -25,7 +26,8 @@ import tempfile
 import threading
 import time
 
-WORKLOADS = ("udf", "arrow_udf", "pandas_udf", "apply_in_pandas", "apply_in_pandas_with_state")
+WORKLOADS = ("udf", "arrow_udf", "pandas_udf", "grouped_agg_pandas_udf", "apply_in_pandas",
+             "apply_in_pandas_with_state")
 KEYS = 1000  # groups of the group workloads
 FILES = 10   # parquet files, micro-batches, of the stream
 
@@ -97,6 +99,16 @@ def child(engine, rows, runs, events):
             lambda pdf: pd.DataFrame({"k": [pdf.k.iloc[0]], "s": [pdf.v.sum()]}), "k LONG, s DOUBLE")
         return sums.agg(F.sum("s")).collect()[0][0]
 
+    from pyspark.util import PythonEvalType
+
+    series_sum = F.pandas_udf(lambda v: float(v.sum()), "double",
+                              PythonEvalType.SQL_GROUPED_AGG_PANDAS_UDF)
+
+    def group_aggregates(n):
+        values = spark.range(n).select((F.col("id") % KEYS).alias("k"),
+                                       F.col("id").cast("double").alias("v"))
+        return values.groupBy("k").agg(series_sum("v").alias("s")).agg(F.sum("s")).collect()[0][0]
+
     run_number = [0]
 
     def stream_totals(directory):
@@ -117,6 +129,7 @@ def child(engine, rows, runs, events):
     # Each workload: (run on n rows, the sum it must give for `rows`).
     workloads = {name: (lambda n, f=function: once(f, n), expected)
                  for name, function in functions.items()}
+    workloads["grouped_agg_pandas_udf"] = (group_aggregates, float(sum(range(rows))))
     workloads["apply_in_pandas"] = (group_sums, float(sum(range(rows))))
     workloads["apply_in_pandas_with_state"] = (
         lambda n: stream_totals(events + ("/large" if n == rows else "/small")),
@@ -157,6 +170,10 @@ def python_alone(rows):
     for _, group in frame.groupby("k"):
         pd.DataFrame({"k": [group.k.iloc[0]], "s": [group.v.sum()]})
     groups_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    for _, group in frame.groupby("k"):
+        float(group.v.sum())
+    aggregate_seconds = time.perf_counter() - start
 
     class State:  # GroupState's part that the function uses
         exists, get = False, None
@@ -173,7 +190,7 @@ def python_alone(rows):
             list(running_total((key,), iter([group]), states.setdefault(key, State())))
     state_seconds = time.perf_counter() - start
     return {"udf": rows_seconds, "arrow_udf": rows_seconds, "pandas_udf": series_seconds,
-            "apply_in_pandas": groups_seconds, "apply_in_pandas_with_state": state_seconds}
+            "grouped_agg_pandas_udf": aggregate_seconds, "apply_in_pandas": groups_seconds, "apply_in_pandas_with_state": state_seconds}
 
 
 def sample_tree_rss(proc, peak):

@@ -38,6 +38,8 @@ Column Col(const std::string& name);
 Column Lit(std::shared_ptr<arrow::Scalar> value);
 Column Call(const std::string& function, const std::vector<Column>& args, bool distinct = false);
 /// A call of a user's function (ember/user_function.h), evaluated batch by batch.
-Column Call(std::shared_ptr<const UserFunction> function, const std::vector<Column>& args);
+/// A user's function; `keywords`: per argument, the keyword it is passed by, or empty.
+Column Call(std::shared_ptr<const UserFunction> function, const std::vector<Column>& args,
+            const std::vector<std::string>& keywords = {});
 
 }  // namespace ember

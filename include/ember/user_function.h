@@ -35,16 +35,17 @@ struct UserFunction {
   std::string name;  // shown in column names, as Spark shows `f(a)`
   std::shared_ptr<arrow::DataType> return_type;
   bool deterministic = true;
-  /// Per argument, the keyword it is passed by (`f(v, w=col)`), or empty for a positional one.
-  std::vector<std::string> keywords;
-  /// Returns a column of `return_type` with `length` values; `args` hold `length` values each.
+  /// Returns a column of `return_type` with `length` values; `args` hold `length` values each,
+  /// each passed by its keyword in `keywords` (`f(v, w=col)`; empty: by position).
   /// Called on the engine's threads, possibly several at once.
   std::function<arrow::Result<std::shared_ptr<arrow::Array>>(
-      const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length)>
+      const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length,
+      const std::vector<std::string>& keywords)>
       call;
   /// A grouped-aggregate function (pandas_udf GROUPED_AGG) has this instead of `call`: one
   /// value of `return_type` per group of `groups`, whose rows are the argument columns.
-  std::function<arrow::Result<std::shared_ptr<arrow::Array>>(const GroupedRows& groups)>
+  std::function<arrow::Result<std::shared_ptr<arrow::Array>>(
+      const GroupedRows& groups, const std::vector<std::string>& keywords)>
       aggregate;
 };
 

@@ -230,7 +230,8 @@ TEST_F(SessionTest, UserAggregateSeesEachGroupsRowsAndGivesAValuePerGroup) {
   auto function = std::make_shared<UserFunction>();
   function->name = "non_null";
   function->return_type = arrow::int64();
-  function->aggregate = [calls, rows_seen](const GroupedRows& groups) -> arrow::Result<std::shared_ptr<arrow::Array>> {
+  function->aggregate = [calls, rows_seen](const GroupedRows& groups, const std::vector<std::string>&)
+      -> arrow::Result<std::shared_ptr<arrow::Array>> {
     ++*calls;
     *rows_seen = static_cast<int>(groups.rows->num_rows());
     const auto& ages = *groups.rows->column(0);

@@ -194,11 +194,12 @@ def _aggregate_groups(udf: Tuple[Callable, Any], schema: Any, array: Any, return
                                   bounds.column("length").to_pylist()):
             values.append(function(*(s.iloc[offset:offset + length].reset_index(drop=True)
                                      for s in series)))
-        # One value per group, each kept whole (a list is one array value, not a row each).
-        whole = pd.Series([None] * len(values), dtype=object)
-        for g, value in enumerate(values):
-            whole.iat[g] = value
-        return _from_series(whole.infer_objects(), return_type)
+        if pa.types.is_nested(return_type):
+            # A list or array is one value: each converts alone, as Spark's worker converts
+            # pd.Series([value]) per group.
+            return pa.concat_arrays([pa.array([], type=return_type)] + [
+                _from_series(pd.Series([value]), return_type) for value in values])
+        return _from_series(pd.Series(values), return_type)
     except Exception as error:
         raise UserFunctionError(_traceback_text(error)) from None
 

@@ -40,10 +40,11 @@ Column Call(const std::string& function, const std::vector<Column>& args, bool d
   return Column(plan::Call(function, std::move(exprs), distinct));
 }
 
-Column Call(std::shared_ptr<const UserFunction> function, const std::vector<Column>& args) {
+Column Call(std::shared_ptr<const UserFunction> function, const std::vector<Column>& args,
+            const std::vector<std::string>& keywords) {
   std::vector<plan::ExprPtr> exprs;
   for (const auto& a : args) exprs.push_back(a.expr());
-  return Column(plan::Call(std::move(function), std::move(exprs)));
+  return Column(plan::Call(std::move(function), std::move(exprs), keywords));
 }
 
 }  // namespace ember

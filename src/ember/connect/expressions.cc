@@ -199,8 +199,8 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
                               Expression(named ? arg.named_argument_expression().value() : arg));
         args.push_back(std::move(column));
       }
-      ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call, keywords));
-      return Call(std::move(function), args);
+      ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call));
+      return Call(std::move(function), args, keywords);
     }
     case E::EXPR_TYPE_NOT_SET: return Unsupported("expression of no type");
     default: {
@@ -221,7 +221,7 @@ constexpr int32_t kGroupedAggPandasUdf = 202;
 constexpr int32_t kScalarPandasIterUdf = 204;
 
 Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
-    const pb::CommonInlineUserDefinedFunction& call, const std::vector<std::string>& keywords) const {
+    const pb::CommonInlineUserDefinedFunction& call) const {
   if (!call.has_python_udf()) return Unsupported("a user-defined function that is not Python's");
   const pb::PythonUDF& udf = call.python_udf();
   const int32_t eval_type = udf.eval_type();
@@ -233,22 +233,21 @@ Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
   ARROW_ASSIGN_OR_RAISE(auto return_type, FromProto(udf.output_type()));
   std::string key = call.function_name() + '\0' + std::to_string(eval_type) + '\0' +
                     (call.deterministic() ? "d" : "n") + udf.command();
-  for (const auto& keyword : keywords) key += '\0' + keyword;
   auto& function = functions_[key];
   if (!function) {
     auto made = std::make_shared<UserFunction>();
     made->name = call.function_name();
     made->return_type = return_type;
     made->deterministic = call.deterministic();
-    made->keywords = keywords;
     if (eval_type == kGroupedAggPandasUdf) {
-      made->aggregate = [python = python_, command = udf.command(), eval_type, return_type,
-                         keywords](const GroupedRows& groups) {
+      made->aggregate = [python = python_, command = udf.command(), eval_type, return_type](
+                            const GroupedRows& groups, const std::vector<std::string>& keywords) {
         return python->AggregateGroups(command, eval_type, return_type, keywords, groups);
       };
     } else {
-      made->call = [python = python_, command = udf.command(), eval_type, return_type, keywords](
-                       const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) {
+      made->call = [python = python_, command = udf.command(), eval_type, return_type](
+                       const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length,
+                       const std::vector<std::string>& keywords) {
         return python->CallFunction(command, eval_type, return_type, keywords, args, length);
       };
     }
@@ -326,7 +325,7 @@ Result<std::shared_ptr<const UserGroupFunction>> Translator::PythonGroupFunction
 }
 
 arrow::Status Translator::RegisterFunction(const pb::CommonInlineUserDefinedFunction& call) const {
-  ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call, {}));
+  ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call));
   session_->RegisterFunction(call.function_name(), std::move(function));
   return arrow::Status::OK();
 }

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include <arrow/array.h>
+#include <arrow/array/util.h>
 #include <arrow/builder.h>
 #include <arrow/compute/cast.h>
 #include <arrow/table.h>
@@ -18,6 +19,7 @@
 #include "ember/session.h"
 #include "ember/streaming.h"
 #include "ember/user_function.h"
+#include "spark/connect/catalog.pb.h"
 #include "spark/connect/relations.pb.h"
 
 namespace ember::connect {
@@ -364,6 +366,31 @@ Result<DataFrame> Read(const Translator& t, const pb::Read& read) {
   return t.session()->ReadFiles(format, paths, schema, options);
 }
 
+// spark.catalog's calls that Ember answers, each a DataFrame of one value as Spark's server
+// gives it (the client reads its first cell).
+Result<DataFrame> Catalog(const Translator& t, const pb::Catalog& catalog) {
+  auto one = [&](std::shared_ptr<arrow::Scalar> value) -> Result<DataFrame> {
+    ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayFromScalar(*value, 1));
+    return t.session()->FromArrow(
+        arrow::Table::Make(arrow::schema({arrow::field("value", value->type)}), {array}));
+  };
+  switch (catalog.cat_type_case()) {
+    case pb::Catalog::kDropTempView:
+      return one(std::make_shared<arrow::BooleanScalar>(
+          t.session()->DropTempView(catalog.drop_temp_view().view_name())));
+    case pb::Catalog::kDropGlobalTempView:  // Ember has no global temporary views
+      return one(std::make_shared<arrow::BooleanScalar>(false));
+    case pb::Catalog::kCurrentDatabase:
+      return one(std::make_shared<arrow::StringScalar>(t.session()->current_database()));
+    case pb::Catalog::kCurrentCatalog:
+      return one(std::make_shared<arrow::StringScalar>("spark_catalog"));
+    default: {
+      const auto* field = pb::Catalog::descriptor()->FindFieldByNumber(catalog.cat_type_case());
+      return Unsupported("spark.catalog's `" + (field ? field->name() : std::string("?")) + "`");
+    }
+  }
+}
+
 }  // namespace
 
 Translator::Translator(const ConnectSession& session)
@@ -429,6 +456,7 @@ Result<DataFrame> Translator::Relation(const pb::Relation& relation) const {
         ARROW_ASSIGN_OR_RAISE(auto function, PythonGroupFunction(apply.func(), state, false));
         return input.GroupMap(keys, std::move(function), std::move(state));
       }
+      case pb::Relation::kCatalog: return Catalog(*this, relation.catalog());
       case pb::Relation::kHint: return SameRows(*this, relation.hint().input());
       case pb::Relation::kRepartition: return SameRows(*this, relation.repartition().input());
       case pb::Relation::kRepartitionByExpression:

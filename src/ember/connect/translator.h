@@ -49,10 +49,8 @@ class Translator {
   const std::shared_ptr<Session>& session() const { return session_; }
 
  private:
-  /// A Python UDF; `keywords`: per argument of the call, the keyword it is passed by or empty.
   arrow::Result<std::shared_ptr<const UserFunction>> PythonFunction(
-      const spark::connect::CommonInlineUserDefinedFunction& function,
-      const std::vector<std::string>& keywords) const;
+      const spark::connect::CommonInlineUserDefinedFunction& function) const;
   arrow::Result<std::shared_ptr<const UserBatchFunction>> PythonBatchFunction(
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
   /// applyInPandas, applyInArrow; with `state`, applyInPandasWithState; `cogroup`, of

@@ -59,7 +59,7 @@ Result<cp::Expression> LowerExpr(const Expr& e, const plan::EvalContext& ctx) {
         ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*a, ctx));
         args.push_back(std::move(lowered));
       }
-      if (e.function) return CallUserFunction(e.function, std::move(args));
+      if (e.function) return CallUserFunction(e.function, std::move(args), e.keywords);
       const plan::FunctionDef* def = plan::FindFunction(e.name);
       if (!def || !def->lower) return Status::Invalid("cannot evaluate ", plan::DisplayName(e));
       ARROW_ASSIGN_OR_RAISE(auto lowered, def->lower(e, std::move(args), ctx));
@@ -457,7 +457,7 @@ class PlanBuilder {
     for (size_t i = 0; i < p.exprs.size(); ++i) {
       GroupedRows call = groups;
       ARROW_ASSIGN_OR_RAISE(call.rows, groups.rows->SelectColumns(call_columns[i]));
-      ARROW_ASSIGN_OR_RAISE(auto values, p.exprs[i]->function->aggregate(call));
+      ARROW_ASSIGN_OR_RAISE(auto values, p.exprs[i]->function->aggregate(call, p.exprs[i]->keywords));
       if (values->length() != groups.groups->num_rows()) {
         return Status::Invalid("the aggregate function ", p.exprs[i]->function->name, " gave ",
                                values->length(), " values for ", groups.groups->num_rows(),

@@ -44,8 +44,10 @@ arrow::Status RegisterArrayKernels(arrow::compute::FunctionRegistry* registry);
 
 /// Registers ember_user_function, which calls a user's function (user_function_kernel.cc).
 arrow::Status RegisterUserFunctionKernel(arrow::compute::FunctionRegistry* registry);
-/// A call of `function` on `args`, evaluated batch by batch.
+/// A call of `function` on `args` (passed as `keywords` says, see UserFunction::call),
+/// evaluated batch by batch.
 arrow::compute::Expression CallUserFunction(std::shared_ptr<const UserFunction> function,
-                                            std::vector<arrow::compute::Expression> args);
+                                            std::vector<arrow::compute::Expression> args,
+                                            std::vector<std::string> keywords);
 
 }  // namespace ember::exec

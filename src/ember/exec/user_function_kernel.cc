@@ -21,8 +21,10 @@ namespace {
 
 class UserFunctionOptions : public cp::FunctionOptions {
  public:
-  explicit UserFunctionOptions(std::shared_ptr<const UserFunction> function);
+  UserFunctionOptions(std::shared_ptr<const UserFunction> function,
+                      std::vector<std::string> keywords);
   std::shared_ptr<const UserFunction> function;
+  std::vector<std::string> keywords;  // the call's, see UserFunction::call
 };
 
 class UserFunctionOptionsType : public cp::FunctionOptionsType {
@@ -32,10 +34,10 @@ class UserFunctionOptionsType : public cp::FunctionOptionsType {
     return "UserFunctionOptions(" + Of(options).function->name + ")";
   }
   bool Compare(const cp::FunctionOptions& a, const cp::FunctionOptions& b) const override {
-    return Of(a).function == Of(b).function;
+    return Of(a).function == Of(b).function && Of(a).keywords == Of(b).keywords;
   }
   std::unique_ptr<cp::FunctionOptions> Copy(const cp::FunctionOptions& options) const override {
-    return std::make_unique<UserFunctionOptions>(Of(options).function);
+    return std::make_unique<UserFunctionOptions>(Of(options).function, Of(options).keywords);
   }
 
  private:
@@ -49,18 +51,23 @@ const cp::FunctionOptionsType* OptionsType() {
   return &type;
 }
 
-UserFunctionOptions::UserFunctionOptions(std::shared_ptr<const UserFunction> function)
-    : cp::FunctionOptions(OptionsType()), function(std::move(function)) {}
+UserFunctionOptions::UserFunctionOptions(std::shared_ptr<const UserFunction> function,
+                                         std::vector<std::string> keywords)
+    : cp::FunctionOptions(OptionsType()), function(std::move(function)),
+      keywords(std::move(keywords)) {}
 
 struct UserFunctionState : cp::KernelState {
   std::shared_ptr<const UserFunction> function;
+  std::vector<std::string> keywords;
 };
 
 Result<std::unique_ptr<cp::KernelState>> Init(cp::KernelContext*,
                                               const cp::KernelInitArgs& args) {
   if (args.options == nullptr) return Status::Invalid("ember_user_function needs its function");
   auto state = std::make_unique<UserFunctionState>();
-  state->function = static_cast<const UserFunctionOptions&>(*args.options).function;
+  const auto& options = static_cast<const UserFunctionOptions&>(*args.options);
+  state->function = options.function;
+  state->keywords = options.keywords;
   return state;
 }
 
@@ -82,7 +89,8 @@ Status Exec(cp::KernelContext* ctx, const cp::ExecSpan& batch, cp::ExecResult* o
     ARROW_ASSIGN_OR_RAISE(auto arg, ArgArray(batch, i));
     args.push_back(std::move(arg));
   }
-  ARROW_ASSIGN_OR_RAISE(auto result, function.call(args, batch.length));
+  const auto& keywords = static_cast<const UserFunctionState*>(ctx->state())->keywords;
+  ARROW_ASSIGN_OR_RAISE(auto result, function.call(args, batch.length, keywords));
   if (result->length() != batch.length || !result->type()->Equals(*function.return_type)) {
     return Status::Invalid("the function ", function.name, " returned ", result->length(), " ",
                            result->type()->ToString(), " values for ", batch.length, " ",
@@ -112,9 +120,10 @@ Status RegisterUserFunctionKernel(cp::FunctionRegistry* registry) {
 }
 
 cp::Expression CallUserFunction(std::shared_ptr<const UserFunction> function,
-                                std::vector<cp::Expression> args) {
+                                std::vector<cp::Expression> args,
+                                std::vector<std::string> keywords) {
   return cp::call("ember_user_function", std::move(args),
-                  std::make_shared<UserFunctionOptions>(std::move(function)));
+                  std::make_shared<UserFunctionOptions>(std::move(function), std::move(keywords)));
 }
 
 }  // namespace ember::exec

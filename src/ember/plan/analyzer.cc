@@ -84,7 +84,10 @@ std::string Fingerprint(const Expr& e) {
   std::string out = e.function ? "udf@" + std::to_string(reinterpret_cast<uintptr_t>(
                                               e.function.get())) + "("
                                : Lower(e.name) + (e.distinct ? "!d(" : "(");
-  for (const auto& a : e.args) out += Fingerprint(*a) + ",";
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    if (i < e.keywords.size() && !e.keywords[i].empty()) out += e.keywords[i] + "=>";
+    out += Fingerprint(*e.args[i]) + ",";
+  }
   return out + ")";
 }
 
@@ -111,6 +114,35 @@ bool ContainsGenerator(const Expr& e) {
   if (IsGeneratorCall(e)) return true;
   return std::any_of(e.args.begin(), e.args.end(),
                      [](const ExprPtr& a) { return ContainsGenerator(*a); });
+}
+
+// Spark's rules for arguments by keyword: each keyword once, none positional after one.
+Status CheckKeywords(const Expr& call) {
+  std::set<std::string> seen;
+  std::string last;
+  for (const auto& keyword : call.keywords) {
+    if (keyword.empty() && !last.empty()) {
+      return UserError(ErrorKind::kAnalysis, "UNEXPECTED_POSITIONAL_ARGUMENT",
+                       "Cannot invoke routine " + Backquote(call.name) +
+                           " because it contains positional argument(s) following the named "
+                           "argument assigned to " + Backquote(last) +
+                           "; please rearrange them so the positional arguments come first and "
+                           "then retry the query again.",
+                       "4274K");
+    }
+    if (!keyword.empty() && !seen.insert(keyword).second) {
+      return UserError(ErrorKind::kAnalysis,
+                       "DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE",
+                       "Call to routine " + Backquote(call.name) +
+                           " is invalid because it includes multiple argument assignments to the "
+                           "same parameter name " + Backquote(keyword) +
+                           ". More than one named argument referred to the same parameter. "
+                           "Please assign a value only once.",
+                       "4274K");
+    }
+    if (!keyword.empty()) last = keyword;
+  }
+  return Status::OK();
 }
 
 Status NestedAggregate() {
@@ -309,8 +341,15 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
   const FunctionDef* def = e.function ? nullptr : FindFunction(e.name);
   if (!e.function && !def && options_.lookup_function) {
     if (auto function = options_.lookup_function(e.name)) {
-      return Resolve(Call(std::move(function), e.args), scope);
+      ARROW_RETURN_NOT_OK(CheckKeywords(e));
+      return Resolve(Call(std::move(function), e.args, e.keywords), scope);
     }
+  }
+  if (!e.function && !e.keywords.empty()) {
+    return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                     "The feature is not supported: named arguments of " + Backquote(e.name) +
+                         " in Ember.",
+                     "0A000");
   }
   if (e.function) {
     auto out = std::make_shared<Expr>(e);
@@ -418,7 +457,7 @@ Result<PlanPtr> Analyzer::Project(const PlanPtr& child, const std::vector<ExprPt
   Scope scope{child->output};
   ARROW_ASSIGN_OR_RAISE(auto expanded, ExpandStars(exprs, scope));
   for (const auto& e : expanded) {
-    if (ContainsAggregate(*e)) return Aggregate(child, {}, expanded, false);
+    if (CallsAggregate(*e)) return Aggregate(child, {}, expanded, false);
   }
   ARROW_ASSIGN_OR_RAISE(PlanPtr input, WithGenerator(child, &expanded));
   scope = Scope{input->output};
@@ -677,6 +716,17 @@ Result<PlanPtr> Analyzer::Filter(const PlanPtr& child, const ExprPtr& condition)
   return node;
 }
 
+bool Analyzer::CallsAggregate(const Expr& expr) const {
+  if (IsAggregateCall(expr)) return true;
+  if (expr.kind == ExprKind::kCall && !expr.function && !FindFunction(expr.name) &&
+      options_.lookup_function) {
+    auto function = options_.lookup_function(expr.name);
+    if (function && function->aggregate) return true;
+  }
+  return std::any_of(expr.args.begin(), expr.args.end(),
+                     [&](const ExprPtr& arg) { return CallsAggregate(*arg); });
+}
+
 Result<PlanPtr> Analyzer::Aggregate(const PlanPtr& child, const std::vector<ExprPtr>& groupings,
                                     const std::vector<ExprPtr>& outputs, bool include_groupings,
                                     const ExprPtr& having,
@@ -914,11 +964,46 @@ Result<PlanPtr> Analyzer::Join(const PlanPtr& left, const PlanPtr& right_in, Joi
   return MakeProject(node, std::move(project));
 }
 
+// Spark's rule for a sort right after an aggregation (ResolveAggregateFunctions): an order over
+// the aggregation's input columns that is one of its grouping expressions sorts by that key
+// (`groupBy(df.id + 1).agg(...).sort(df.id + 1)`). Null when `order` is not such an order.
+Result<ExprPtr> Analyzer::ResolveByGroupingKey(const PlanPtr& child, const ExprPtr& order) const {
+  const LogicalPlan* aggregate = child.get();
+  if (aggregate->kind == PlanKind::kProject) aggregate = aggregate->children[0].get();
+  if (aggregate->kind != PlanKind::kAggregate) return nullptr;
+  auto over_input = Resolve(order, Scope{aggregate->children[0]->output});
+  if (!over_input.ok()) return nullptr;
+  bool outside = false;
+  ARROW_ASSIGN_OR_RAISE(auto rewritten, Transform(*over_input, [&](const ExprPtr& e) -> Result<ExprPtr> {
+    if (e->kind == ExprKind::kSortOrder || e->kind == ExprKind::kAlias) return nullptr;
+    const std::string print = Fingerprint(*e);
+    for (size_t k = 0; k < aggregate->groupings.size(); ++k) {
+      if (Fingerprint(*aggregate->groupings[k]) == print) return AttributeRef(aggregate->output[k]);
+    }
+    if (e->kind == ExprKind::kAttribute) outside = true;  // an input column that is no key
+    return nullptr;
+  }));
+  if (outside) return nullptr;
+  // The keys must still be columns of the child (a projection may have dropped them).
+  bool visible = true;
+  std::function<void(const Expr&)> check = [&](const Expr& e) {
+    if (e.kind == ExprKind::kAttribute) visible = visible && AttributeIndex(child->output, e.id) >= 0;
+    for (const auto& arg : e.args) check(*arg);
+  };
+  check(*rewritten);
+  return visible ? rewritten : nullptr;
+}
+
 Result<PlanPtr> Analyzer::Sort(const PlanPtr& child, const std::vector<ExprPtr>& orders) const {
   Scope scope{child->output};
   auto node = NewNode(PlanKind::kSort, {child});
   for (const auto& o : orders) {
-    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(o, scope));
+    auto resolved = Resolve(o, scope);
+    if (!resolved.ok()) {
+      ARROW_ASSIGN_OR_RAISE(auto by_key, ResolveByGroupingKey(child, o));
+      if (by_key) resolved = by_key;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto r, std::move(resolved));
     if (r->kind != ExprKind::kSortOrder) r = SortOrder(StripAlias(r), true, true);
     node->exprs.push_back(SortOrder(StripAlias(r->args[0]), r->ascending, r->nulls_first));
   }
@@ -1185,7 +1270,7 @@ Result<PlanPtr> Analyzer::ResolveSelect(const LogicalPlan& select) const {
   }
 
   bool aggregate = !block.group_by.empty() || block.having;
-  for (const auto& item : block.select_list) aggregate |= ContainsAggregate(*item);
+  for (const auto& item : block.select_list) aggregate |= CallsAggregate(*item);
   PlanPtr plan;
   if (aggregate) {
     std::vector<ExprPtr> groupings;

@@ -94,6 +94,10 @@ class Analyzer {
                                   const std::string& qualifier) const;
   arrow::Result<PlanPtr> WithEventTime(const PlanPtr& child, ExprPtr* resolved,
                                        const Scope& scope) const;
+  /// ContainsAggregate before resolution: a call of a session function (a registered
+  /// grouped-aggregate UDF) by name counts too.
+  bool CallsAggregate(const Expr& expr) const;
+  arrow::Result<ExprPtr> ResolveByGroupingKey(const PlanPtr& child, const ExprPtr& order) const;
 
   AnalyzerOptions options_;
 };

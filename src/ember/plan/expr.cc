@@ -91,11 +91,15 @@ ExprPtr Call(std::string function, std::vector<ExprPtr> args, bool distinct) {
   return e;
 }
 
-ExprPtr Call(std::shared_ptr<const UserFunction> function, std::vector<ExprPtr> args) {
+ExprPtr Call(std::shared_ptr<const UserFunction> function, std::vector<ExprPtr> args,
+             std::vector<std::string> keywords) {
   auto e = New(ExprKind::kCall);
   e->name = function->name;
   e->args = std::move(args);
   e->function = std::move(function);
+  if (std::any_of(keywords.begin(), keywords.end(), [](const auto& k) { return !k.empty(); })) {
+    e->keywords = std::move(keywords);
+  }
   return e;
 }
 
@@ -191,8 +195,8 @@ std::string DisplayName(const Expr& e) {
   const std::string& f = def ? def->name : e.name;
   auto arg = [&](size_t i) {
     // A user's function may take arguments by keyword: Spark shows `f(v, w => w)`.
-    if (e.function && i < e.function->keywords.size() && !e.function->keywords[i].empty()) {
-      return e.function->keywords[i] + " => " + DisplayName(*e.args[i]);
+    if (i < e.keywords.size() && !e.keywords[i].empty()) {
+      return e.keywords[i] + " => " + DisplayName(*e.args[i]);
     }
     return DisplayName(*e.args[i]);
   };

@@ -61,6 +61,9 @@ struct Expr {
   bool ascending = true;                    // kSortOrder
   bool nulls_first = true;                  // kSortOrder
   std::shared_ptr<const UserFunction> function;  // kCall of a user's function, not the catalog's
+  // kCall: per argument, the keyword it is passed by (`f(v, w => x)`), or empty; only a user's
+  // function takes arguments by keyword.
+  std::vector<std::string> keywords;
 
   bool resolved() const { return type != nullptr; }
 };
@@ -74,7 +77,8 @@ ExprPtr AttributeRef(const Attribute& attribute);
 int AttributeIndex(const std::vector<Attribute>& attributes, int64_t id);
 ExprPtr Literal(std::shared_ptr<arrow::Scalar> value);
 ExprPtr Call(std::string function, std::vector<ExprPtr> args, bool distinct = false);
-ExprPtr Call(std::shared_ptr<const UserFunction> function, std::vector<ExprPtr> args);
+ExprPtr Call(std::shared_ptr<const UserFunction> function, std::vector<ExprPtr> args,
+             std::vector<std::string> keywords = {});
 ExprPtr Cast(ExprPtr child, std::shared_ptr<arrow::DataType> type, bool try_cast = false);
 ExprPtr Alias(ExprPtr child, std::string name);
 ExprPtr SortOrder(ExprPtr child, bool ascending, bool nulls_first);

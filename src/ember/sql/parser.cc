@@ -2157,6 +2157,7 @@ class Parser {
   arrow::Result<ExprPtr> FunctionCall(const std::string& name) {
     Next();  // (
     std::vector<ExprPtr> args;
+    std::vector<std::string> keywords;  // per argument: its keyword (f(v => x)), or empty
     bool distinct = false;
     // first/last/any_value take IGNORE NULLS as a second argument `true`, as Spark does.
     bool takes_ignore_nulls = name == "first" || name == "last" || name == "any_value";
@@ -2175,8 +2176,18 @@ class Parser {
         do {
           // struct(a, b AS c) names its fields; other functions take plain expressions.
           ARROW_ASSIGN_OR_RAISE(auto arg, name == "struct" ? NamedExpression() : Expression());
+          // f(v, w => x): an argument by keyword.
+          std::string keyword;
+          if (IsSymbol(Peek(), "=>")) {
+            if (arg->kind != plan::ExprKind::kColumn || arg->name_parts.size() != 1) {
+              return SyntaxError(Peek());
+            }
+            keyword = arg->name_parts[0];
+            Next();
+            ARROW_ASSIGN_OR_RAISE(arg, Expression());
+          }
+          keywords.push_back(std::move(keyword));
           args.push_back(std::move(arg));
-          if (IsSymbol(Peek(), "=>")) return Unsupported(Peek(), "named arguments");
           // SUBSTRING(s FROM p FOR n) is substring(s, p, n).
         } while (AcceptSymbol(",") || (substring && args.size() == 1 && AcceptWord("FROM")) ||
                  (substring && args.size() == 2 && AcceptWord("FOR")));
@@ -2205,7 +2216,12 @@ class Parser {
     }
     if (IsWord(Peek(), "OVER")) return Unsupported(Peek(), "window functions (OVER)");
     if (ignore_nulls) args.push_back(plan::Literal(std::make_shared<arrow::BooleanScalar>(true)));
-    return plan::Call(name, std::move(args), distinct);
+    if (std::none_of(keywords.begin(), keywords.end(), [](const auto& k) { return !k.empty(); })) {
+      return plan::Call(name, std::move(args), distinct);
+    }
+    auto call = std::make_shared<plan::Expr>(*plan::Call(name, std::move(args), distinct));
+    call->keywords = std::move(keywords);
+    return ExprPtr(std::move(call));
   }
 
   // CASE [operand] WHEN c THEN v ... [ELSE e] END
