@@ -30,10 +30,12 @@ class ConnectPythonRunner {
                                      const std::string& relation_id, int64_t batch_id) = 0;
   /// Calls the client's pickled UDF `command`, of Spark's PythonEvalType `eval_type`, on one
   /// batch's argument columns, each passed by its keyword in `keywords` (empty: by position);
-  /// returns its `length` values as `return_type`.
+  /// returns its `length` values as `return_type`. `conf`, here and below: the session's
+  /// settings that Spark hands its Python worker (its runner conf).
   virtual arrow::Result<std::shared_ptr<arrow::Array>> CallFunction(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::DataType>& return_type, const std::vector<std::string>& keywords,
+      const std::map<std::string, std::string>& conf,
       const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) = 0;
   /// Calls the client's pickled aggregate function `command` (a grouped-aggregate pandas_udf:
   /// Spark's `eval_type`) on each group of `groups` (its rows the arguments, passed as
@@ -41,16 +43,16 @@ class ConnectPythonRunner {
   virtual arrow::Result<std::shared_ptr<arrow::Array>> AggregateGroups(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::DataType>& return_type, const std::vector<std::string>& keywords,
-      const GroupedRows& groups) = 0;
+      const std::map<std::string, std::string>& conf, const GroupedRows& groups) = 0;
   /// Calls the client's pickled function of batches `command` (mapInPandas, mapInArrow: Spark's
   /// `eval_type`) on one batch; returns its rows with `output_schema`'s columns.
   virtual arrow::Result<std::shared_ptr<arrow::RecordBatch>> MapBatch(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::Schema>& output_schema,
+      const std::map<std::string, std::string>& conf,
       const std::shared_ptr<arrow::RecordBatch>& batch) = 0;
   /// Calls the client's pickled function of groups `command` (applyInPandas, applyInArrow,
-  /// applyInPandasWithState with `state`, cogroup's: Spark's `eval_type`) on one batch's groups;
-  /// `conf`: the session's settings that Spark hands its Python worker (its runner conf).
+  /// applyInPandasWithState with `state`, cogroup's: Spark's `eval_type`) on one batch's groups.
   virtual arrow::Result<GroupedResult> ApplyToGroups(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::Schema>& output_schema, const GroupStateSpec* state,

@@ -173,29 +173,31 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
   arrow::Result<std::shared_ptr<arrow::Array>> CallFunction(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::DataType>& return_type, const std::vector<std::string>& keywords,
+      const std::map<std::string, std::string>& conf,
       const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length) override {
     arrow::FieldVector fields;
     for (size_t i = 0; i < args.size(); ++i) {
       fields.push_back(arrow::field(KeywordName(keywords, i), args[i]->type()));
     }
     auto batch = arrow::RecordBatch::Make(arrow::schema(fields), length, args);
-    return CallOnBatch("call_function", command, eval_type, *batch,
+    return CallOnBatch("call_function", command, eval_type, conf, *batch,
                        *arrow::schema({arrow::field("result", return_type)}),
                        [](ArrowArray* array, ArrowSchema* schema) {
                          return arrow::ImportArray(array, schema);
                        });
   }
 
-  // runner.aggregate_groups(command, eval_type, rows, result schema, groups): a value per group;
+  // runner.aggregate_groups(command, eval_type, conf, rows, result schema, groups): a value per
+  // group;
   // the rows' columns named as CallFunction names them.
   arrow::Result<std::shared_ptr<arrow::Array>> AggregateGroups(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::DataType>& return_type, const std::vector<std::string>& keywords,
-      const ember::GroupedRows& groups) override {
+      const std::map<std::string, std::string>& conf, const ember::GroupedRows& groups) override {
     std::vector<std::string> names;
     for (int i = 0; i < groups.rows->num_columns(); ++i) names.push_back(KeywordName(keywords, i));
     ARROW_ASSIGN_OR_RAISE(auto rows, groups.rows->RenameColumns(names));
-    return CallOnBatch("aggregate_groups", command, eval_type, *rows,
+    return CallOnBatch("aggregate_groups", command, eval_type, conf, *rows,
                        *arrow::schema({arrow::field("result", return_type)}),
                        [](ArrowArray* array, ArrowSchema* schema) {
                          return arrow::ImportArray(array, schema);
@@ -206,8 +208,9 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> MapBatch(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::Schema>& output_schema,
+      const std::map<std::string, std::string>& conf,
       const std::shared_ptr<arrow::RecordBatch>& batch) override {
-    return CallOnBatch("map_batch", command, eval_type, *batch, *output_schema,
+    return CallOnBatch("map_batch", command, eval_type, conf, *batch, *output_schema,
                        [](ArrowArray* array, ArrowSchema* schema) {
                          return arrow::ImportRecordBatch(array, schema);
                        });
@@ -284,7 +287,7 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
                                     CapsulePointer<ArrowSchema>(exported[0], "arrow_schema"));
   }
 
-  // runner.<method>(command, eval_type, batch's schema and array, result_schema) with the GIL
+  // runner.<method>(command, eval_type, conf, batch's schema and array, result_schema) with the GIL
   // taken for the call: the batch goes to Python and the result (any object with
   // __arrow_c_array__) comes back through Arrow's C data interface, neither copied; `import`
   // takes the result's array and schema. An exception of the function is Spark's
@@ -292,7 +295,7 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
   // `groups`, when given, follows as two more arguments (a function of groups).
   template <class Import>
   auto CallOnBatch(const char* method, const std::string& command, int32_t eval_type,
-                   const arrow::RecordBatch& batch, const arrow::Schema& result_schema,
+                   const std::map<std::string, std::string>& conf, const arrow::RecordBatch& batch, const arrow::Schema& result_schema,
                    const Import& import, const arrow::RecordBatch* groups = nullptr)
       -> decltype(import(nullptr, nullptr)) {
     if (!InterpreterUsable()) {
@@ -308,6 +311,9 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
       nb::list args;
       args.append(nb::bytes(command.data(), command.size()));
       args.append(eval_type);
+      nb::dict runner_conf;
+      for (const auto& [key, value] : conf) runner_conf[key.c_str()] = value.c_str();
+      args.append(runner_conf);
       args.append(OwnedCapsule(std::move(exported.first)));
       args.append(OwnedCapsule(std::move(exported.second)));
       args.append(SchemaCapsule(result_schema));

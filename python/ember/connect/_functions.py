@@ -47,26 +47,28 @@ class Runner:
                 self._functions[key] = function
             return function
 
-    def call_function(self, command: bytes, eval_type: int, schema: Any, array: Any,
-                      return_schema: Any) -> Any:
+    def call_function(self, command: bytes, eval_type: int, conf: dict, schema: Any,
+                      array: Any, return_schema: Any) -> Any:
         """Calls a Python UDF (pickled with its return type) on one batch of its arguments,
-        given and returned through Arrow's C data interface."""
+        given and returned through Arrow's C data interface. `conf`, here and below: Spark's
+        runner conf, the session's settings for how results convert."""
         return _call_function(self._function("", command), eval_type, schema, array,
-                              return_schema)
+                              return_schema, _safely(conf))
 
-    def aggregate_groups(self, command: bytes, eval_type: int, schema: Any, array: Any,
-                         return_schema: Any, groups_schema: Any, groups: Any) -> Any:
+    def aggregate_groups(self, command: bytes, eval_type: int, conf: dict, schema: Any,
+                         array: Any, return_schema: Any, groups_schema: Any, groups: Any) -> Any:
         """Calls a grouped-aggregate pandas_udf on each group of one batch (its rows the
         arguments, group after group), given and returned through Arrow's C data interface:
         a value per group."""
         return _aggregate_groups(self._function("", command), schema, array, return_schema,
-                                 groups_schema, groups)
+                                 groups_schema, groups, _safely(conf))
 
-    def map_batch(self, command: bytes, eval_type: int, schema: Any, array: Any,
+    def map_batch(self, command: bytes, eval_type: int, conf: dict, schema: Any, array: Any,
                   output_schema: Any) -> Any:
         """Calls a mapInPandas or mapInArrow function on one batch, given and returned through
         Arrow's C data interface."""
-        return _map_batch(self._function("", command), eval_type, schema, array, output_schema)
+        return _map_batch(self._function("", command), eval_type, schema, array, output_schema,
+                          _safely(conf))
 
     def apply_to_groups(self, command: bytes, eval_type: int, rows_schema: Any, rows: Any,
                         groups_schema: Any, groups: Any, other_schema: Any, other_rows: Any,
@@ -88,7 +90,7 @@ class Runner:
             timeout=timeout, batch_time_ms=batch_time_ms, watermark_ms=watermark_ms,
             watermark_present=watermark_present,
             # Spark's runner conf: how results convert and match the schema.
-            safe=conf["spark.sql.execution.pandas.convertToArrowArraySafely"].lower() == "true",
+            safe=_safely(conf),
             by_name=conf["spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName"]
             .lower() == "true",
             max_records=max(int(conf["spark.sql.execution.arrow.maxRecordsPerBatch"]), 1))
@@ -157,7 +159,7 @@ class UserFunctionError(Exception):
 
 
 def _call_function(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array: Any,
-                   return_schema: Any) -> Any:
+                   return_schema: Any, safe: bool) -> Any:
     import pyarrow as pa
 
     batch = pa.RecordBatch._import_from_c_capsule(schema, array)
@@ -165,10 +167,10 @@ def _call_function(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array
     function, spark_type = udf
     try:
         if eval_type == _SCALAR_PANDAS_ITER_UDF:  # a function of one iterator
-            return _call_on_series_iterator(function, batch, return_type)
+            return _call_on_series_iterator(function, batch, return_type, safe)
         function = _by_keyword(function, batch.schema.names)
         if eval_type == _SCALAR_PANDAS_UDF:
-            return _call_on_series(function, batch, return_type)
+            return _call_on_series(function, batch, return_type, safe)
         return _call_on_rows(function, spark_type, batch, return_type,
                              exact=eval_type == _BATCHED_UDF)
     except Exception as error:
@@ -176,7 +178,7 @@ def _call_function(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array
 
 
 def _aggregate_groups(udf: Tuple[Callable, Any], schema: Any, array: Any, return_schema: Any,
-                      groups_schema: Any, groups: Any) -> Any:
+                      groups_schema: Any, groups: Any, safe: bool) -> Any:
     """SQL_GROUPED_AGG_PANDAS_UDF: f(*series) per group, each Series with its own index from 0
     (as each group reaches Spark's worker as batches of its own); the values become one
     Series, converted as a scalar pandas_udf's result is."""
@@ -198,8 +200,8 @@ def _aggregate_groups(udf: Tuple[Callable, Any], schema: Any, array: Any, return
             # A list or array is one value: each converts alone, as Spark's worker converts
             # pd.Series([value]) per group.
             return pa.concat_arrays([pa.array([], type=return_type)] + [
-                _from_series(pd.Series([value]), return_type) for value in values])
-        return _from_series(pd.Series(values), return_type)
+                _from_series(pd.Series([value]), return_type, safe) for value in values])
+        return _from_series(pd.Series(values), return_type, safe)
     except Exception as error:
         raise UserFunctionError(_traceback_text(error)) from None
 
@@ -222,7 +224,7 @@ _MAP_ARROW_ITER_UDF = 207  # SQL_MAP_ARROW_ITER_UDF: mapInArrow
 
 
 def _map_batch(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array: Any,
-               output_schema: Any) -> Any:
+               output_schema: Any, safe: bool) -> Any:
     """A function of an iterator of batches sees one batch per call (a partition of one batch)
     and may give back any number of rows; they must have the declared columns."""
     import pyarrow as pa
@@ -232,10 +234,14 @@ def _map_batch(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array: An
     function, _ = udf
     try:
         if eval_type == _MAP_PANDAS_ITER_UDF:
-            results = [_from_pandas(frame, out_schema)
-                       for frame in function(iter([_frame_to_pandas(batch)]))]
+            frames = _iterated(function(iter([_frame_to_pandas(batch)])),
+                               "iterator of pandas.DataFrame")
+            results = [result for result in (_from_pandas(frame, out_schema, safe)
+                                             for frame in frames) if result is not None]
         else:
-            results = [_from_arrow(result, out_schema) for result in function(iter([batch]))]
+            results = [_from_arrow(result, out_schema)
+                       for result in _iterated(function(iter([batch])),
+                                               "iterator of pyarrow.RecordBatch")]
     except Exception as error:
         raise UserFunctionError(_traceback_text(error)) from None
     table = pa.Table.from_batches(results, schema=out_schema).combine_chunks()
@@ -252,6 +258,11 @@ _COGROUPED_MAP_PANDAS_UDF = 206  # SQL_COGROUPED_MAP_PANDAS_UDF: cogroup().apply
 _COGROUPED_MAP_ARROW_UDF = 210  # SQL_COGROUPED_MAP_ARROW_UDF: cogroup().applyInArrow
 _GROUPED_MAP_PANDAS_UDF_WITH_STATE = 208  # applyInPandasWithState
 _GROUPED_MAP_ARROW_UDF = 209  # SQL_GROUPED_MAP_ARROW_UDF: applyInArrow
+
+
+def _safely(conf: dict) -> bool:
+    """spark.sql.execution.pandas.convertToArrowArraySafely: Arrow's safe checks on results."""
+    return conf["spark.sql.execution.pandas.convertToArrowArraySafely"].lower() == "true"
 
 
 class _GroupCall:
@@ -516,8 +527,23 @@ def _frame_to_pandas(batch: Any) -> Any:
                          for name, column in zip(batch.schema.names, batch.columns)})
 
 
-def _from_pandas(frame: Any, schema: Any) -> Any:
-    """Spark's rule: columns by name when the frame's labels are strings, else by position."""
+def _iterated(result: Any, expected: str) -> Any:
+    """A function's result as the iterator Spark's worker requires (UDF_RETURN_TYPE)."""
+    from pyspark.errors import PySparkTypeError
+
+    try:
+        return iter(result)
+    except TypeError:
+        raise PySparkTypeError(
+            errorClass="UDF_RETURN_TYPE",
+            messageParameters={"expected": expected, "actual": type(result).__name__}
+        ) from None
+
+
+def _from_pandas(frame: Any, schema: Any, safe: bool) -> Any:
+    """mapInPandas's frame by Spark's rule: columns by name when the frame's labels are strings,
+    else by position; columns beyond the schema's are left out, and an empty frame without
+    columns is no rows (None)."""
     import pandas as pd
     import pyarrow as pa
 
@@ -528,24 +554,27 @@ def _from_pandas(frame: Any, schema: Any) -> Any:
             errorClass="UDF_RETURN_TYPE",
             messageParameters={"expected": "iterator of pandas.DataFrame",
                                "actual": f"iterator of {type(frame).__name__}"})
+    if frame.empty and len(frame.columns) == 0:
+        return None
     if all(isinstance(label, str) for label in frame.columns):
         missing = [name for name in schema.names if name not in frame.columns]
-        extra = [label for label in frame.columns if label not in schema.names]
-        if missing or extra:
+        if missing:
+            # Spark names the unexpected columns only beside missing ones.
+            extra = [label for label in frame.columns if label not in schema.names]
             raise PySparkRuntimeError(
                 errorClass="RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF",
-                messageParameters={"missing": f" Missing: {', '.join(missing)}." if missing else "",
+                messageParameters={"missing": f" Missing: {', '.join(missing)}.",
                                    "extra": f" Unexpected: {', '.join(extra)}." if extra else ""})
         columns = [frame[name] for name in schema.names]
     else:
-        if len(frame.columns) != len(schema.names):
+        if len(frame.columns) < len(schema.names):
             raise PySparkRuntimeError(
                 errorClass="RESULT_LENGTH_MISMATCH_FOR_PANDAS_UDF",
                 messageParameters={"expected": str(len(schema.names)),
                                    "actual": str(len(frame.columns))})
         columns = [frame.iloc[:, i] for i in range(len(schema.names))]
     return pa.RecordBatch.from_arrays(
-        [_from_series(column, field.type) for column, field in zip(columns, schema)],
+        [_from_series(column, field.type, safe) for column, field in zip(columns, schema)],
         schema=schema)
 
 
@@ -592,7 +621,7 @@ def _call_on_rows(function: Callable, spark_type: Any, batch: Any, return_type: 
     return pa.array(results, type=return_type)
 
 
-def _call_on_series(function: Callable, batch: Any, return_type: Any) -> Any:
+def _call_on_series(function: Callable, batch: Any, return_type: Any, safe: bool) -> Any:
     import pandas as pd
 
     from pyspark.errors import PySparkRuntimeError, PySparkTypeError
@@ -610,10 +639,10 @@ def _call_on_series(function: Callable, batch: Any, return_type: Any) -> Any:
             errorClass="SCHEMA_MISMATCH_FOR_PANDAS_UDF",
             messageParameters={"expected": str(batch.num_rows), "actual": str(len(result))},
         )
-    return _from_series(result, return_type)
+    return _from_series(result, return_type, safe)
 
 
-def _from_series(series: Any, arrow_type: Any, safe: bool = False) -> Any:
+def _from_series(series: Any, arrow_type: Any, safe: bool) -> Any:
     """A pandas Series as an Arrow array of `arrow_type`; naive datetimes are local times. As
     Spark's worker converts it: with Arrow's safe checks only when `safe`
     (spark.sql.execution.pandas.convertToArrowArraySafely, off by default), a failure naming
@@ -643,7 +672,8 @@ def _from_series(series: Any, arrow_type: Any, safe: bool = False) -> Any:
     return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
-def _call_on_series_iterator(function: Callable, batch: Any, return_type: Any) -> Any:
+def _call_on_series_iterator(function: Callable, batch: Any, return_type: Any,
+                             safe: bool) -> Any:
     """An iterator UDF sees the batches of a partition; here each call is one batch (a
     partition of one batch), with Spark's checks of what the iterator gives back."""
     import pandas as pd
@@ -670,7 +700,7 @@ def _call_on_series_iterator(function: Callable, batch: Any, return_type: Any) -
             messageParameters={"output_length": str(produced),
                                "input_length": str(batch.num_rows)})
     whole = pd.concat(results, ignore_index=True) if results else pd.Series([], dtype=object)
-    return _call_on_series(lambda *_: whole, batch, return_type)
+    return _call_on_series(lambda *_: whole, batch, return_type, safe)
 
 
 def _local_zone() -> Any:

@@ -210,6 +210,18 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
   }
 }
 
+// Spark's runner conf for the Python functions, with its defaults, as the plan is translated.
+std::map<std::string, std::string> Translator::RunnerConf() const {
+  std::map<std::string, std::string> conf;
+  for (const auto& [key, fallback] :
+       {std::pair<std::string, std::string>{"spark.sql.execution.pandas.convertToArrowArraySafely", "false"},
+        {"spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName", "true"},
+        {"spark.sql.execution.arrow.maxRecordsPerBatch", "10000"}}) {
+    conf[key] = session_->GetConf(key, fallback);
+  }
+  return conf;
+}
+
 // Spark's PythonEvalType values that run here: a function of rows, pickled (SQL_BATCHED_UDF) or
 // Arrow-optimized (SQL_ARROW_BATCHED_UDF), a scalar pandas_udf of Series
 // (SQL_SCALAR_PANDAS_UDF) or of an iterator of them (SQL_SCALAR_PANDAS_ITER_UDF), and a
@@ -240,15 +252,16 @@ Result<std::shared_ptr<const UserFunction>> Translator::PythonFunction(
     made->return_type = return_type;
     made->deterministic = call.deterministic();
     if (eval_type == kGroupedAggPandasUdf) {
-      made->aggregate = [python = python_, command = udf.command(), eval_type, return_type](
-                            const GroupedRows& groups, const std::vector<std::string>& keywords) {
-        return python->AggregateGroups(command, eval_type, return_type, keywords, groups);
+      made->aggregate = [python = python_, command = udf.command(), eval_type, return_type,
+                         conf = RunnerConf()](const GroupedRows& groups,
+                                              const std::vector<std::string>& keywords) {
+        return python->AggregateGroups(command, eval_type, return_type, keywords, conf, groups);
       };
     } else {
-      made->call = [python = python_, command = udf.command(), eval_type, return_type](
-                       const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length,
-                       const std::vector<std::string>& keywords) {
-        return python->CallFunction(command, eval_type, return_type, keywords, args, length);
+      made->call = [python = python_, command = udf.command(), eval_type, return_type,
+                    conf = RunnerConf()](const std::vector<std::shared_ptr<arrow::Array>>& args,
+                                         int64_t length, const std::vector<std::string>& keywords) {
+        return python->CallFunction(command, eval_type, return_type, keywords, conf, args, length);
       };
     }
     function = std::move(made);
@@ -275,9 +288,9 @@ Result<std::shared_ptr<const UserBatchFunction>> Translator::PythonBatchFunction
   function->name = call.function_name();
   function->output_schema = arrow::schema(type->fields());
   function->call = [python = python_, command = udf.command(), eval_type,
-                    schema = function->output_schema](
+                    schema = function->output_schema, conf = RunnerConf()](
                        const std::shared_ptr<arrow::RecordBatch>& batch) {
-    return python->MapBatch(command, eval_type, schema, batch);
+    return python->MapBatch(command, eval_type, schema, conf, batch);
   };
   return function;
 }
@@ -309,16 +322,9 @@ Result<std::shared_ptr<const UserGroupFunction>> Translator::PythonGroupFunction
   auto function = std::make_shared<UserGroupFunction>();
   function->name = call.function_name();
   function->output_schema = arrow::schema(type->fields());
-  // Spark's runner conf for these functions, with its defaults, as the plan is translated.
-  std::map<std::string, std::string> conf;
-  for (const auto& [key, fallback] :
-       {std::pair<std::string, std::string>{"spark.sql.execution.pandas.convertToArrowArraySafely", "false"},
-        {"spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName", "true"},
-        {"spark.sql.execution.arrow.maxRecordsPerBatch", "10000"}}) {
-    conf[key] = session_->GetConf(key, fallback);
-  }
   function->call = [python = python_, command = udf.command(), eval_type,
-                    schema = function->output_schema, state, conf](const GroupedRows& groups) {
+                    schema = function->output_schema, state, conf = RunnerConf()](
+                       const GroupedRows& groups) {
     return python->ApplyToGroups(command, eval_type, schema, state.get(), conf, groups);
   };
   return function;

@@ -49,6 +49,8 @@ class Translator {
   const std::shared_ptr<Session>& session() const { return session_; }
 
  private:
+  /// The session's settings that Spark hands its Python worker, as the plan is translated.
+  std::map<std::string, std::string> RunnerConf() const;
   arrow::Result<std::shared_ptr<const UserFunction>> PythonFunction(
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
   arrow::Result<std::shared_ptr<const UserBatchFunction>> PythonBatchFunction(
