@@ -57,6 +57,18 @@ class ConnectPythonRunner {
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::Schema>& output_schema, const GroupStateSpec* state,
       const std::map<std::string, std::string>& conf, const GroupedRows& groups) = 0;
+  /// A Python data source (spark.dataSource.register), its pickled class `command` with the
+  /// reader's `options`: its schema() as Spark's DDL text.
+  virtual arrow::Result<std::string> DataSourceSchema(
+      const std::string& command, const std::map<std::string, std::string>& options) = 0;
+  /// A batch read of it: the rows of all the reader's partitions, with `schema`.
+  virtual arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadDataSource(
+      const std::string& command, const std::shared_ptr<arrow::Schema>& schema,
+      const std::map<std::string, std::string>& options) = 0;
+  /// Its stream reader (simpleStreamReader's where it has no streamReader).
+  virtual arrow::Result<std::unique_ptr<UserStreamReader>> OpenStreamReader(
+      const std::string& command, const std::shared_ptr<arrow::Schema>& schema,
+      const std::map<std::string, std::string>& options) = 0;
 };
 
 class ConnectServer {

@@ -31,6 +31,7 @@ class Catalog;
 }
 class SessionCatalog;
 struct SessionTable;
+struct UserDataSource;
 struct UserFunction;
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -47,7 +48,8 @@ class Session : public std::enable_shared_from_this<Session> {
   arrow::Result<DataFrame> Range(int64_t start, int64_t end, int64_t step);
   arrow::Result<DataFrame> FromArrow(std::shared_ptr<arrow::Table> table);
   /// spark.read.format(format).schema(schema).options(options).load(paths); a null schema is
-  /// inferred where Spark infers one.
+  /// inferred where Spark infers one. A format the session registered (a Python data source)
+  /// reads through it when the plan runs.
   arrow::Result<DataFrame> ReadFiles(const std::string& format,
                                      const std::vector<std::string>& paths,
                                      std::shared_ptr<arrow::Schema> schema,
@@ -106,6 +108,11 @@ class Session : public std::enable_shared_from_this<Session> {
   /// expressions (after the built-in functions, as Spark's search path has them); a function
   /// registered again under a name replaces it.
   void RegisterFunction(const std::string& name, std::shared_ptr<const UserFunction> function);
+  /// spark.dataSource.register: a format of this session's readers, by its (case-insensitive)
+  /// name; registered again, it replaces the earlier one.
+  void RegisterDataSource(std::shared_ptr<const UserDataSource> source);
+  /// The registered data source of that name, or null.
+  std::shared_ptr<const UserDataSource> FindDataSource(const std::string& name) const;
 
   /// The analyzer for this session's configuration and views.
   plan::Analyzer analyzer();
@@ -128,6 +135,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::map<std::string, std::string> conf_;
   std::map<std::string, std::shared_ptr<const plan::LogicalPlan>> views_;  // lower-cased names
   std::map<std::string, std::shared_ptr<const UserFunction>> functions_;   // lower-cased names
+  std::map<std::string, std::shared_ptr<const UserDataSource>> data_sources_;  // lower-cased
   std::map<std::string, std::shared_ptr<iceberg::Catalog>> catalogs_;
   std::vector<std::shared_ptr<iceberg::Catalog>> retired_catalogs_;
   std::shared_ptr<SessionCatalog> session_catalog_;

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <arrow/result.h>
+#include <arrow/status.h>
 #include <arrow/type_fwd.h>
 
 namespace ember {
@@ -75,6 +77,38 @@ struct UserGroupFunction {
   std::shared_ptr<arrow::Schema> output_schema;
   /// Called on the engine's threads.
   std::function<arrow::Result<GroupedResult>(const GroupedRows& groups)> call;
+};
+
+/// A stream reader of a user's data source (Spark's DataSourceStreamReader), offsets as the
+/// JSON text the offset log holds. Called on a query's thread, one call at a time.
+class UserStreamReader {
+ public:
+  virtual ~UserStreamReader() = default;
+  virtual arrow::Result<std::string> InitialOffset() = 0;
+  virtual arrow::Result<std::string> LatestOffset() = 0;
+  /// The rows after `start` up to `end`, with the reader's schema.
+  virtual arrow::Result<std::shared_ptr<arrow::RecordBatch>> Read(const std::string& start,
+                                                                  const std::string& end) = 0;
+  virtual arrow::Status Commit(const std::string& end) = 0;
+  virtual void Stop() = 0;
+};
+
+/// A data source the user wrote (Spark's Python Data Source API, pyspark.sql.datasource),
+/// registered in a session under `name`; `options` are the reader's.
+struct UserDataSource {
+  std::string name;
+  /// Its schema() where the reader gives none.
+  std::function<arrow::Result<std::shared_ptr<arrow::Schema>>(
+      const std::map<std::string, std::string>& options)>
+      schema;
+  /// A batch read: the rows of all its partitions.
+  std::function<arrow::Result<std::shared_ptr<arrow::RecordBatch>>(
+      const std::shared_ptr<arrow::Schema>& schema, const std::map<std::string, std::string>& options)>
+      read;
+  /// A stream: its reader.
+  std::function<arrow::Result<std::unique_ptr<UserStreamReader>>(
+      const std::shared_ptr<arrow::Schema>& schema, const std::map<std::string, std::string>& options)>
+      open_stream;
 };
 
 /// The state of applyInPandasWithState: a value of `type` per group, kept from batch to batch.

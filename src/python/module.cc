@@ -264,6 +264,53 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
     }
   }
 
+  // runner.data_source_schema(command, options): the DDL text of the source's schema().
+  arrow::Result<std::string> DataSourceSchema(
+      const std::string& command, const std::map<std::string, std::string>& options) override {
+    return WithGil([&]() -> arrow::Result<std::string> {
+      return nb::cast<std::string>(function_->attr("data_source_schema")(
+          nb::bytes(command.data(), command.size()), options));
+    });
+  }
+
+  // runner.data_source_read(command, schema, options): a batch of all the reader's rows.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadDataSource(
+      const std::string& command, const std::shared_ptr<arrow::Schema>& schema,
+      const std::map<std::string, std::string>& options) override {
+    return WithGil([&]() -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+      return ImportedBatch(function_->attr("data_source_read")(
+          nb::bytes(command.data(), command.size()), SchemaCapsule(*schema), options));
+    });
+  }
+
+  // runner.data_source_stream(command, schema, options): a reader object whose methods the
+  // engine calls (PythonStreamReader).
+  arrow::Result<std::unique_ptr<ember::UserStreamReader>> OpenStreamReader(
+      const std::string& command, const std::shared_ptr<arrow::Schema>& schema,
+      const std::map<std::string, std::string>& options) override;
+
+  // Runs `call` with the GIL; a Python exception is Spark's PythonException.
+  template <class Call>
+  static auto WithGil(const Call& call) -> decltype(call()) {
+    if (!InterpreterUsable()) {
+      return arrow::Status::Cancelled("the Python interpreter is shutting down");
+    }
+    nb::gil_scoped_acquire gil;
+    try {
+      return call();
+    } catch (nb::python_error& error) {
+      return ember::UserError(ember::ErrorKind::kPython, "",
+                              nb::cast<std::string>(nb::str(error.value())));
+    }
+  }
+
+  // The batch of a Python object with __arrow_c_array__, moved out of its capsules. GIL held.
+  static arrow::Result<std::shared_ptr<arrow::RecordBatch>> ImportedBatch(nb::handle object) {
+    nb::tuple exported = nb::cast<nb::tuple>(object.attr("__arrow_c_array__")());
+    return arrow::ImportRecordBatch(CapsulePointer<ArrowArray>(exported[1], "arrow_array"),
+                                    CapsulePointer<ArrowSchema>(exported[0], "arrow_schema"));
+  }
+
  private:
   // An argument column's name in the batch Python gets: the keyword it is passed by, or empty
   // for a positional one (no keyword is empty).
@@ -278,13 +325,6 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
     auto c_schema = std::make_unique<ArrowSchema>();
     ARROW_RETURN_NOT_OK(arrow::ExportRecordBatch(batch, c_array.get(), c_schema.get()));
     return std::make_pair(std::move(c_schema), std::move(c_array));
-  }
-
-  // The batch of a Python object with __arrow_c_array__, moved out of its capsules. GIL held.
-  static arrow::Result<std::shared_ptr<arrow::RecordBatch>> ImportedBatch(nb::handle object) {
-    nb::tuple exported = nb::cast<nb::tuple>(object.attr("__arrow_c_array__")());
-    return arrow::ImportRecordBatch(CapsulePointer<ArrowArray>(exported[1], "arrow_array"),
-                                    CapsulePointer<ArrowSchema>(exported[0], "arrow_schema"));
   }
 
   // runner.<method>(command, eval_type, conf, batch's schema and array, result_schema) with the GIL
@@ -334,6 +374,53 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
 
   std::shared_ptr<nb::object> function_;
 };
+
+// A Python data source's stream reader (ember/connect/_data_sources.py's StreamReader) as the
+// engine's UserStreamReader: each call takes the GIL.
+class PythonStreamReader final : public ember::UserStreamReader {
+ public:
+  explicit PythonStreamReader(nb::object reader) : reader_(KeptPythonObject(std::move(reader))) {}
+
+  arrow::Result<std::string> InitialOffset() override { return Text("initial_offset"); }
+  arrow::Result<std::string> LatestOffset() override { return Text("latest_offset"); }
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> Read(const std::string& start,
+                                                          const std::string& end) override {
+    return PythonFunctionRunner::WithGil([&]() -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+      return PythonFunctionRunner::ImportedBatch(reader_->attr("read")(start, end));
+    });
+  }
+  arrow::Status Commit(const std::string& end) override {
+    return PythonFunctionRunner::WithGil([&]() -> arrow::Result<bool> {
+      reader_->attr("commit")(end);
+      return true;
+    }).status();
+  }
+  void Stop() override {
+    (void)PythonFunctionRunner::WithGil([&]() -> arrow::Result<bool> {
+      reader_->attr("stop")();
+      return true;
+    });
+  }
+
+ private:
+  arrow::Result<std::string> Text(const char* method) {
+    return PythonFunctionRunner::WithGil([&]() -> arrow::Result<std::string> {
+      return nb::cast<std::string>(reader_->attr(method)());
+    });
+  }
+
+  std::shared_ptr<nb::object> reader_;
+};
+
+arrow::Result<std::unique_ptr<ember::UserStreamReader>> PythonFunctionRunner::OpenStreamReader(
+    const std::string& command, const std::shared_ptr<arrow::Schema>& schema,
+    const std::map<std::string, std::string>& options) {
+  return WithGil([&]() -> arrow::Result<std::unique_ptr<ember::UserStreamReader>> {
+    nb::object reader = function_->attr("data_source_stream")(
+        nb::bytes(command.data(), command.size()), SchemaCapsule(*schema), options);
+    return std::make_unique<PythonStreamReader>(std::move(reader));
+  });
+}
 
 // Hands a streaming query's events to a Python function (StreamingQueryManager's dispatcher)
 // as (kind, fields). It runs on the bus's thread (kStarted: on the thread in start()) and takes

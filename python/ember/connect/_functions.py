@@ -96,6 +96,30 @@ class Runner:
             max_records=max(int(conf["spark.sql.execution.arrow.maxRecordsPerBatch"]), 1))
         return _apply_to_groups(self._function("", command), eval_type, call)
 
+    def data_source_schema(self, command: bytes, options: dict) -> str:
+        """A Python data source's schema() as DDL text."""
+        from . import _data_sources
+
+        return _data_sources.schema_text(self._function("", command), options)
+
+    def data_source_read(self, command: bytes, schema: Any, options: dict) -> Any:
+        """A batch read of a Python data source: its rows as an Arrow batch of `schema`."""
+        import pyarrow as pa
+
+        from . import _data_sources
+
+        return _data_sources.read(self._function("", command),
+                                  pa.Schema._import_from_c_capsule(schema), options)
+
+    def data_source_stream(self, command: bytes, schema: Any, options: dict) -> Any:
+        """A Python data source's stream reader, whose methods the engine calls."""
+        import pyarrow as pa
+
+        from . import _data_sources
+
+        return _data_sources.StreamReader(self._function("", command),
+                                          pa.Schema._import_from_c_capsule(schema), options)
+
     def __call__(self, command: bytes, foreach: bool, session_id: str, relation_id: str,
                  batch_id: int) -> None:
         from pyspark.sql.connect.session import SparkSession

@@ -22,6 +22,7 @@
 #include "ember/plan/functions.h"
 #include "ember/plan/type_names.h"
 #include "ember/sql/parser.h"
+#include "ember/user_function.h"
 
 namespace ember {
 
@@ -338,6 +339,20 @@ Result<DataFrame> Session::ReadFiles(const std::string& format_in,
                                      const std::vector<std::string>& paths,
                                      std::shared_ptr<arrow::Schema> schema,
                                      const std::map<std::string, std::string>& options) {
+  if (auto user_source = FindDataSource(format_in)) {
+    // Its schema now, its rows when the plan runs: a batch function over one row.
+    if (!schema) {
+      ARROW_ASSIGN_OR_RAISE(schema, user_source->schema(options));
+    }
+    auto read = std::make_shared<UserBatchFunction>();
+    read->name = user_source->name;
+    read->output_schema = schema;
+    read->call = [user_source, schema, options](const std::shared_ptr<arrow::RecordBatch>&) {
+      return user_source->read(schema, options);
+    };
+    ARROW_ASSIGN_OR_RAISE(auto one_row, Range(0, 1, 1));
+    return one_row.MapBatches(std::move(read));
+  }
   auto source = std::make_shared<plan::FileSource>();
   source->format = Lower(format_in);
   source->paths = paths;
@@ -651,6 +666,17 @@ void Session::RegisterFunction(const std::string& name,
                                std::shared_ptr<const UserFunction> function) {
   std::lock_guard<std::mutex> lock(mutex_);
   functions_[Lower(name)] = std::move(function);
+}
+
+void Session::RegisterDataSource(std::shared_ptr<const UserDataSource> source) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  data_sources_[Lower(source->name)] = std::move(source);
+}
+
+std::shared_ptr<const UserDataSource> Session::FindDataSource(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = data_sources_.find(Lower(name));
+  return it == data_sources_.end() ? nullptr : it->second;
 }
 
 bool Session::DropTempView(const std::string& name) {

@@ -17,6 +17,7 @@
 #include "ember/session.h"
 #include "ember/user_function.h"
 #include "spark/connect/expressions.pb.h"
+#include "spark/connect/relations.pb.h"
 
 namespace ember::connect {
 
@@ -328,6 +329,31 @@ Result<std::shared_ptr<const UserGroupFunction>> Translator::PythonGroupFunction
     return python->ApplyToGroups(command, eval_type, schema, state.get(), conf, groups);
   };
   return function;
+}
+
+arrow::Status Translator::RegisterDataSource(
+    const pb::CommonInlineUserDefinedDataSource& source) const {
+  if (!source.has_python_data_source()) return Unsupported("a data source that is not Python's");
+  if (!python_) return Unsupported("Python data sources on a server outside a Python process");
+  auto made = std::make_shared<UserDataSource>();
+  made->name = source.name();
+  const std::string& command = source.python_data_source().command();
+  made->schema = [python = python_, command](const std::map<std::string, std::string>& options)
+      -> Result<std::shared_ptr<arrow::Schema>> {
+    ARROW_ASSIGN_OR_RAISE(auto text, python->DataSourceSchema(command, options));
+    ARROW_ASSIGN_OR_RAISE(auto type, ParseSchemaString(text));
+    return arrow::schema(type->fields());
+  };
+  made->read = [python = python_, command](const std::shared_ptr<arrow::Schema>& schema,
+                                           const std::map<std::string, std::string>& options) {
+    return python->ReadDataSource(command, schema, options);
+  };
+  made->open_stream = [python = python_, command](const std::shared_ptr<arrow::Schema>& schema,
+                                                  const std::map<std::string, std::string>& options) {
+    return python->OpenStreamReader(command, schema, options);
+  };
+  session_->RegisterDataSource(std::move(made));
+  return arrow::Status::OK();
 }
 
 arrow::Status Translator::RegisterFunction(const pb::CommonInlineUserDefinedFunction& call) const {

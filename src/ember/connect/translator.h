@@ -15,6 +15,7 @@
 #include "ember/dataframe.h"
 
 namespace spark::connect {
+class CommonInlineUserDefinedDataSource;
 class CommonInlineUserDefinedFunction;
 class Expression;
 class Relation;
@@ -45,6 +46,10 @@ class Translator {
   /// spark.udf.register: the function becomes a temporary function of the session.
   arrow::Status RegisterFunction(
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
+  /// spark.dataSource.register: the Python data source becomes a format of the session's
+  /// readers, batch and streaming.
+  arrow::Status RegisterDataSource(
+      const spark::connect::CommonInlineUserDefinedDataSource& source) const;
 
   const std::shared_ptr<Session>& session() const { return session_; }
 

@@ -14,6 +14,7 @@ namespace ember {
 struct UserBatchFunction;
 struct UserGroupFunction;
 struct GroupStateSpec;
+struct UserDataSource;
 struct UserFunction;
 }
 

@@ -78,6 +78,7 @@ struct StreamSourceSpec {
   std::shared_ptr<arrow::Schema> schema;       // the source's columns
   std::map<std::string, std::string> options;  // keys lower-cased
   std::shared_ptr<const StreamTable> table;    // the table read, for a table's format
+  std::shared_ptr<const UserDataSource> user_source;  // a format the session registered
 };
 
 /// A catalog table read when the plan runs, so that a filter right above it can skip files.

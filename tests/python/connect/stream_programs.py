@@ -953,11 +953,149 @@ def grouped_agg():
     return doc
 
 
+def python_data_source():
+    """Python data sources (spark.dataSource.register): a batch read of several partitions with
+    the source's own schema or the reader's, options, rows as tuples, Rows and Arrow batches;
+    a stream through DataSourceStreamReader (offsets in the offset log, commits, a restart from
+    the checkpoint) and one through SimpleDataSourceStreamReader."""
+    import pyarrow as pa
+    from pyspark.sql import Row
+    from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader,
+                                        InputPartition, SimpleDataSourceStreamReader)
+
+    spark = session()
+    os.makedirs(WORKDIR, exist_ok=True)
+    counter_file = os.path.join(WORKDIR, "available")
+    commits_file = os.path.join(WORKDIR, "commits")
+
+    class Ranges(DataSourceReader):
+        def __init__(self, options):
+            self.n = int(options.get("rows", "3"))
+
+        def partitions(self):
+            return [InputPartition(i) for i in range(2)]
+
+        def read(self, partition):
+            for i in range(self.n):
+                if partition.value == 0:
+                    yield (i, f"p0-{i}")
+                else:
+                    yield Row(name=f"p1-{i}", id=i * 10)
+
+    class ArrowReader(DataSourceReader):
+        def read(self, partition):
+            yield pa.RecordBatch.from_arrays([pa.array([7, 8], pa.int32()), pa.array(["a", None])],
+                                             names=["id", "name"])
+
+    class Counted(DataSourceStreamReader):
+        def initialOffset(self):
+            return {"offset": 0}
+
+        def latestOffset(self):
+            with open(counter_file) as f:
+                return {"offset": int(f.read())}
+
+        def partitions(self, start, end):
+            return [InputPartition((start["offset"], end["offset"]))]
+
+        def read(self, partition):
+            first, end = partition.value
+            for i in range(first, end):
+                yield (i, f"event-{i}")
+
+        def commit(self, end):
+            with open(commits_file, "a") as f:
+                f.write(json.dumps(end) + "\n")
+
+    class SimpleCounted(SimpleDataSourceStreamReader):
+        def initialOffset(self):
+            return {"at": 0}
+
+        def read(self, start):
+            with open(counter_file) as f:
+                end = int(f.read())
+            return iter([(i, f"simple-{i}") for i in range(start["at"], end)]), {"at": end}
+
+        def readBetweenOffsets(self, start, end):
+            return iter([(i, f"simple-{i}") for i in range(start["at"], end["at"])])
+
+    class Source(DataSource):
+        @classmethod
+        def name(cls):
+            return "ember_test_source"
+
+        def schema(self):
+            return "id INT, name STRING"
+
+        def reader(self, schema):
+            return ArrowReader() if self.options.get("arrow") else Ranges(self.options)
+
+        def streamReader(self, schema):
+            return Counted()
+
+    class SimpleSource(DataSource):  # no streamReader: Spark falls back to the simple one
+        @classmethod
+        def name(cls):
+            return "ember_simple_source"
+
+        def schema(self):
+            return "id INT, name STRING"
+
+        def simpleStreamReader(self, schema):
+            return SimpleCounted()
+
+    spark.dataSource.register(Source)
+    spark.dataSource.register(SimpleSource)
+    doc = {}
+    df = spark.read.format("ember_test_source").option("rows", 2).load()
+    doc["batch"] = [df.columns, [f.dataType.simpleString() for f in df.schema.fields], rows(df)]
+    doc["user_schema"] = rows(spark.read.format("ember_test_source").schema("id LONG, name STRING")
+                              .load())
+    doc["arrow"] = rows(spark.read.format("EMBER_TEST_SOURCE").option("arrow", "1").load())
+    doc["then_query"] = rows(df.where("id > 0").groupBy("name").count())
+
+    def write_available(n):
+        with open(counter_file, "w") as f:
+            f.write(str(n))
+
+    checkpoint = os.path.join(WORKDIR, "cp")
+    out = os.path.join(WORKDIR, "out")
+
+    def run(more):
+        query = (spark.readStream.format("ember_test_source").load()
+                 .writeStream.format("parquet").option("path", out)
+                 .option("checkpointLocation", checkpoint).start())
+        for n in more:
+            write_available(n)
+            query.processAllAvailable()
+        query.stop()
+
+    write_available(0)
+    run([2, 5])
+    run([5, 6])  # a restart: the committed offsets stand, the new rows come once
+    doc["stream"] = rows(spark.read.parquet(out))
+    offsets = sorted((name for name in os.listdir(os.path.join(checkpoint, "offsets"))
+                      if name.isdigit()), key=int)
+    doc["offsets"] = [open(os.path.join(checkpoint, "offsets", name)).read().splitlines()[-1]
+                      for name in offsets]
+    with open(commits_file) as f:
+        doc["commits"] = f.read().splitlines()
+    write_available(0)
+    query = (spark.readStream.format("ember_simple_source").load()
+             .writeStream.format("memory").queryName("simple_source").start())
+    for n in (3, 4):
+        write_available(n)
+        query.processAllAvailable()
+    query.stop()
+    doc["simple"] = rows(spark.sql("SELECT * FROM simple_source"))
+    return doc
+
+
 PROGRAMS = {f.__name__: f for f in (windowed_memory, file_sinks, iceberg_table, failing_query,
                                      foreach_batch, listener, console_and_errors,
                                      joins_and_dedup, file_sources, python_udfs,
                                      map_in_pandas, observed_metrics, grouped_map,
-                                     group_state, grouped_agg)}
+                                     group_state, grouped_agg, python_data_source)}
 
 if __name__ == "__main__":
     result = PROGRAMS[NAME]()

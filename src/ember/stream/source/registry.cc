@@ -11,6 +11,7 @@
 #include "ember/stream/source/file_source.h"
 #include "ember/stream/source/source.h"
 #include "ember/streaming.h"
+#include "ember/user_function.h"
 
 namespace ember::stream {
 
@@ -27,6 +28,7 @@ Result<std::unique_ptr<Source>> OpenSocket(const SourceContext& context);
 Result<std::shared_ptr<arrow::Schema>> IcebergSchema(Session& session,
                                                      plan::StreamSourceSpec& spec);
 Result<std::unique_ptr<Source>> OpenIceberg(const SourceContext& context);
+Result<std::unique_ptr<Source>> OpenUserSource(const SourceContext& context);
 
 namespace {
 
@@ -98,11 +100,16 @@ Result<int64_t> IntegerOption(const plan::StreamSourceSpec& spec, const std::str
 
 Result<std::shared_ptr<arrow::Schema>> SourceSchema(Session& session,
                                                     plan::StreamSourceSpec& spec) {
+  if ((spec.user_source = session.FindDataSource(spec.format))) {
+    if (spec.schema) return spec.schema;
+    return spec.user_source->schema(spec.options);
+  }
   ARROW_ASSIGN_OR_RAISE(const SourceFormat* format, Find(spec.format));
   return format->schema(session, spec);
 }
 
 Result<std::unique_ptr<Source>> OpenSource(const SourceContext& context) {
+  if (context.spec->user_source) return OpenUserSource(context);
   ARROW_ASSIGN_OR_RAISE(const SourceFormat* format, Find(context.spec->format));
   return format->open(context);
 }

@@ -1,0 +1,148 @@
+"""Python data sources (spark.dataSource.register) as the engine reads them: the client's
+pickled DataSource class instantiated with the reader's options, its schema, its batch reader's
+partitions read one after the other, and its stream reader's offsets as JSON text, as Spark's
+Python worker runs them (its own helpers convert the rows). Called by the engine through
+_functions.Runner with the GIL taken for each call."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List
+
+
+def _reported(function: Any) -> Any:
+    """An exception of the source's code reaches the client with its traceback, as Spark's
+    worker reports it (PythonException)."""
+    from ._functions import UserFunctionError, _traceback_text
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except Exception as error:
+            raise UserFunctionError(_traceback_text(error)) from None
+
+    return call
+
+
+def _instance(cls: Any, options: Dict[str, str]) -> Any:
+    from pyspark.sql.datasource import CaseInsensitiveDict
+
+    return cls(options=CaseInsensitiveDict(options))
+
+
+@_reported
+def schema_text(cls: Any, options: Dict[str, str]) -> str:
+    """The source's schema() as DDL text (it may return a StructType or DDL itself)."""
+    schema = _instance(cls, options).schema()
+    if isinstance(schema, str):
+        return schema
+    return ", ".join(f"`{field.name.replace('`', '``')}` {field.dataType.simpleString()}"
+                     for field in schema.fields)
+
+
+@_reported
+def read(cls: Any, arrow_schema: Any, options: Dict[str, str]) -> Any:
+    """A batch read: every partition's rows, in order, as one Arrow batch."""
+    from pyspark.errors import PySparkRuntimeError
+    from pyspark.sql.datasource import InputPartition
+
+    source = _instance(cls, options)
+    spark_schema = _spark_schema(arrow_schema)
+    reader = source.reader(spark_schema)
+    try:
+        partitions = reader.partitions()
+        if not isinstance(partitions, list):
+            raise PySparkRuntimeError(
+                errorClass="DATA_SOURCE_TYPE_MISMATCH",
+                messageParameters={"expected": "'partitions' to return a list",
+                                   "actual": f"'{type(partitions).__name__}'"})
+        if not all(isinstance(p, InputPartition) for p in partitions):
+            raise PySparkRuntimeError(
+                errorClass="DATA_SOURCE_TYPE_MISMATCH",
+                messageParameters={
+                    "expected": "elements in 'partitions' to be of type 'InputPartition'",
+                    "actual": ", ".join(f"'{type(p).__name__}'" for p in partitions)})
+        partitions = partitions or [None]
+    except NotImplementedError:
+        partitions = [None]
+    return _batch([_read_partition(reader, p, spark_schema, source) for p in partitions],
+                  arrow_schema)
+
+
+class StreamReader:
+    """A stream reader (DataSourceStreamReader, or a SimpleDataSourceStreamReader through
+    PySpark's own wrapper) with offsets as JSON text, as the offset log keeps them."""
+
+    @_reported
+    def __init__(self, cls: Any, arrow_schema: Any, options: Dict[str, str]) -> None:
+        from pyspark.sql.datasource_internal import _streamReader
+
+        self._source = _instance(cls, options)
+        self._arrow_schema = arrow_schema
+        self._spark_schema = _spark_schema(arrow_schema)
+        self._reader = _streamReader(self._source, self._spark_schema)
+
+    @_reported
+    def initial_offset(self) -> str:
+        return json.dumps(self._reader.initialOffset())
+
+    @_reported
+    def latest_offset(self) -> str:
+        return json.dumps(self._reader.latestOffset())
+
+    @_reported
+    def read(self, start: str, end: str) -> Any:
+        partitions = self._reader.partitions(json.loads(start), json.loads(end))
+        return _batch([_read_partition(self._reader, p, self._spark_schema, self._source)
+                       for p in partitions], self._arrow_schema)
+
+    @_reported
+    def commit(self, end: str) -> None:
+        self._reader.commit(json.loads(end))
+
+    @_reported
+    def stop(self) -> None:
+        self._reader.stop()
+
+
+def _spark_schema(arrow_schema: Any) -> Any:
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(arrow_schema)
+
+
+def _read_partition(reader: Any, partition: Any, spark_schema: Any, source: Any) -> List[Any]:
+    """One partition's rows as Arrow batches, checked and converted by Spark's own helper."""
+    from collections.abc import Iterator as IteratorType
+
+    from pyspark.errors import PySparkRuntimeError
+    from pyspark.sql.worker.plan_data_source_read import records_to_arrow_batches
+
+    output = reader.read(partition)
+    if not isinstance(output, IteratorType):
+        raise PySparkRuntimeError(
+            errorClass="DATA_SOURCE_INVALID_RETURN_TYPE",
+            messageParameters={"type": type(output).__name__, "name": source.name(),
+                               "supported_types": "iterator"})
+    return list(records_to_arrow_batches(output, 10000, spark_schema, source))
+
+
+def _batch(parts: List[List[Any]], arrow_schema: Any) -> Any:
+    """The partitions' batches as one batch of the engine's schema."""
+    import pyarrow as pa
+
+    columns: List[List[Any]] = [[] for _ in arrow_schema]
+    for batches in parts:
+        for batch in batches:
+            for i, field in enumerate(arrow_schema):
+                column = batch.column(field.name) if field.name in batch.schema.names \
+                    else batch.column(i)
+                columns[i].append(column.cast(field.type))
+    return pa.RecordBatch.from_arrays(
+        [pa.concat_arrays(chunks) if chunks else pa.array([], type=field.type)
+         for chunks, field in zip(columns, arrow_schema)], schema=arrow_schema)
