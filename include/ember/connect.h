@@ -69,6 +69,12 @@ class ConnectPythonRunner {
   virtual arrow::Result<std::unique_ptr<UserStreamReader>> OpenStreamReader(
       const std::string& command, const std::shared_ptr<arrow::Schema>& schema,
       const std::map<std::string, std::string>& options) = 0;
+  /// Writes `rows` through its writer (streamWriter's for a micro-batch, `batch_id` >= 0) and
+  /// commits them, or aborts and fails.
+  virtual arrow::Status WriteDataSource(const std::string& command,
+                                        const std::map<std::string, std::string>& options,
+                                        bool overwrite, int64_t batch_id,
+                                        const std::shared_ptr<arrow::Table>& rows) = 0;
 };
 
 class ConnectServer {

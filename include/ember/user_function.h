@@ -109,6 +109,13 @@ struct UserDataSource {
   std::function<arrow::Result<std::unique_ptr<UserStreamReader>>(
       const std::shared_ptr<arrow::Schema>& schema, const std::map<std::string, std::string>& options)>
       open_stream;
+  /// Writes `rows` through its writer and commits them: a batch write (df.write) when
+  /// `batch_id` is negative, else a stream's micro-batch (writeStream); `overwrite` as the save
+  /// mode or the output mode asks.
+  std::function<arrow::Status(const std::shared_ptr<arrow::Table>& rows,
+                              const std::map<std::string, std::string>& options, bool overwrite,
+                              int64_t batch_id)>
+      write;
 };
 
 /// The state of applyInPandasWithState: a value of `type` per group, kept from batch to batch.

@@ -289,6 +289,20 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
       const std::string& command, const std::shared_ptr<arrow::Schema>& schema,
       const std::map<std::string, std::string>& options) override;
 
+  // runner.data_source_write(command, options, overwrite, batch_id, rows' schema and array).
+  arrow::Status WriteDataSource(const std::string& command,
+                                const std::map<std::string, std::string>& options, bool overwrite,
+                                int64_t batch_id, const std::shared_ptr<arrow::Table>& rows) override {
+    ARROW_ASSIGN_OR_RAISE(auto batch, rows->CombineChunksToBatch());
+    ARROW_ASSIGN_OR_RAISE(auto exported, Exported(*batch));
+    return WithGil([&]() -> arrow::Result<bool> {
+             function_->attr("data_source_write")(
+                 nb::bytes(command.data(), command.size()), options, overwrite, batch_id,
+                 OwnedCapsule(std::move(exported.first)), OwnedCapsule(std::move(exported.second)));
+             return true;
+           }).status();
+  }
+
   // Runs `call` with the GIL; a Python exception is Spark's PythonException.
   template <class Call>
   static auto WithGil(const Call& call) -> decltype(call()) {

@@ -1,4 +1,4 @@
-"""Python data sources (spark.dataSource.register) as the engine reads them: the client's
+"""Python data sources (spark.dataSource.register) as the engine reads and writes them: the client's
 pickled DataSource class instantiated with the reader's options, its schema, its batch reader's
 partitions read one after the other, and its stream reader's offsets as JSON text, as Spark's
 Python worker runs them (its own helpers convert the rows). Called by the engine through
@@ -72,6 +72,36 @@ def read(cls: Any, arrow_schema: Any, options: Dict[str, str]) -> Any:
         partitions = [None]
     return _batch([_read_partition(reader, p, spark_schema, source) for p in partitions],
                   arrow_schema)
+
+
+@_reported
+def write(cls: Any, options: Dict[str, str], overwrite: bool, batch_id: int, rows: Any) -> None:
+    """The rows through the source's writer (its streamWriter for a micro-batch, batch_id >= 0),
+    then commit of the writer's message, or abort and the error, as Spark's job does with one
+    task."""
+    from pyspark.sql import Row
+
+    from ._functions import _to_python
+
+    source = _instance(cls, options)
+    schema = _spark_schema(rows.schema)
+    stream = batch_id >= 0
+    writer = source.streamWriter(schema, overwrite) if stream else source.writer(schema, overwrite)
+    names = rows.schema.names
+    columns = [_to_python(column) for column in rows.columns]
+    records = (Row(**dict(zip(names, values))) for values in zip(*columns))
+    try:
+        messages = [writer.write(records)]
+    except Exception:
+        if stream:
+            writer.abort([None], batch_id)
+        else:
+            writer.abort([None])
+        raise
+    if stream:
+        writer.commit(messages, batch_id)
+    else:
+        writer.commit(messages)
 
 
 class StreamReader:

@@ -120,6 +120,17 @@ class Runner:
         return _data_sources.StreamReader(self._function("", command),
                                           pa.Schema._import_from_c_capsule(schema), options)
 
+    def data_source_write(self, command: bytes, options: dict, overwrite: bool, batch_id: int,
+                          schema: Any, array: Any) -> None:
+        """Writes rows (a batch through Arrow's C data interface) through a Python data
+        source's writer; batch_id < 0 for a batch write."""
+        import pyarrow as pa
+
+        from . import _data_sources
+
+        _data_sources.write(self._function("", command), options, overwrite, batch_id,
+                            pa.RecordBatch._import_from_c_capsule(schema, array))
+
     def __call__(self, command: bytes, foreach: bool, session_id: str, relation_id: str,
                  batch_id: int) -> None:
         from pyspark.sql.connect.session import SparkSession

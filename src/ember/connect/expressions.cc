@@ -352,6 +352,11 @@ arrow::Status Translator::RegisterDataSource(
                                                   const std::map<std::string, std::string>& options) {
     return python->OpenStreamReader(command, schema, options);
   };
+  made->write = [python = python_, command](const std::shared_ptr<arrow::Table>& rows,
+                                            const std::map<std::string, std::string>& options,
+                                            bool overwrite, int64_t batch_id) {
+    return python->WriteDataSource(command, options, overwrite, batch_id, rows);
+  };
   session_->RegisterDataSource(std::move(made));
   return arrow::Status::OK();
 }

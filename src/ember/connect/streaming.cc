@@ -21,6 +21,7 @@
 #include "ember/connect/translator.h"
 #include "ember/error.h"
 #include "ember/session.h"
+#include "ember/user_function.h"
 #include "ember/streaming.h"
 #include "spark/connect/commands.pb.h"
 
@@ -400,6 +401,15 @@ arrow::Status StreamingQueries::Start(const Translator& t,
     ARROW_ASSIGN_OR_RAISE(sink, PythonSink(start.foreach_batch().python_function().command(), false));
   } else if (format == "foreach") {
     ARROW_ASSIGN_OR_RAISE(sink, PythonSink(start.foreach_writer().python_function().command(), true));
+  } else if (auto source = session->FindDataSource(format)) {  // a Python data source
+    // Complete mode replaces what the sink holds: the writer's overwrite.
+    bool overwrite = options.output_mode == "complete";
+    sink = MakeForeachBatchSink(
+        [source, sink_options, overwrite](const DataFrame& batch, int64_t batch_id) -> arrow::Status {
+          ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToTable());
+          return source->write(rows, sink_options, overwrite, batch_id);
+        },
+        "PythonStreamingSink");
   } else {
     return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
                      "The feature is not supported: the streaming sink '" + format +

@@ -10,6 +10,7 @@
 #include "ember/error.h"
 #include "ember/partitioning.h"
 #include "ember/session.h"
+#include "ember/user_function.h"
 #include "spark/connect/commands.pb.h"
 
 namespace ember::connect {
@@ -80,6 +81,18 @@ arrow::Status Write(const Translator& t, const pb::WriteOperation& write) {
   std::optional<std::string> path;
   if (write.has_path()) path = write.path();
   std::map<std::string, std::string> options(write.options().begin(), write.options().end());
+  if (auto source = session->FindDataSource(write.source())) {  // a Python data source
+    if (mode != "append" && mode != "overwrite") {
+      return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_DATA_SOURCE_SAVE_MODE",
+                       "The data source \"" + source->name + "\" cannot be written in the \"" +
+                           (mode == "ignore" ? "Ignore" : "ErrorIfExists") +
+                           "\" mode. Please use either the \"Append\" or \"Overwrite\" mode "
+                           "instead.",
+                       "0A000");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto rows, df.ToTable());
+    return source->write(rows, options, mode == "overwrite", /*batch_id=*/-1);
+  }
   return df.Save(write.source(), path, options, mode, partition_by);
 }
 

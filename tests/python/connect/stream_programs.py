@@ -957,11 +957,14 @@ def python_data_source():
     """Python data sources (spark.dataSource.register): a batch read of several partitions with
     the source's own schema or the reader's, options, rows as tuples, Rows and Arrow batches;
     a stream through DataSourceStreamReader (offsets in the offset log, commits, a restart from
-    the checkpoint) and one through SimpleDataSourceStreamReader."""
+    the checkpoint) and one through SimpleDataSourceStreamReader; batch writes (append,
+    overwrite, a refused mode) and a stream's writes (complete mode) through its writers."""
     import pyarrow as pa
     from pyspark.sql import Row
     from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader,
-                                        InputPartition, SimpleDataSourceStreamReader)
+                                        DataSourceStreamWriter, DataSourceWriter,
+                                        InputPartition, SimpleDataSourceStreamReader,
+                                        WriterCommitMessage)
 
     spark = session()
     os.makedirs(WORKDIR, exist_ok=True)
@@ -1088,6 +1091,77 @@ def python_data_source():
         query.processAllAvailable()
     query.stop()
     doc["simple"] = rows(spark.sql("SELECT * FROM simple_source"))
+
+    # Writers: each write() sees its rows, each commit() the writers' messages.
+    written = os.path.join(WORKDIR, "written")
+    os.makedirs(written, exist_ok=True)
+
+    class Message(WriterCommitMessage):
+        def __init__(self, count):
+            self.count = count
+
+    def record(kind, text):
+        with open(os.path.join(written, kind), "a") as f:
+            f.write(text + "\n")
+
+    class Writer(DataSourceWriter):
+        def __init__(self, overwrite):
+            self.overwrite = overwrite
+
+        def write(self, iterator):  # Spark calls it once per partition, Ember once per batch
+            rows = [repr(row) for row in iterator]
+            for row in rows:
+                record("rows", f"{self.overwrite} {row}")
+            return Message(len(rows))
+
+        def commit(self, messages):
+            record("commits", f"batch {sum(m.count for m in messages if m is not None)}")
+
+    class StreamWriter(DataSourceStreamWriter):
+        def __init__(self, overwrite):
+            self.overwrite = overwrite
+
+        def write(self, iterator):
+            rows = [repr(row) for row in iterator]
+            for row in rows:
+                record("stream_rows", f"{self.overwrite} {row}")
+            return Message(len(rows))
+
+        def commit(self, messages, batchId):
+            record("stream_commits",
+                   f"{batchId} {sum(m.count for m in messages if m is not None)}")
+
+    class Sink(DataSource):
+        @classmethod
+        def name(cls):
+            return "ember_test_sink"
+
+        def writer(self, schema, overwrite):
+            return Writer(overwrite)
+
+        def streamWriter(self, schema, overwrite):
+            return StreamWriter(overwrite)
+
+    spark.dataSource.register(Sink)
+    df.write.format("ember_test_sink").mode("append").save()
+    df.where("id > 0").write.format("ember_test_sink").mode("overwrite").save()
+    try:
+        df.write.format("ember_test_sink").save()
+        doc["error_mode"] = None
+    except Exception as error:  # noqa: BLE001 - the class and the message compare
+        doc["error_mode"] = [type(error).__name__, str(error).splitlines()[0]]
+    stream_in = os.path.join(WORKDIR, "sink_in")
+    write_file(stream_in, "a.json", [{"k": "x", "v": 1}, {"k": "y", "v": 2}], 1000)
+    query = (spark.readStream.schema("k STRING, v INT").json(stream_in).groupBy("k").count()
+             .writeStream.format("ember_test_sink").outputMode("complete")
+             .option("checkpointLocation", os.path.join(WORKDIR, "sink_cp")).start())
+    query.processAllAvailable()
+    write_file(stream_in, "b.json", [{"k": "x", "v": 3}], 2000)
+    query.processAllAvailable()
+    query.stop()
+    for kind in ("rows", "commits", "stream_rows", "stream_commits"):
+        with open(os.path.join(written, kind)) as f:
+            doc["written_" + kind] = sorted(f.read().splitlines())
     return doc
 
 
