@@ -6,6 +6,7 @@ _functions.Runner with the GIL taken for each call."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 
@@ -91,7 +92,8 @@ def write(cls: Any, options: Dict[str, str], overwrite: bool, batch_id: int, row
     columns = [_to_python(column) for column in rows.columns]
     records = (Row(**dict(zip(names, values))) for values in zip(*columns))
     try:
-        messages = [writer.write(records)]
+        with _task():
+            messages = [writer.write(records)]
     except Exception:
         if stream:
             writer.abort([None], batch_id)
@@ -140,6 +142,24 @@ class StreamReader:
         self._reader.stop()
 
 
+@contextlib.contextmanager
+def _task() -> Any:
+    """A TaskContext (partition 0) while the source's code runs, as in a Spark task: readers
+    and writers may ask TaskContext.get() for their partition."""
+    from pyspark.taskcontext import TaskContext
+
+    from ._functions import _TASK_CONTEXT
+
+    with _TASK_CONTEXT:
+        context = TaskContext()
+        context._partitionId = 0
+        TaskContext._setTaskContext(context)
+        try:
+            yield
+        finally:
+            TaskContext._setTaskContext(None)  # type: ignore[arg-type]
+
+
 def _spark_schema(arrow_schema: Any) -> Any:
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -153,13 +173,15 @@ def _read_partition(reader: Any, partition: Any, spark_schema: Any, source: Any)
     from pyspark.errors import PySparkRuntimeError
     from pyspark.sql.worker.plan_data_source_read import records_to_arrow_batches
 
-    output = reader.read(partition)
+    with _task():
+        output = reader.read(partition)
     if not isinstance(output, IteratorType):
         raise PySparkRuntimeError(
             errorClass="DATA_SOURCE_INVALID_RETURN_TYPE",
             messageParameters={"type": type(output).__name__, "name": source.name(),
                                "supported_types": "iterator"})
-    return list(records_to_arrow_batches(output, 10000, spark_schema, source))
+    with _task():
+        return list(records_to_arrow_batches(output, 10000, spark_schema, source))
 
 
 def _batch(parts: List[List[Any]], arrow_schema: Any) -> Any:

@@ -338,9 +338,12 @@ Result<DataFrame> Session::FromArrow(std::shared_ptr<arrow::Table> table) {
 Result<DataFrame> Session::ReadFiles(const std::string& format_in,
                                      const std::vector<std::string>& paths,
                                      std::shared_ptr<arrow::Schema> schema,
-                                     const std::map<std::string, std::string>& options) {
+                                     const std::map<std::string, std::string>& options_in) {
   if (auto user_source = FindDataSource(format_in)) {
-    // Its schema now, its rows when the plan runs: a batch function over one row.
+    // Its schema now, its rows when the plan runs: a batch function over one row. load(path)
+    // reaches it as the option `path`, as in Spark.
+    auto options = options_in;
+    if (paths.size() == 1) options["path"] = paths[0];
     if (!schema) {
       ARROW_ASSIGN_OR_RAISE(schema, user_source->schema(options));
     }
@@ -353,6 +356,7 @@ Result<DataFrame> Session::ReadFiles(const std::string& format_in,
     ARROW_ASSIGN_OR_RAISE(auto one_row, Range(0, 1, 1));
     return one_row.MapBatches(std::move(read));
   }
+  const auto& options = options_in;
   auto source = std::make_shared<plan::FileSource>();
   source->format = Lower(format_in);
   source->paths = paths;

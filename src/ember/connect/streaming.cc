@@ -404,6 +404,7 @@ arrow::Status StreamingQueries::Start(const Translator& t,
   } else if (auto source = session->FindDataSource(format)) {  // a Python data source
     // Complete mode replaces what the sink holds: the writer's overwrite.
     bool overwrite = options.output_mode == "complete";
+    if (start.has_path()) sink_options["path"] = start.path();  // start(path), as in Spark
     sink = MakeForeachBatchSink(
         [source, sink_options, overwrite](const DataFrame& batch, int64_t batch_id) -> arrow::Status {
           ARROW_ASSIGN_OR_RAISE(auto rows, batch.ToTable());

@@ -90,6 +90,7 @@ arrow::Status Write(const Translator& t, const pb::WriteOperation& write) {
                            "instead.",
                        "0A000");
     }
+    if (path) options["path"] = *path;  // save(path) reaches it as the option, as in Spark
     ARROW_ASSIGN_OR_RAISE(auto rows, df.ToTable());
     return source->write(rows, options, mode == "overwrite", /*batch_id=*/-1);
   }
