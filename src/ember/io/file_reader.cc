@@ -149,6 +149,17 @@ Result<std::shared_ptr<arrow::Table>> ConvertTimeColumns(const std::shared_ptr<a
   return table;
 }
 
+// The decoded rows with the corrupt-record column (a value per record) at `index`. Rows of no
+// other column are as many as the records: the column alone.
+Result<std::shared_ptr<arrow::Table>> WithCorruptColumn(const std::shared_ptr<arrow::Table>& rows,
+                                                        int index, const std::string& name,
+                                                        const std::shared_ptr<arrow::Array>& corrupt) {
+  auto field = arrow::field(name, arrow::utf8());
+  auto column = std::make_shared<arrow::ChunkedArray>(corrupt);
+  if (rows->num_columns() == 0) return arrow::Table::Make(arrow::schema({field}), {column});
+  return rows->AddColumn(index, field, column);
+}
+
 Result<std::shared_ptr<arrow::Table>> ParseJson(std::string_view text,
                                                 const std::shared_ptr<arrow::Schema>& schema) {
   auto buffer = std::make_shared<arrow::Buffer>(reinterpret_cast<const uint8_t*>(text.data()),
@@ -185,8 +196,7 @@ Result<std::shared_ptr<arrow::Table>> ReadJsonFile(const plan::FileSource& sourc
     if (!corrupt) {
       ARROW_ASSIGN_OR_RAISE(corrupt, arrow::MakeArrayOfNull(arrow::utf8(), table->num_rows()));
     }
-    return table->AddColumn(corrupt_index, arrow::field(corrupt_column, arrow::utf8()),
-                            std::make_shared<arrow::ChunkedArray>(corrupt));
+    return WithCorruptColumn(table, corrupt_index, corrupt_column, corrupt);
   };
   if (JsonLinesSupports(*data_schema)) {
     JsonLinesOptions options;
@@ -309,8 +319,7 @@ Result<std::shared_ptr<arrow::Table>> ReadCsvFile(const plan::FileSource& source
   ARROW_ASSIGN_OR_RAISE(std::string text, ReadCsvText(path));
   ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeCsvLines(path, text, arrow::schema(data_fields), options));
   if (corrupt_index < 0) return decoded.rows;
-  return decoded.rows->AddColumn(corrupt_index, arrow::field(corrupt_column, arrow::utf8()),
-                                 std::make_shared<arrow::ChunkedArray>(decoded.corrupt));
+  return WithCorruptColumn(decoded.rows, corrupt_index, corrupt_column, decoded.corrupt);
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadParquetFile(const std::shared_ptr<arrow::Schema>& schema,

@@ -535,8 +535,8 @@ Result<PlanPtr> Analyzer::GroupMap(const std::vector<GroupedSide>& sides,
       }
     }
     if (sides[0].groupings.size() != sides[1].groupings.size()) {
-      return UserError(ErrorKind::kAnalysis, "",
-                       "cogroup keys must have the same size: " +
+      return UserError(ErrorKind::kIllegalArgument, "",
+                       "requirement failed: Cogroup keys must have same size: " +
                            std::to_string(sides[0].groupings.size()) + " != " +
                            std::to_string(sides[1].groupings.size()));
     }

@@ -371,3 +371,12 @@ def test_observe_reports_an_actions_metrics(spark):
     with pytest.raises(AnalysisException) as info:
         df.observe("m", F.col("k")).collect()
     assert info.value.getCondition() == "INVALID_OBSERVED_METRICS.NON_AGGREGATE_FUNC_ARG_IS_ATTRIBUTE"
+
+
+def test_a_schema_of_only_the_corrupt_record_column_counts_every_record(spark, tmp_path):
+    # One well-formed record and one malformed: Spark counts two. Reading only the corrupt-record
+    # column once failed inside Ember (no data column: a table of no rows beside two values).
+    (tmp_path / "a.json").write_text('{"a": 1}\n{bad\n')
+    df = spark.read.schema("_corrupt_record STRING").json(str(tmp_path))
+    assert df.count() == 2
+    assert sorted(str(r[0]) for r in df.collect()) == ["None", "{bad"]
