@@ -421,7 +421,6 @@ class PlanBuilder {
     return Project(std::move(aggregate), std::move(out), Names(p));
   }
 
-  // Sessions merge across rows, as a stream's state merges them across batches: the same steps.
   // Grouped-aggregate pandas UDFs (Spark's AggregateInPandasExec): the keys and every call's
   // arguments computed, the rows grouped once, then each function called once on all groups.
   Result<ac::Declaration> UserAggregate(const LogicalPlan& p) {
@@ -474,6 +473,7 @@ class PlanBuilder {
     return Source(std::move(table), p, /*rename=*/false);
   }
 
+  // Sessions merge across rows, as a stream's state merges them across batches: the same steps.
   Result<ac::Declaration> SessionAggregate(const LogicalPlan& p) {
     ARROW_ASSIGN_OR_RAISE(auto input, Materialize(*p.children[0]));
     ARROW_ASSIGN_OR_RAISE(auto aggregate, IncrementalAggregate::Make(p));

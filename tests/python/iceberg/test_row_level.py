@@ -476,7 +476,9 @@ def test_spark_keeps_the_same_scd2_dimension(tmp_path):
 
     source = tmp_path / "in"
     source.mkdir()
-    for number, changes in enumerate(make_exports(seed=11, exports=7, customers=5)):
+    # Four exports (each a Spark job of its own) hold new customers, changed ones and customers
+    # changed twice within one export.
+    for number, changes in enumerate(make_exports(seed=11, exports=4, customers=5)):
         write_export(source, number, changes)
         # Both engines take the files in modification-time order: make it the export order.
         os.utime(source / f"export-{number:03d}.json", (1_700_000_000 + number,) * 2)
