@@ -313,6 +313,15 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
     try {
       return call();
     } catch (nb::python_error& error) {
+      // ember.connect._functions.AnalysisError: what Spark refuses while analysing the query.
+      nb::object refused = nb::module_::import_("ember.connect._functions").attr("AnalysisError");
+      if (error.matches(refused)) {
+        nb::handle value = error.value();
+        return ember::UserError(ember::ErrorKind::kAnalysis,
+                                nb::cast<std::string>(value.attr("condition")),
+                                nb::cast<std::string>(value.attr("message")),
+                                nb::cast<std::string>(value.attr("sql_state")));
+      }
       return ember::UserError(ember::ErrorKind::kPython, "",
                               nb::cast<std::string>(nb::str(error.value())));
     }

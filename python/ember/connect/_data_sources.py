@@ -20,10 +20,14 @@ def _reported(function: Any) -> Any:
     worker reports it (PythonException)."""
     from ._functions import UserFunctionError, _traceback_text
 
+    from ._functions import AnalysisError
+
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
             return function(*args, **kwargs)
+        except AnalysisError:
+            raise
         except Exception as error:
             raise UserFunctionError(_traceback_text(error)) from None
 
@@ -52,9 +56,11 @@ def read(cls: Any, arrow_schema: Any, options: Dict[str, str]) -> Any:
     from pyspark.errors import PySparkRuntimeError
     from pyspark.sql.datasource import InputPartition
 
+    from pyspark.sql.datasource import DataSourceReader
+
     source = _instance(cls, options)
     spark_schema = _spark_schema(arrow_schema)
-    reader = source.reader(spark_schema)
+    reader = _checked(source.reader(spark_schema), DataSourceReader)
     try:
         partitions = reader.partitions()
         if not isinstance(partitions, list):
@@ -87,7 +93,10 @@ def write(cls: Any, options: Dict[str, str], overwrite: bool, batch_id: int, row
     source = _instance(cls, options)
     schema = _spark_schema(rows.schema)
     stream = batch_id >= 0
-    writer = source.streamWriter(schema, overwrite) if stream else source.writer(schema, overwrite)
+    from pyspark.sql.datasource import DataSourceStreamWriter, DataSourceWriter
+
+    writer = (_checked(source.streamWriter(schema, overwrite), DataSourceStreamWriter) if stream
+              else _checked(source.writer(schema, overwrite), DataSourceWriter))
     names = rows.schema.names
     columns = [_to_python(column) for column in rows.columns]
     records = (Row(**dict(zip(names, values))) for values in zip(*columns))
@@ -112,12 +121,14 @@ class StreamReader:
 
     @_reported
     def __init__(self, cls: Any, arrow_schema: Any, options: Dict[str, str]) -> None:
+        from pyspark.sql.datasource import DataSourceStreamReader
         from pyspark.sql.datasource_internal import _streamReader
 
         self._source = _instance(cls, options)
         self._arrow_schema = arrow_schema
         self._spark_schema = _spark_schema(arrow_schema)
-        self._reader = _streamReader(self._source, self._spark_schema)
+        self._reader = _checked(_streamReader(self._source, self._spark_schema),
+                                DataSourceStreamReader)
 
     @_reported
     def initial_offset(self) -> str:
@@ -140,6 +151,19 @@ class StreamReader:
     @_reported
     def stop(self) -> None:
         self._reader.stop()
+
+
+def _checked(made: Any, expected: type) -> Any:
+    """A reader or writer of the class Spark requires (DATA_SOURCE_TYPE_MISMATCH, an analysis
+    error in Spark)."""
+    from ._functions import AnalysisError
+
+    if not isinstance(made, expected):
+        raise AnalysisError(
+            "DATA_SOURCE_TYPE_MISMATCH",
+            f"Expected an instance of {expected.__name__}, but got '{type(made).__name__}'.",
+            "42K03")
+    return made
 
 
 @contextlib.contextmanager

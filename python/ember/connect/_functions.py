@@ -193,6 +193,15 @@ class UserFunctionError(Exception):
     """A UDF raised: the message is the traceback, as Spark's worker reports it."""
 
 
+class AnalysisError(Exception):
+    """A user's code that Spark refuses while analysing the query, not as its worker's error:
+    the engine raises AnalysisException with `condition` and `sql_state`."""
+
+    def __init__(self, condition: str, message: str, sql_state: str) -> None:
+        super().__init__(message)
+        self.condition, self.message, self.sql_state = condition, message, sql_state
+
+
 def _call_function(udf: Tuple[Callable, Any], eval_type: int, schema: Any, array: Any,
                    return_schema: Any, safe: bool) -> Any:
     import pyarrow as pa
