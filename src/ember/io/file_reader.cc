@@ -675,6 +675,10 @@ Result<std::shared_ptr<arrow::Schema>> InferSchema(const plan::FileSource& sourc
         if (!table.ok() && decoded && BoolOption(source, "allowsinglequotes", true)) {
           if (auto json = SingleQuotedJson(*decoded)) table = infer(*json + "\n");
         }
+        // Spark reads the line's first value, as decoding does (Arrow may read two objects).
+        if ((!table.ok() || (*table)->num_rows() != 1) && decoded) {
+          if (auto first = FirstJsonValue(*decoded)) table = infer(std::string(*first) + "\n");
+        }
         if (table.ok() && (*table)->num_rows() == 1) {
           tables.push_back(*table);
         } else if (mode == "FAILFAST") {

@@ -322,13 +322,11 @@ class RangeDecoder {
         if (std::optional<std::string> json = SingleQuotedJson(line)) return DecodeRequoted(line, *json);
       }
       // Spark reads a line's first JSON value and ignores what follows it.
-      size_t start = SkipSpace(line, 0);
-      size_t end = line[start] == '{' || line[start] == '[' ? ValueEnd(line, start) : 0;
-      if (end == 0 || end >= line.size() ||
-          parser_.parse(line.data(), end, /*realloc_if_needed=*/false).get(document)) {
+      std::optional<std::string_view> first = FirstJsonValue(line);
+      if (!first || parser_.parse(line.data(), first->size(), /*realloc_if_needed=*/false).get(document)) {
         return Malformed(line);
       }
-      record = line.substr(0, end);
+      record = *first;
     }
     simdjson::dom::object object;
     if (!document.get_object().get(object)) return Record(object, record, line);
@@ -651,6 +649,14 @@ bool JsonLinesSupports(const arrow::Schema& schema) {
     if (schema.GetAllFieldIndices(field->name()).size() > 1) return false;
   }
   return true;
+}
+
+std::optional<std::string_view> FirstJsonValue(std::string_view line) {
+  size_t start = SkipSpace(line, 0);
+  if (start >= line.size() || (line[start] != '{' && line[start] != '[')) return std::nullopt;
+  size_t end = ValueEnd(line, start);
+  if (end >= line.size()) return std::nullopt;  // not closed, or nothing after it
+  return line.substr(0, end);
 }
 
 std::optional<std::string> SingleQuotedJson(std::string_view record) {

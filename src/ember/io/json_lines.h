@@ -39,6 +39,10 @@ struct JsonLinesResult {
 /// string) as standard JSON, or nullopt when it has no single-quoted string or one is not closed.
 std::optional<std::string> SingleQuotedJson(std::string_view record);
 
+/// The text of a line's first JSON object or array when more text follows it on the line:
+/// Spark (Jackson) reads that value and ignores the rest. Nullopt otherwise.
+std::optional<std::string_view> FirstJsonValue(std::string_view line);
+
 /// Decodes the lines of the file at `path` into rows of `schema` (which JsonLinesSupports), on
 /// up to `threads` threads, each reading its share of the file a chunk at a time.
 arrow::Result<JsonLinesResult> DecodeJsonLines(const std::string& path,

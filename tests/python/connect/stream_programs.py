@@ -41,13 +41,16 @@ def session(**conf):
 
 
 def write_file(directory, name, rows, mtime):
-    """A JSON-lines file with a fixed modification time, so both engines order files alike."""
+    """A JSON-lines file with a fixed modification time, so both engines order files alike,
+    moved into the directory whole (a hidden name first), as a stream's files must arrive: a
+    running query may list the directory at any moment."""
     os.makedirs(directory, exist_ok=True)
-    path = os.path.join(directory, name)
-    with open(path, "w") as out:
+    hidden = os.path.join(directory, "." + name + ".tmp")
+    with open(hidden, "w") as out:
         for row in rows:
             out.write(json.dumps(row) + "\n")
-    os.utime(path, (mtime, mtime))
+    os.utime(hidden, (mtime, mtime))
+    os.replace(hidden, os.path.join(directory, name))
 
 
 def shape(description):

@@ -301,3 +301,13 @@ def test_single_quotes_follow_allow_single_quotes_as_in_spark(engine, tmp_path, 
     if allow != "false":
         assert "Row(s='a', i32=1, _corrupt_record=None)" in answer["flat"]
     spark_answers.check(engine, f"single-quotes-{allow}", answer)
+
+
+def test_schema_inference_reads_a_lines_first_value_as_spark(engine, tmp_path, spark_answers):
+    """Without a schema, as with one: a line's first JSON object is its record, whatever text
+    follows it (Spark's Jackson stops there), so it gives its fields, not a corrupt record."""
+    path = tmp_path / "trailing.json"
+    path.write_text('{"a": 1, "b": "x"}\\n\n{"a": 2} y\n{"c": true} {"d": 4}\n{"a": 3}\n')
+    df = engine.spark.read.json(str(path))
+    rows = sorted((tuple(r) for r in df.collect()), key=repr)
+    spark_answers.check(engine, "inferred-first-value", (df.columns, rows))

@@ -44,12 +44,15 @@ def session(**conf):
 
 
 def write_file(directory, name, rows, mtime):
-    """A JSON-lines file with a fixed modification time, so both engines order files alike."""
-    path = os.path.join(directory, name)
-    with open(path, "w") as out:
+    """A JSON-lines file with a fixed modification time, so both engines order files alike,
+    moved into the directory whole (a hidden name first): a running query may list the
+    directory at any moment."""
+    hidden = os.path.join(directory, "." + name + ".tmp")
+    with open(hidden, "w") as out:
         for row in rows:
             out.write(json.dumps(row) + "\n")
-    os.utime(path, (mtime, mtime))
+    os.utime(hidden, (mtime, mtime))
+    os.replace(hidden, os.path.join(directory, name))
 
 
 def event_rows(first, count):
