@@ -17,10 +17,9 @@ if TYPE_CHECKING:
 
 def _reported(function: Any) -> Any:
     """An exception of the source's code reaches the client with its traceback, as Spark's
-    worker reports it (PythonException)."""
-    from ._functions import UserFunctionError, _traceback_text
-
-    from ._functions import AnalysisError
+    worker reports it (PythonException); what Spark refuses at analysis (AnalysisError) passes
+    as it is."""
+    from ._functions import AnalysisError, UserFunctionError, _traceback_text
 
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -54,9 +53,7 @@ def schema_text(cls: Any, options: Dict[str, str]) -> str:
 def read(cls: Any, arrow_schema: Any, options: Dict[str, str]) -> Any:
     """A batch read: every partition's rows, in order, as one Arrow batch."""
     from pyspark.errors import PySparkRuntimeError
-    from pyspark.sql.datasource import InputPartition
-
-    from pyspark.sql.datasource import DataSourceReader
+    from pyspark.sql.datasource import DataSourceReader, InputPartition
 
     source = _instance(cls, options)
     spark_schema = _spark_schema(arrow_schema)
@@ -87,14 +84,13 @@ def write(cls: Any, options: Dict[str, str], overwrite: bool, batch_id: int, row
     then commit of the writer's message, or abort and the error, as Spark's job does with one
     task."""
     from pyspark.sql import Row
+    from pyspark.sql.datasource import DataSourceStreamWriter, DataSourceWriter
 
     from ._functions import _to_python
 
     source = _instance(cls, options)
     schema = _spark_schema(rows.schema)
     stream = batch_id >= 0
-    from pyspark.sql.datasource import DataSourceStreamWriter, DataSourceWriter
-
     writer = (_checked(source.streamWriter(schema, overwrite), DataSourceStreamWriter) if stream
               else _checked(source.writer(schema, overwrite), DataSourceWriter))
     names = rows.schema.names
