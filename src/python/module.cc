@@ -188,8 +188,7 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
   }
 
   // runner.aggregate_groups(command, eval_type, conf, rows, result schema, groups): a value per
-  // group;
-  // the rows' columns named as CallFunction names them.
+  // group; the rows' columns named as CallFunction names them.
   arrow::Result<std::shared_ptr<arrow::Array>> AggregateGroups(
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::DataType>& return_type, const std::vector<std::string>& keywords,
@@ -223,24 +222,18 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::Schema>& output_schema, const ember::GroupStateSpec* state,
       const std::map<std::string, std::string>& conf, const ember::GroupedRows& groups) override {
-    if (!InterpreterUsable()) {
-      return arrow::Status::Cancelled("the Python interpreter is shutting down");
-    }
     ARROW_ASSIGN_OR_RAISE(auto rows, Exported(*groups.rows));
     ARROW_ASSIGN_OR_RAISE(auto group_rows, Exported(*groups.groups));
     std::pair<std::unique_ptr<ArrowSchema>, std::unique_ptr<ArrowArray>> other_rows;
     if (groups.other_rows) {
       ARROW_ASSIGN_OR_RAISE(other_rows, Exported(*groups.other_rows));
     }
-    nb::gil_scoped_acquire gil;
-    try {
+    return WithGil([&]() -> arrow::Result<ember::GroupedResult> {
       nb::object other_schema = nb::none(), other_array = nb::none();
       if (groups.other_rows) {
         other_schema = OwnedCapsule(std::move(other_rows.first));
         other_array = OwnedCapsule(std::move(other_rows.second));
       }
-      nb::dict runner_conf;
-      for (const auto& [key, value] : conf) runner_conf[key.c_str()] = value.c_str();
       nb::object state_schema = nb::none(), timeout = nb::none();
       if (state) {
         state_schema = SchemaCapsule(*arrow::schema({arrow::field("state", state->type)}));
@@ -251,17 +244,14 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
           OwnedCapsule(std::move(rows.second)), OwnedCapsule(std::move(group_rows.first)),
           OwnedCapsule(std::move(group_rows.second)), other_schema, other_array,
           SchemaCapsule(*output_schema), state_schema, timeout, groups.batch_time_ms,
-          groups.watermark_ms, groups.watermark_present, runner_conf));
+          groups.watermark_ms, groups.watermark_present, conf));
       ember::GroupedResult out;
       ARROW_ASSIGN_OR_RAISE(out.rows, ImportedBatch(result[0]));
       if (state) {
         ARROW_ASSIGN_OR_RAISE(out.states, ImportedBatch(result[1]));
       }
       return out;
-    } catch (nb::python_error& error) {
-      return ember::UserError(ember::ErrorKind::kPython, "",
-                              nb::cast<std::string>(nb::str(error.value())));
-    }
+    });
   }
 
   // runner.data_source_schema(command, options): the DDL text of the source's schema().
@@ -358,25 +348,20 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
   // `groups`, when given, follows as two more arguments (a function of groups).
   template <class Import>
   auto CallOnBatch(const char* method, const std::string& command, int32_t eval_type,
-                   const std::map<std::string, std::string>& conf, const arrow::RecordBatch& batch, const arrow::Schema& result_schema,
+                   const std::map<std::string, std::string>& conf,
+                   const arrow::RecordBatch& batch, const arrow::Schema& result_schema,
                    const Import& import, const arrow::RecordBatch* groups = nullptr)
       -> decltype(import(nullptr, nullptr)) {
-    if (!InterpreterUsable()) {
-      return arrow::Status::Cancelled("the Python interpreter is shutting down");
-    }
     ARROW_ASSIGN_OR_RAISE(auto exported, Exported(batch));
     std::pair<std::unique_ptr<ArrowSchema>, std::unique_ptr<ArrowArray>> exported_groups;
     if (groups) {
       ARROW_ASSIGN_OR_RAISE(exported_groups, Exported(*groups));
     }
-    nb::gil_scoped_acquire gil;
-    try {
+    return WithGil([&]() -> decltype(import(nullptr, nullptr)) {
       nb::list args;
       args.append(nb::bytes(command.data(), command.size()));
       args.append(eval_type);
-      nb::dict runner_conf;
-      for (const auto& [key, value] : conf) runner_conf[key.c_str()] = value.c_str();
-      args.append(runner_conf);
+      args.append(nb::cast(conf));
       args.append(OwnedCapsule(std::move(exported.first)));
       args.append(OwnedCapsule(std::move(exported.second)));
       args.append(SchemaCapsule(result_schema));
@@ -389,10 +374,7 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
       // The import moves both out of their capsules.
       return import(CapsulePointer<ArrowArray>(capsules[1], "arrow_array"),
                     CapsulePointer<ArrowSchema>(capsules[0], "arrow_schema"));
-    } catch (nb::python_error& error) {
-      return ember::UserError(ember::ErrorKind::kPython, "",
-                              nb::cast<std::string>(nb::str(error.value())));
-    }
+    });
   }
 
   std::shared_ptr<nb::object> function_;

@@ -380,3 +380,19 @@ def test_a_schema_of_only_the_corrupt_record_column_counts_every_record(spark, t
     df = spark.read.schema("_corrupt_record STRING").json(str(tmp_path))
     assert df.count() == 2
     assert sorted(str(r[0]) for r in df.collect()) == ["None", "{bad"]
+
+
+def test_a_sort_after_an_aggregation_may_name_a_grouping_expression(spark):
+    # Spark resolves `df.id + 1` against the aggregation's key (groupBy(df.id + 1)).
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame([(2, 1.0), (1, 3.0), (2, 5.0)], "id INT, v DOUBLE")
+    out = df.groupBy(df.id + 1).agg(F.sum("v")).sort((df.id + 1).desc())
+    assert [tuple(r) for r in out.collect()] == [(3, 6.0), (2, 3.0)]
+
+
+def test_drop_temp_view_says_whether_there_was_one(spark):
+    spark.range(1).createOrReplaceTempView("ember_dropped")
+    assert spark.catalog.dropTempView("ember_dropped") is True
+    assert spark.catalog.dropTempView("ember_dropped") is False
+    assert spark.catalog.currentDatabase() == "default"
