@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <arrow/result.h>
@@ -57,6 +58,18 @@ class ConnectPythonRunner {
       const std::string& command, int32_t eval_type,
       const std::shared_ptr<arrow::Schema>& output_schema, const GroupStateSpec* state,
       const std::map<std::string, std::string>& conf, const GroupedRows& groups) = 0;
+  /// Calls the client's pickled table function `command` (a Python UDTF, Spark's `eval_type`)
+  /// on a batch of argument rows, as UserTableFunction::call; `analyzed`: the pickled result of
+  /// its analyze(), handed to its constructor, or empty.
+  virtual arrow::Result<std::shared_ptr<arrow::RecordBatch>> CallTableFunction(
+      const std::string& command, int32_t eval_type,
+      const std::shared_ptr<arrow::Schema>& output_schema, const std::string& analyzed,
+      const std::map<std::string, std::string>& conf,
+      const std::shared_ptr<arrow::RecordBatch>& args) = 0;
+  /// The static analyze() of that function's class, for `args`: its columns (a Spark Connect
+  /// DataType, serialized) and its pickled result.
+  virtual arrow::Result<std::pair<std::string, std::string>> AnalyzeTableFunction(
+      const std::string& command, const std::vector<TableFunctionArgument>& args) = 0;
   /// A Python data source (spark.dataSource.register), its pickled class `command` with the
   /// reader's `options`: its schema() as Spark's DDL text.
   virtual arrow::Result<std::string> DataSourceSchema(

@@ -33,6 +33,7 @@ class SessionCatalog;
 struct SessionTable;
 struct UserDataSource;
 struct UserFunction;
+struct UserTableFunction;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -108,6 +109,15 @@ class Session : public std::enable_shared_from_this<Session> {
   /// expressions (after the built-in functions, as Spark's search path has them); a function
   /// registered again under a name replaces it.
   void RegisterFunction(const std::string& name, std::shared_ptr<const UserFunction> function);
+  /// spark.udtf.register: a temporary table function of this session, called by its name in
+  /// SQL's FROM (`f(1)`, `t, LATERAL f(t.a)`); registered again, it replaces the earlier one.
+  void RegisterTableFunction(const std::string& name,
+                             std::shared_ptr<const UserTableFunction> function);
+  /// A call of a user's table function (`udtf(...)` in the DataFrame API): its rows, its
+  /// arguments passed by their `keywords` (empty: by position).
+  arrow::Result<DataFrame> TableFunction(std::shared_ptr<const UserTableFunction> function,
+                                         const std::vector<Column>& args,
+                                         std::vector<std::string> keywords);
   /// spark.dataSource.register: a format of this session's readers, by its (case-insensitive)
   /// name; registered again, it replaces the earlier one.
   void RegisterDataSource(std::shared_ptr<const UserDataSource> source);
@@ -135,6 +145,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::map<std::string, std::string> conf_;
   std::map<std::string, std::shared_ptr<const plan::LogicalPlan>> views_;  // lower-cased names
   std::map<std::string, std::shared_ptr<const UserFunction>> functions_;   // lower-cased names
+  std::map<std::string, std::shared_ptr<const UserTableFunction>> table_functions_;  // lower-cased
   std::map<std::string, std::shared_ptr<const UserDataSource>> data_sources_;  // lower-cased
   std::map<std::string, std::shared_ptr<iceberg::Catalog>> catalogs_;
   std::vector<std::shared_ptr<iceberg::Catalog>> retired_catalogs_;

@@ -62,6 +62,33 @@ struct UserBatchFunction {
       call;
 };
 
+/// An argument of a user's table function as its `analyze` sees it (Spark's AnalyzeArgument).
+struct TableFunctionArgument {
+  std::shared_ptr<arrow::DataType> type;
+  std::shared_ptr<arrow::Scalar> value;  // a constant argument's value, else null
+  std::string keyword;                   // passed by keyword (`f(a => 1)`), or empty
+};
+
+/// A user's table function (a Python UDTF): rows for each row of its arguments, then, at the
+/// end of its input (Spark's partition; here each batch), the rows of its terminate().
+struct UserTableFunction {
+  std::string name;
+  /// Its columns; null when the function names them itself, see `analyze`.
+  std::shared_ptr<arrow::Schema> output_schema;
+  bool deterministic = true;
+  /// `args`: one row per call, each column passed by its name as the keyword (empty: by
+  /// position). Returns the rows, `output_schema`'s columns and then `row` (int64): the argument
+  /// row each came from, NULL for terminate()'s. Called on the engine's threads.
+  std::function<arrow::Result<std::shared_ptr<arrow::RecordBatch>>(
+      const std::shared_ptr<arrow::RecordBatch>& args)>
+      call;
+  /// A function without `output_schema` (Spark's `analyze`): the function for these
+  /// arguments, with its columns.
+  std::function<arrow::Result<std::shared_ptr<const UserTableFunction>>(
+      const std::vector<TableFunctionArgument>& args)>
+      analyze;
+};
+
 /// What a UserGroupFunction gives back.
 struct GroupedResult {
   std::shared_ptr<arrow::RecordBatch> rows;  // the function's output columns

@@ -254,6 +254,59 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
     });
   }
 
+  // runner.call_table_function(command, eval_type, conf, args, output schema + row, analyzed).
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> CallTableFunction(
+      const std::string& command, int32_t eval_type,
+      const std::shared_ptr<arrow::Schema>& output_schema, const std::string& analyzed,
+      const std::map<std::string, std::string>& conf,
+      const std::shared_ptr<arrow::RecordBatch>& args) override {
+    ARROW_ASSIGN_OR_RAISE(auto result_schema,
+                          output_schema->AddField(output_schema->num_fields(),
+                                                  arrow::field("row", arrow::int64())));
+    ARROW_ASSIGN_OR_RAISE(auto exported, Exported(*args));
+    return WithGil([&]() -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+      return ImportedBatch(function_->attr("call_table_function")(
+          nb::bytes(command.data(), command.size()), eval_type, conf,
+          OwnedCapsule(std::move(exported.first)), OwnedCapsule(std::move(exported.second)),
+          SchemaCapsule(*result_schema),
+          analyzed.empty() ? nb::object(nb::none()) : nb::object(nb::bytes(analyzed.data(), analyzed.size()))));
+    });
+  }
+
+  // runner.analyze_table_function(command, args, constant flags): (serialized DataType,
+  // pickled AnalyzeResult). `args` is one row: each constant argument's value, else NULL.
+  arrow::Result<std::pair<std::string, std::string>> AnalyzeTableFunction(
+      const std::string& command, const std::vector<ember::TableFunctionArgument>& args) override {
+    arrow::FieldVector fields;
+    arrow::ArrayVector columns;
+    std::vector<bool> constant;
+    for (const auto& arg : args) {
+      fields.push_back(arrow::field(arg.keyword, arg.type));
+      std::shared_ptr<arrow::Array> column;
+      if (arg.value) {
+        ARROW_ASSIGN_OR_RAISE(column, arrow::MakeArrayFromScalar(*arg.value, 1));
+        if (!column->type()->Equals(*arg.type)) {
+          ARROW_ASSIGN_OR_RAISE(column, arrow::MakeArrayOfNull(arg.type, 1));
+        }
+      } else {
+        ARROW_ASSIGN_OR_RAISE(column, arrow::MakeArrayOfNull(arg.type, 1));
+      }
+      columns.push_back(std::move(column));
+      constant.push_back(arg.value != nullptr);
+    }
+    auto batch = arrow::RecordBatch::Make(arrow::schema(fields), 1, columns);
+    ARROW_ASSIGN_OR_RAISE(auto exported, Exported(*batch));
+    return WithGil([&]() -> arrow::Result<std::pair<std::string, std::string>> {
+      nb::tuple result = nb::cast<nb::tuple>(function_->attr("analyze_table_function")(
+          nb::bytes(command.data(), command.size()), OwnedCapsule(std::move(exported.first)),
+          OwnedCapsule(std::move(exported.second)), constant));
+      auto schema = nb::cast<nb::bytes>(result[0]);
+      auto pickled = nb::cast<nb::bytes>(result[1]);
+      return std::make_pair(std::string(schema.c_str(), schema.size()),
+                            std::string(pickled.c_str(), pickled.size()));
+    });
+  }
+
   // runner.data_source_schema(command, options): the DDL text of the source's schema().
   arrow::Result<std::string> DataSourceSchema(
       const std::string& command, const std::map<std::string, std::string>& options) override {

@@ -96,6 +96,28 @@ class Runner:
             max_records=max(int(conf["spark.sql.execution.arrow.maxRecordsPerBatch"]), 1))
         return _apply_to_groups(self._function("", command), eval_type, call)
 
+    def call_table_function(self, command: bytes, eval_type: int, conf: dict, schema: Any,
+                            array: Any, result_schema: Any, analyzed: Any) -> Any:
+        """Calls a Python UDTF on a batch of argument rows (its input, as a partition is in
+        Spark's worker), given and returned through Arrow's C data interface: its rows, then
+        the argument row each came from (NULL for terminate's)."""
+        import pyarrow as pa
+
+        return _call_table_function(
+            self._function("", command), eval_type,
+            pa.RecordBatch._import_from_c_capsule(schema, array),
+            pa.Schema._import_from_c_capsule(result_schema), analyzed, _safely(conf))
+
+    def analyze_table_function(self, command: bytes, schema: Any, array: Any,
+                               constant: list) -> Any:
+        """A UDTF's static analyze() for its arguments (one row: a constant argument's value,
+        else NULL): (its schema as a serialized Connect DataType, its pickled result)."""
+        import pyarrow as pa
+
+        return _analyze_table_function(self._function("", command),
+                                       pa.RecordBatch._import_from_c_capsule(schema, array),
+                                       constant)
+
     def data_source_schema(self, command: bytes, options: dict) -> str:
         """A Python data source's schema() as DDL text."""
         from . import _data_sources
@@ -261,6 +283,286 @@ def _by_keyword(function: Callable, names: list) -> Callable:
                         **{n: v for n, v in zip(names, values) if n})
 
     return call
+
+
+_ARROW_TABLE_UDF = 301  # SQL_ARROW_TABLE_UDF: an Arrow-optimized UDTF
+
+
+def _analyze_table_function(handler: Any, batch: Any, constant: list) -> Any:
+    """Spark's analyze step for a UDTF without a return type: AnalyzeArguments in, the
+    AnalyzeResult checked; a failure is Spark's TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON."""
+    import inspect
+    import pickle
+
+    from pyspark.errors import PySparkValueError
+    from pyspark.sql.connect.types import pyspark_types_to_proto_types
+    from pyspark.sql.pandas.types import from_arrow_type
+    from pyspark.sql.types import StructType
+    from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult
+
+    name = handler.__name__
+    prefix = f"Failed to evaluate the user-defined table function '{name}'"
+    try:
+        if not isinstance(inspect.getattr_static(handler, "analyze", None), staticmethod):
+            raise PySparkValueError(
+                "Failed to execute the user defined table function because it has not "
+                "implemented the 'analyze' static method or specified a fixed return type "
+                "during registration time. Please add the 'analyze' static method or specify "
+                "the return type, and try the query again.")
+        args, kwargs = [], {}
+        for field, column, is_constant in zip(batch.schema, batch.columns, constant):
+            argument = AnalyzeArgument(
+                dataType=from_arrow_type(field.type),
+                value=_to_python(column)[0] if is_constant else None,
+                isTable=False, isConstantExpression=is_constant)
+            if field.name:
+                kwargs[field.name] = argument
+            else:
+                args.append(argument)
+        try:
+            inspect.signature(handler.analyze).bind(*args, **kwargs)
+        except TypeError as error:
+            raise PySparkValueError(
+                f"{prefix} because the function arguments did not match the expected "
+                f"signature of the static 'analyze' method ({error}). Please update the query "
+                "so that this table function call provides arguments matching the expected "
+                "signature, or else update the table function so that its static 'analyze' "
+                "method accepts the provided arguments, and then try the query again.") from None
+        result = handler.analyze(*args, **kwargs)
+        if not isinstance(result, AnalyzeResult):
+            raise PySparkValueError(
+                f"{prefix} because the static 'analyze' method expects a result of type "
+                "pyspark.sql.udtf.AnalyzeResult, but instead this method returned a value of "
+                f"type: {type(result)}")
+        if not isinstance(result.schema, StructType):
+            raise PySparkValueError(
+                f"{prefix} because the static 'analyze' method expects a result of type "
+                "pyspark.sql.udtf.AnalyzeResult with a 'schema' field comprising a StructType, "
+                f"but the 'schema' field had the wrong type: {type(result.schema)}")
+        if result.withSinglePartition or result.partitionBy:
+            field = "withSinglePartition' field set to 'true" if result.withSinglePartition \
+                else "partitionBy' list set to non-empty"
+            raise PySparkValueError(
+                f"{prefix} because the static 'analyze' method returned an 'AnalyzeResult' "
+                f"object with the '{field}', but the function call did not provide any table "
+                "argument. Please update the query so that it provides a table argument, or "
+                "else update the table function so that its 'analyze' method returns an "
+                "'AnalyzeResult' object without it, and then try the query again.")
+    except Exception as error:
+        raise AnalysisError(
+            "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON",
+            "Failed to analyze the Python user defined table function: "
+            + _traceback_text(error), "38000") from None
+    return (pyspark_types_to_proto_types(result.schema).SerializeToString(),
+            pickle.dumps(result))
+
+
+def _call_table_function(handler: Any, eval_type: int, batch: Any, result_schema: Any,
+                         analyzed: Any, safe: bool) -> Any:
+    """Spark's worker for a UDTF, on one partition: the handler made once, eval() on each
+    argument row (by position, or by keyword where the column has a name), then terminate()
+    and cleanup(); each row checked and converted as Spark's worker does."""
+    try:
+        return _run_table_function(handler, eval_type, batch, result_schema, analyzed, safe)
+    except Exception as error:
+        raise UserFunctionError(_traceback_text(error)) from None
+
+
+def _run_table_function(handler: Any, eval_type: int, batch: Any, result_schema: Any,
+                        analyzed: Any, safe: bool) -> Any:
+    import collections.abc
+    import dataclasses
+    import inspect
+    import pickle
+
+    import pyarrow as pa
+
+    from pyspark.errors import PySparkRuntimeError
+    from pyspark.sql.pandas.types import from_arrow_schema
+    from pyspark.sql.udtf import SkipRestOfInputTableException
+
+    output_schema = result_schema.remove(len(result_schema) - 1)
+    name = handler.__name__
+    init_args = inspect.getfullargspec(handler).args
+    create = handler
+    if analyzed is not None:
+        if len(init_args) > 2:
+            raise PySparkRuntimeError(
+                errorClass="UDTF_CONSTRUCTOR_INVALID_IMPLEMENTS_ANALYZE_METHOD",
+                messageParameters={"name": name})
+        if len(init_args) == 2:
+            result = pickle.loads(analyzed)
+            create = lambda: handler(dataclasses.replace(result))  # noqa: E731
+    elif len(init_args) > 1:
+        raise PySparkRuntimeError(errorClass="UDTF_CONSTRUCTOR_INVALID_NO_ANALYZE_METHOD",
+                                  messageParameters={"name": name})
+    try:
+        udtf = create()
+    except Exception as error:
+        raise PySparkRuntimeError(errorClass="UDTF_EXEC_ERROR",
+                                  messageParameters={"method_name": "__init__",
+                                                     "error": str(error)})
+    if not hasattr(udtf, "eval"):
+        raise PySparkRuntimeError(
+            "Failed to execute the user defined table function because it has not "
+            "implemented the 'eval' method. Please add the 'eval' method and try the query "
+            "again.")
+    names = batch.schema.names
+    try:
+        inspect.signature(udtf.eval).bind(*[i for i, n in enumerate(names) if not n],
+                                          **{n: i for i, n in enumerate(names) if n})
+    except TypeError as error:
+        raise PySparkRuntimeError(
+            errorClass="UDTF_EVAL_METHOD_ARGUMENTS_DO_NOT_MATCH_SIGNATURE",
+            messageParameters={"name": name, "reason": str(error)}) from None
+
+    width = len(output_schema)
+    spark_type = from_arrow_schema(output_schema)
+    arrow = eval_type == _ARROW_TABLE_UDF
+    check_nulls = _null_checker(spark_type)
+    rows: list = []    # the rows, or with Arrow, the DataFrame of each call
+    owners: list = []  # per row: its argument row, None for terminate's
+
+    def run(method: Callable, owner: Any, *args: Any, **kwargs: Any) -> None:
+        try:
+            result = method(*args, **kwargs)
+        except SkipRestOfInputTableException:
+            raise
+        except Exception as error:
+            raise PySparkRuntimeError(errorClass="UDTF_EXEC_ERROR",
+                                      messageParameters={"method_name": method.__name__,
+                                                         "error": str(error)})
+        if result is None:
+            return
+        if not isinstance(result, collections.abc.Iterable):
+            raise PySparkRuntimeError(errorClass="UDTF_RETURN_NOT_ITERABLE",
+                                      messageParameters={"type": type(result).__name__,
+                                                         "func": method.__name__})
+        produced = []
+        for row in result:
+            if not arrow:
+                if row is not None and hasattr(row, "__len__") and len(row) != width:
+                    raise PySparkRuntimeError(
+                        errorClass="UDTF_RETURN_SCHEMA_MISMATCH",
+                        messageParameters={"expected": str(width), "actual": str(len(row)),
+                                           "func": method.__name__})
+                if row is not None and not (isinstance(row, (list, dict, tuple))
+                                            or hasattr(row, "__dict__")):
+                    raise PySparkRuntimeError(
+                        errorClass="UDTF_INVALID_OUTPUT_ROW_TYPE",
+                        messageParameters={"type": type(row).__name__, "func": method.__name__})
+            if row is not None:
+                check_nulls(row)
+            produced.append(row)
+        if arrow:
+            rows.append(_table_function_frame(produced, output_schema, method.__name__, safe))
+            owners.extend([owner] * rows[-1].num_rows)
+        else:
+            rows.extend(produced)
+            owners.extend([owner] * len(produced))
+
+    columns = [_to_python(column) for column in batch.columns]
+    try:
+        try:
+            for i in range(batch.num_rows):
+                values = [column[i] for column in columns]
+                run(udtf.eval, i, *(v for n, v in zip(names, values) if not n),
+                    **{n: v for n, v in zip(names, values) if n})
+        except SkipRestOfInputTableException:
+            pass
+        if hasattr(udtf, "terminate"):
+            run(udtf.terminate, None)
+    finally:
+        if hasattr(udtf, "cleanup"):
+            udtf.cleanup()
+
+    if arrow:
+        table = pa.Table.from_batches(rows, schema=output_schema) if rows else \
+            output_schema.empty_table()
+        columns_out = [table.column(i).combine_chunks() for i in range(width)]
+    else:
+        coerce = _coercion(spark_type)
+        struct = pa.array([coerce(_row_values(row)) for row in rows],
+                          type=pa.struct(list(output_schema)))
+        columns_out = [struct.field(i) for i in range(width)]
+    return pa.RecordBatch.from_arrays(columns_out + [pa.array(owners, type=pa.int64())],
+                                      schema=result_schema)
+
+
+def _row_values(row: Any) -> Any:
+    """A UDTF's row as StructType.toInternal reads it: a tuple, list or dict as it is, another
+    object by its attributes; None is a row of NULLs."""
+    if row is None:
+        return ()
+    if isinstance(row, (tuple, list, dict)):
+        return row
+    return vars(row)
+
+
+def _table_function_frame(rows: list, schema: Any, method: str, safe: bool) -> Any:
+    """An Arrow UDTF's rows of one call as Spark's worker converts them: a pandas DataFrame of
+    the rows, its columns by position cast to the schema's types."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from pyspark.errors import PySparkRuntimeError
+
+    frame = pd.DataFrame(rows)
+    if len(frame) == 0 and len(frame.columns) == 0:
+        return pa.RecordBatch.from_pylist([], schema=schema)
+    if len(frame.columns) != len(schema):
+        raise PySparkRuntimeError(
+            errorClass="UDTF_RETURN_SCHEMA_MISMATCH",
+            messageParameters={"expected": str(len(schema)), "actual": str(len(frame.columns)),
+                               "func": method})
+    arrays = []
+    for i, field in enumerate(schema):
+        series = frame.iloc[:, i]
+        try:
+            arrays.append(_from_series(series, field.type, safe))
+        except Exception:
+            arrays.append(pa.Array.from_pandas(series).cast(field.type, safe=safe))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _null_checker(spark_type: Any) -> Callable[[Any], None]:
+    """Spark's check of a UDTF's row against non-nullable columns, fields, elements and map
+    values: a None there fails the query, naming the column."""
+    from pyspark.errors import PySparkRuntimeError
+    from pyspark.sql import types as T
+
+    def fail(column: int) -> None:
+        raise PySparkRuntimeError(
+            errorClass="UDTF_EXEC_ERROR",
+            messageParameters={
+                "method_name": "eval' or 'terminate",
+                "error": f"Column {column} within a returned row had a value of None, either "
+                         "directly or within array/struct/map subfields, but the corresponding "
+                         "column type was declared as non-nullable; please update the UDTF to "
+                         "return a non-None value at this location or otherwise declare the "
+                         "column type as nullable."})
+
+    def check(value: Any, data_type: Any, nullable: bool, column: int) -> None:
+        if value is None:
+            if not nullable:
+                fail(column)
+        elif isinstance(data_type, T.ArrayType) and isinstance(value, list):
+            for item in value:
+                check(item, data_type.elementType, data_type.containsNull, column)
+        elif isinstance(data_type, T.MapType) and isinstance(value, dict):
+            for key, item in value.items():
+                check(key, data_type.keyType, False, column)
+                check(item, data_type.valueType, data_type.valueContainsNull, column)
+        elif isinstance(data_type, T.StructType) and isinstance(value, tuple):
+            for item, field in zip(value, data_type.fields):
+                check(item, field.dataType, field.nullable, column)
+
+    def check_row(row: Any) -> None:
+        if isinstance(row, tuple):
+            for i, (value, field) in enumerate(zip(row, spark_type.fields)):
+                check(value, field.dataType, field.nullable, i)
+
+    return check_row
 
 
 _MAP_PANDAS_ITER_UDF = 205  # SQL_MAP_PANDAS_ITER_UDF: mapInPandas

@@ -192,6 +192,14 @@ plan::Analyzer Session::analyzer() {
     auto it = self->functions_.find(Lower(name));
     return it == self->functions_.end() ? nullptr : it->second;
   };
+  options.lookup_table_function =
+      [weak](const std::string& name) -> std::shared_ptr<const UserTableFunction> {
+    auto self = weak.lock();
+    if (!self) return nullptr;
+    std::lock_guard<std::mutex> lock(self->mutex_);
+    auto it = self->table_functions_.find(Lower(name));
+    return it == self->table_functions_.end() ? nullptr : it->second;
+  };
   options.lookup_relation = [weak](const plan::LogicalPlan& relation) -> Result<plan::PlanPtr> {
     const std::vector<std::string>& parts = relation.name_parts;
     auto self = weak.lock();
@@ -675,6 +683,24 @@ void Session::RegisterFunction(const std::string& name,
 void Session::RegisterDataSource(std::shared_ptr<const UserDataSource> source) {
   std::lock_guard<std::mutex> lock(mutex_);
   data_sources_[Lower(source->name)] = std::move(source);
+}
+
+void Session::RegisterTableFunction(const std::string& name,
+                                    std::shared_ptr<const UserTableFunction> function) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  table_functions_[Lower(name)] = std::move(function);
+}
+
+Result<DataFrame> Session::TableFunction(std::shared_ptr<const UserTableFunction> function,
+                                         const std::vector<Column>& args,
+                                         std::vector<std::string> keywords) {
+  std::vector<plan::ExprPtr> exprs;
+  for (const auto& arg : args) exprs.push_back(arg.expr());
+  ARROW_ASSIGN_OR_RAISE(auto plan, analyzer().Generate(plan::OneRowRelation(), {},
+                                                       plan::Call(std::move(function), exprs,
+                                                                  std::move(keywords)),
+                                                       {}, ""));
+  return DataFrame(shared_from_this(), std::move(plan));
 }
 
 std::shared_ptr<const UserDataSource> Session::FindDataSource(const std::string& name) const {

@@ -141,6 +141,8 @@ arrow::Status RunCommand(const Translator& t, StreamingQueries& streams, const p
     case pb::Command::kSqlCommand: return SqlCommand(t, command.sql_command(), out);
     case pb::Command::kCreateDataframeView: return CreateView(t, command.create_dataframe_view());
     case pb::Command::kRegisterFunction: return t.RegisterFunction(command.register_function());
+    case pb::Command::kRegisterTableFunction:
+      return t.RegisterTableFunction(command.register_table_function());
     case pb::Command::kRegisterDataSource:
       return t.RegisterDataSource(command.register_data_source());
     case pb::Command::kWriteOperation: return Write(t, command.write_operation());

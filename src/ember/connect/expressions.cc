@@ -191,17 +191,9 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
     }
     case E::kCommonInlineUserDefinedFunction: {
       const auto& call = expression.common_inline_user_defined_function();
-      std::vector<Column> args;
-      std::vector<std::string> keywords;  // f(v, w=col): the client sends `w => col`
-      for (const auto& arg : call.arguments()) {
-        const bool named = arg.has_named_argument_expression();
-        keywords.push_back(named ? arg.named_argument_expression().key() : "");
-        ARROW_ASSIGN_OR_RAISE(auto column,
-                              Expression(named ? arg.named_argument_expression().value() : arg));
-        args.push_back(std::move(column));
-      }
+      ARROW_ASSIGN_OR_RAISE(auto args, Arguments(call.arguments()));
       ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call));
-      return Call(std::move(function), args, keywords);
+      return Call(std::move(function), args.first, args.second);
     }
     case E::EXPR_TYPE_NOT_SET: return Unsupported("expression of no type");
     default: {
@@ -209,6 +201,20 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
       return Unsupported("expression `" + (field ? field->name() : std::string("?")) + "`");
     }
   }
+}
+
+Result<std::pair<std::vector<Column>, std::vector<std::string>>> Translator::Arguments(
+    const google::protobuf::RepeatedPtrField<pb::Expression>& arguments) const {
+  std::pair<std::vector<Column>, std::vector<std::string>> out;
+  for (const auto& arg : arguments) {
+    // f(v, w=col): the client sends `w => col`.
+    const bool named = arg.has_named_argument_expression();
+    out.second.push_back(named ? arg.named_argument_expression().key() : "");
+    ARROW_ASSIGN_OR_RAISE(auto column,
+                          Expression(named ? arg.named_argument_expression().value() : arg));
+    out.first.push_back(std::move(column));
+  }
+  return out;
 }
 
 // Spark's runner conf for the Python functions, with its defaults, as the plan is translated.
@@ -329,6 +335,62 @@ Result<std::shared_ptr<const UserGroupFunction>> Translator::PythonGroupFunction
     return python->ApplyToGroups(command, eval_type, schema, state.get(), conf, groups);
   };
   return function;
+}
+
+// A Python UDTF, pickled (SQL_TABLE_UDF) or Arrow-optimized (SQL_ARROW_TABLE_UDF).
+constexpr int32_t kTableUdf = 300;
+constexpr int32_t kArrowTableUdf = 301;
+
+Result<std::shared_ptr<const UserTableFunction>> Translator::PythonTableFunction(
+    const pb::CommonInlineUserDefinedTableFunction& call) const {
+  if (!call.has_python_udtf()) return Unsupported("a table function that is not Python's");
+  const pb::PythonUDTF& udtf = call.python_udtf();
+  const int32_t eval_type = udtf.eval_type();
+  if (eval_type != kTableUdf && eval_type != kArrowTableUdf) {
+    return Unsupported("a Python table function of eval type " + std::to_string(eval_type));
+  }
+  if (!python_) return Unsupported("Python UDTFs on a server outside a Python process");
+  // The function once its columns are known; `analyzed`: its analyze()'s pickled result.
+  auto bind = [python = python_, command = udtf.command(), eval_type, name = call.function_name(),
+               deterministic = call.deterministic(),
+               conf = RunnerConf()](std::shared_ptr<arrow::Schema> schema, std::string analyzed) {
+    auto function = std::make_shared<UserTableFunction>();
+    function->name = name;
+    function->deterministic = deterministic;
+    function->output_schema = schema;
+    function->call = [python, command, eval_type, schema, analyzed,
+                      conf](const std::shared_ptr<arrow::RecordBatch>& args) {
+      return python->CallTableFunction(command, eval_type, schema, analyzed, conf, args);
+    };
+    return function;
+  };
+  if (udtf.has_return_type()) {
+    ARROW_ASSIGN_OR_RAISE(auto type, FromProto(udtf.return_type()));
+    return bind(arrow::schema(type->fields()), "");
+  }
+  // No return type: the class's static analyze() names the columns, given the arguments.
+  auto function = std::make_shared<UserTableFunction>();
+  function->name = call.function_name();
+  function->deterministic = call.deterministic();
+  function->analyze = [python = python_, command = udtf.command(), bind](
+                          const std::vector<TableFunctionArgument>& args)
+      -> Result<std::shared_ptr<const UserTableFunction>> {
+    ARROW_ASSIGN_OR_RAISE(auto analyzed, python->AnalyzeTableFunction(command, args));
+    pb::DataType proto;
+    if (!proto.ParseFromString(analyzed.first)) {
+      return arrow::Status::Invalid("analyze() of a table function gave an unreadable schema");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto type, FromProto(proto));
+    return bind(arrow::schema(type->fields()), std::move(analyzed.second));
+  };
+  return function;
+}
+
+arrow::Status Translator::RegisterTableFunction(
+    const pb::CommonInlineUserDefinedTableFunction& call) const {
+  ARROW_ASSIGN_OR_RAISE(auto function, PythonTableFunction(call));
+  session_->RegisterTableFunction(call.function_name(), std::move(function));
+  return arrow::Status::OK();
 }
 
 arrow::Status Translator::RegisterDataSource(

@@ -456,6 +456,12 @@ Result<DataFrame> Translator::Relation(const pb::Relation& relation) const {
         ARROW_ASSIGN_OR_RAISE(auto function, PythonGroupFunction(apply.func(), state, false));
         return input.GroupMap(keys, std::move(function), std::move(state));
       }
+      case pb::Relation::kCommonInlineUserDefinedTableFunction: {  // udtf(...)
+        const auto& call = relation.common_inline_user_defined_table_function();
+        ARROW_ASSIGN_OR_RAISE(auto args, Arguments(call.arguments()));
+        ARROW_ASSIGN_OR_RAISE(auto function, PythonTableFunction(call));
+        return session_->TableFunction(std::move(function), args.first, std::move(args.second));
+      }
       case pb::Relation::kCatalog: return Catalog(*this, relation.catalog());
       case pb::Relation::kHint: return SameRows(*this, relation.hint().input());
       case pb::Relation::kRepartition: return SameRows(*this, relation.repartition().input());

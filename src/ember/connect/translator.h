@@ -8,15 +8,23 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <arrow/result.h>
 
 #include "ember/column.h"
 #include "ember/dataframe.h"
 
+namespace google::protobuf {
+template <typename Element>
+class RepeatedPtrField;
+}
+
 namespace spark::connect {
 class CommonInlineUserDefinedDataSource;
 class CommonInlineUserDefinedFunction;
+class CommonInlineUserDefinedTableFunction;
 class Expression;
 class Relation;
 }
@@ -28,6 +36,7 @@ struct GroupStateSpec;
 struct UserBatchFunction;
 struct UserFunction;
 struct UserGroupFunction;
+struct UserTableFunction;
 }
 
 namespace ember::connect {
@@ -46,6 +55,10 @@ class Translator {
   /// spark.udf.register: the function becomes a temporary function of the session.
   arrow::Status RegisterFunction(
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
+  /// spark.udtf.register: the Python table function becomes a temporary table function of the
+  /// session.
+  arrow::Status RegisterTableFunction(
+      const spark::connect::CommonInlineUserDefinedTableFunction& function) const;
   /// spark.dataSource.register: the Python data source becomes a format of the session's
   /// readers, batch and streaming.
   arrow::Status RegisterDataSource(
@@ -58,6 +71,11 @@ class Translator {
   std::map<std::string, std::string> RunnerConf() const;
   arrow::Result<std::shared_ptr<const UserFunction>> PythonFunction(
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
+  arrow::Result<std::shared_ptr<const UserTableFunction>> PythonTableFunction(
+      const spark::connect::CommonInlineUserDefinedTableFunction& function) const;
+  /// A call's arguments and the keyword each is passed by (empty: by position).
+  arrow::Result<std::pair<std::vector<Column>, std::vector<std::string>>> Arguments(
+      const google::protobuf::RepeatedPtrField<spark::connect::Expression>& arguments) const;
   arrow::Result<std::shared_ptr<const UserBatchFunction>> PythonBatchFunction(
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
   /// applyInPandas, applyInArrow; with `state`, applyInPandasWithState; `cogroup`, of

@@ -236,14 +236,20 @@ class PlanBuilder {
         ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
         const Expr& call = *p.exprs[0];
         GenerateSpec spec;
-        ARROW_ASSIGN_OR_RAISE(spec.list, LowerExpr(*call.args[0], options_.eval));
-        spec.element_type = call.type;
-        const plan::FunctionDef& def = *plan::FindFunction(call.name);
-        spec.outer = def.generator_outer;
-        spec.position = def.generator_position;
-        size_t generated = p.output.size() - p.children[0]->output.size();
-        auto names = Names(p);
-        spec.names.assign(names.end() - static_cast<std::ptrdiff_t>(generated), names.end());
+        for (const auto& arg : call.args) {
+          ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*arg, options_.eval));
+          spec.args.push_back(std::move(lowered));
+        }
+        const auto names = Names(p);
+        for (size_t i = p.children[0]->output.size(); i < p.output.size(); ++i) {
+          spec.fields.push_back(arrow::field(names[i], p.output[i].type));
+        }
+        if (call.table_function) {
+          spec.generator = TableFunctionGenerator(call.table_function, call.keywords);
+        } else {
+          const plan::FunctionDef& def = *plan::FindFunction(call.name);
+          spec.generator = ExplodeGenerator(def.generator_outer, def.generator_position);
+        }
         return GenerateDeclaration(std::move(input), std::move(spec));
       }
       case PlanKind::kMapBatches: {

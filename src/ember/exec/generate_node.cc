@@ -36,10 +36,11 @@ class GenerateNode : public ac::MapNode {
     ARROW_RETURN_NOT_OK(ac::ValidateExecNodeInputs(plan, inputs, 1, "GenerateNode"));
     GenerateSpec spec = static_cast<const GenerateOptions&>(options).spec;
     const auto& in = *inputs[0]->output_schema();
-    ARROW_ASSIGN_OR_RAISE(spec.list, spec.list.Bind(in));
+    for (auto& arg : spec.args) {
+      ARROW_ASSIGN_OR_RAISE(arg, arg.Bind(in));
+    }
     auto fields = in.fields();
-    if (spec.position) fields.push_back(arrow::field(spec.names.front(), arrow::int32()));
-    fields.push_back(arrow::field(spec.names.back(), spec.element_type));
+    fields.insert(fields.end(), spec.fields.begin(), spec.fields.end());
     return plan->EmplaceNode<GenerateNode>(plan, std::move(inputs), arrow::schema(fields),
                                            std::move(spec));
   }
@@ -48,51 +49,40 @@ class GenerateNode : public ac::MapNode {
 
  protected:
   Result<cp::ExecBatch> ProcessBatch(cp::ExecBatch batch) override {
-    ARROW_ASSIGN_OR_RAISE(auto datum, cp::ExecuteScalarExpression(spec_.list, batch));
-    std::shared_ptr<arrow::Array> array;
-    if (datum.is_array()) {
-      array = datum.make_array();
-    } else {
-      ARROW_ASSIGN_OR_RAISE(array, arrow::MakeArrayFromScalar(*datum.scalar(), batch.length));
-    }
-    const auto& lists = static_cast<const arrow::ListArray&>(*array);
-    // Per output row: its input row, its element (NULL for an outer row), its position.
-    arrow::Int64Builder rows, elements;
-    arrow::Int32Builder positions;
-    for (int64_t i = 0; i < lists.length(); ++i) {
-      int32_t n = lists.IsNull(i) ? 0 : lists.value_length(i);
-      if (n == 0 && spec_.outer) {
-        ARROW_RETURN_NOT_OK(rows.Append(i));
-        ARROW_RETURN_NOT_OK(elements.AppendNull());
-        ARROW_RETURN_NOT_OK(positions.AppendNull());
-      }
-      for (int32_t j = 0; j < n; ++j) {
-        ARROW_RETURN_NOT_OK(rows.Append(i));
-        ARROW_RETURN_NOT_OK(elements.Append(lists.value_offset(i) + j));
-        ARROW_RETURN_NOT_OK(positions.Append(j));
-      }
-    }
-    ARROW_ASSIGN_OR_RAISE(auto row_indices, rows.Finish());
-    ARROW_ASSIGN_OR_RAISE(auto element_indices, elements.Finish());
-    std::vector<arrow::Datum> out;
-    for (const auto& value : batch.values) {
-      if (value.is_scalar()) {
-        out.push_back(value);
+    std::vector<std::shared_ptr<arrow::Array>> args;
+    for (const auto& arg : spec_.args) {
+      ARROW_ASSIGN_OR_RAISE(auto datum, cp::ExecuteScalarExpression(arg, batch));
+      if (datum.is_array()) {
+        args.push_back(datum.make_array());
       } else {
-        ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(value, row_indices));
-        out.push_back(std::move(taken));
+        ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayFromScalar(*datum.scalar(), batch.length));
+        args.push_back(std::move(array));
       }
     }
-    if (spec_.position) {
-      ARROW_ASSIGN_OR_RAISE(auto pos, positions.Finish());
-      out.emplace_back(pos);
+    ARROW_ASSIGN_OR_RAISE(auto generated, spec_.generator(args, batch.length));
+    // The input's columns at each generated row's input row.
+    std::vector<arrow::Datum> out;
+    const bool unowned_rows = generated.input_rows->null_count() > 0;
+    for (const auto& value : batch.values) {
+      if (value.is_scalar() && !unowned_rows) {
+        out.push_back(value);
+        continue;
+      }
+      arrow::Datum column = value;
+      if (value.is_scalar()) {
+        ARROW_ASSIGN_OR_RAISE(column, arrow::MakeArrayFromScalar(*value.scalar(), batch.length));
+      }
+      ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(column, generated.input_rows));
+      out.push_back(std::move(taken));
     }
-    ARROW_ASSIGN_OR_RAISE(auto element, cp::Take(lists.values(), element_indices));
-    if (!element.type()->Equals(*spec_.element_type)) {
-      ARROW_ASSIGN_OR_RAISE(element, cp::Cast(element, spec_.element_type));
+    for (size_t i = 0; i < generated.columns.size(); ++i) {
+      auto column = generated.columns[i];
+      if (!column->type()->Equals(*spec_.fields[i]->type())) {
+        ARROW_ASSIGN_OR_RAISE(column, cp::Cast(*column, spec_.fields[i]->type()));
+      }
+      out.emplace_back(std::move(column));
     }
-    out.push_back(std::move(element));
-    return cp::ExecBatch(std::move(out), row_indices->length());
+    return cp::ExecBatch(std::move(out), generated.input_rows->length());
   }
 
  private:
@@ -151,6 +141,62 @@ class MapBatchesNode : public ac::MapNode {
 constexpr const char* kMapBatches = "ember_map_batches";
 
 }  // namespace
+
+Generator ExplodeGenerator(bool outer, bool position) {
+  return [outer, position](const std::vector<std::shared_ptr<arrow::Array>>& args,
+                           int64_t) -> Result<GeneratedRows> {
+    const auto& lists = static_cast<const arrow::ListArray&>(*args[0]);
+    // Per output row: its input row, its element (NULL for an outer row), its position.
+    arrow::Int64Builder rows, elements;
+    arrow::Int32Builder positions;
+    for (int64_t i = 0; i < lists.length(); ++i) {
+      int32_t n = lists.IsNull(i) ? 0 : lists.value_length(i);
+      if (n == 0 && outer) {
+        ARROW_RETURN_NOT_OK(rows.Append(i));
+        ARROW_RETURN_NOT_OK(elements.AppendNull());
+        ARROW_RETURN_NOT_OK(positions.AppendNull());
+      }
+      for (int32_t j = 0; j < n; ++j) {
+        ARROW_RETURN_NOT_OK(rows.Append(i));
+        ARROW_RETURN_NOT_OK(elements.Append(lists.value_offset(i) + j));
+        ARROW_RETURN_NOT_OK(positions.Append(j));
+      }
+    }
+    GeneratedRows out;
+    ARROW_ASSIGN_OR_RAISE(out.input_rows, rows.Finish());
+    if (position) {
+      ARROW_ASSIGN_OR_RAISE(auto pos, positions.Finish());
+      out.columns.push_back(std::move(pos));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto element_indices, elements.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto element, cp::Take(*lists.values(), *element_indices));
+    out.columns.push_back(std::move(element));
+    return out;
+  };
+}
+
+Generator TableFunctionGenerator(std::shared_ptr<const UserTableFunction> function,
+                                 std::vector<std::string> keywords) {
+  return [function, keywords](const std::vector<std::shared_ptr<arrow::Array>>& args,
+                              int64_t length) -> Result<GeneratedRows> {
+    arrow::FieldVector fields;
+    for (size_t i = 0; i < args.size(); ++i) {
+      fields.push_back(arrow::field(i < keywords.size() ? keywords[i] : "", args[i]->type()));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto rows,
+                          function->call(arrow::RecordBatch::Make(arrow::schema(fields), length, args)));
+    const auto& expected = *function->output_schema;
+    const int width = expected.num_fields();
+    if (rows->num_columns() != width + 1 || rows->column(width)->type_id() != arrow::Type::INT64) {
+      return Status::Invalid("the table function ", function->name, " returned columns ",
+                             rows->schema()->ToString(), " for ", expected.ToString());
+    }
+    GeneratedRows out;
+    out.input_rows = rows->column(width);
+    for (int i = 0; i < width; ++i) out.columns.push_back(rows->column(i));
+    return out;
+  };
+}
 
 Result<ac::Declaration> GenerateDeclaration(ac::Declaration input, GenerateSpec spec) {
   static Status registered =

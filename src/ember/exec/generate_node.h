@@ -1,29 +1,49 @@
 // Acero nodes whose output rows are not one per input row, batch by batch, so that batch and
 // streaming queries run them alike: Spark's Generate (explode, posexplode, and their _outer
-// forms) and a user's function of batches (mapInPandas).
+// forms, a user's table function) and a user's function of batches (mapInPandas).
 #pragma once
 
 #include <arrow/acero/exec_plan.h>
 #include <arrow/compute/expression.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace ember {
 struct UserBatchFunction;
+struct UserTableFunction;
 }
 
 namespace ember::exec {
 
-struct GenerateSpec {
-  arrow::compute::Expression list;  // the list to explode, over the input's columns
-  std::shared_ptr<arrow::DataType> element_type;
-  bool outer = false;              // a NULL or empty list gives one row of NULLs instead of none
-  bool position = false;           // a pos column (int, from 0) before the element
-  std::vector<std::string> names;  // the generated columns' names: [pos,] col
+/// What a generator makes of one batch: its rows, each with the input row it belongs to (NULL
+/// for none: the input's columns are NULL there), and their columns.
+struct GeneratedRows {
+  std::shared_ptr<arrow::Array> input_rows;  // int64
+  std::vector<std::shared_ptr<arrow::Array>> columns;
 };
 
-/// The input's columns, then [pos,] col.
+/// A generator, on its arguments' values for a batch of `length` rows.
+using Generator = std::function<arrow::Result<GeneratedRows>(
+    const std::vector<std::shared_ptr<arrow::Array>>& args, int64_t length)>;
+
+struct GenerateSpec {
+  std::vector<arrow::compute::Expression> args;  // over the input's columns
+  arrow::FieldVector fields;                     // the generated columns
+  Generator generator;
+};
+
+/// explode (a list's elements), posexplode (a position, int from
+/// 0, before each), and their _outer forms (a NULL or empty list gives one row of NULLs rather
+/// than none).
+Generator ExplodeGenerator(bool outer, bool position);
+
+/// A user's table function, each argument passed by its keyword (empty: by position).
+Generator TableFunctionGenerator(std::shared_ptr<const UserTableFunction> function,
+                                 std::vector<std::string> keywords);
+
+/// The input's columns, then the generated ones.
 arrow::Result<arrow::acero::Declaration> GenerateDeclaration(arrow::acero::Declaration input,
                                                              GenerateSpec spec);
 

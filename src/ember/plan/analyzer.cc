@@ -68,6 +68,16 @@ std::shared_ptr<LogicalPlan> NewNode(PlanKind kind, std::vector<PlanPtr> childre
   return node;
 }
 
+}  // namespace
+
+PlanPtr OneRowRelation() {
+  auto one_row = NewNode(PlanKind::kLocalTable, {});
+  one_row->table = arrow::Table::Make(arrow::schema({}), arrow::ArrayVector{}, 1);
+  return one_row;
+}
+
+namespace {
+
 // A key that is equal for two resolved expressions computing the same value.
 std::string Fingerprint(const Expr& e) {
   switch (e.kind) {
@@ -81,9 +91,10 @@ std::string Fingerprint(const Expr& e) {
     default: break;
   }
   // A user's function is known by its object: another one may share its name.
-  std::string out = e.function ? "udf@" + std::to_string(reinterpret_cast<uintptr_t>(
-                                              e.function.get())) + "("
-                               : Lower(e.name) + (e.distinct ? "!d(" : "(");
+  const void* user = e.function ? static_cast<const void*>(e.function.get())
+                                : static_cast<const void*>(e.table_function.get());
+  std::string out = user ? "udf@" + std::to_string(reinterpret_cast<uintptr_t>(user)) + "("
+                         : Lower(e.name) + (e.distinct ? "!d(" : "(");
   for (size_t i = 0; i < e.args.size(); ++i) {
     if (i < e.keywords.size() && !e.keywords[i].empty()) out += e.keywords[i] + "=>";
     out += Fingerprint(*e.args[i]) + ",";
@@ -106,6 +117,7 @@ Result<ExprPtr> Transform(const ExprPtr& e,
 
 bool IsGeneratorCall(const Expr& e) {
   if (e.kind != ExprKind::kCall || e.function) return false;
+  if (e.table_function) return true;
   const FunctionDef* def = FindFunction(e.name);
   return def && def->generator;
 }
@@ -295,6 +307,29 @@ Result<ExprPtr> Analyzer::ResolveColumn(const Expr& column, const Scope& scope) 
   return out;
 }
 
+// A call of a user's table function: its arguments resolved, and a function that names its
+// columns itself (Spark's `analyze`) asked for them, given the arguments' types and constant
+// values. Its type is the struct of its columns.
+Result<ExprPtr> Analyzer::ResolveTableFunctionCall(const Expr& call, const Scope& scope) const {
+  ARROW_RETURN_NOT_OK(CheckKeywords(call));
+  auto out = std::make_shared<Expr>(call);
+  std::vector<TableFunctionArgument> arguments;
+  for (size_t i = 0; i < out->args.size(); ++i) {
+    auto& arg = out->args[i];
+    ARROW_ASSIGN_OR_RAISE(arg, Resolve(arg, scope));
+    const Expr& value = *StripAlias(arg);
+    arguments.push_back(TableFunctionArgument{
+        arg->type, value.kind == ExprKind::kLiteral ? value.value : nullptr,
+        i < call.keywords.size() ? call.keywords[i] : std::string()});
+  }
+  if (!out->table_function->output_schema) {
+    ARROW_ASSIGN_OR_RAISE(out->table_function, out->table_function->analyze(arguments));
+  }
+  out->type = arrow::struct_(out->table_function->output_schema->fields());
+  out->nullable = false;
+  return out;
+}
+
 Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const {
   const Expr& e = *expr;
   switch (e.kind) {
@@ -338,14 +373,22 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
     case ExprKind::kCall:
       break;
   }
-  const FunctionDef* def = e.function ? nullptr : FindFunction(e.name);
-  if (!e.function && !def && options_.lookup_function) {
+  const bool user = e.function || e.table_function;
+  const FunctionDef* def = user ? nullptr : FindFunction(e.name);
+  if (!user && !def && options_.lookup_function) {
     if (auto function = options_.lookup_function(e.name)) {
       ARROW_RETURN_NOT_OK(CheckKeywords(e));
       return Resolve(Call(std::move(function), e.args, e.keywords), scope);
     }
   }
-  if (!e.function && !e.keywords.empty()) {
+  if (!user && !def && options_.lookup_table_function) {
+    if (auto function = options_.lookup_table_function(e.name)) {
+      ARROW_RETURN_NOT_OK(CheckKeywords(e));
+      return Resolve(Call(std::move(function), e.args, e.keywords), scope);
+    }
+  }
+  if (e.table_function) return ResolveTableFunctionCall(e, scope);
+  if (!user && !e.keywords.empty()) {
     return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
                      "The feature is not supported: named arguments of " + Backquote(e.name) +
                          " in Ember.",
@@ -587,6 +630,14 @@ Result<PlanPtr> Analyzer::GroupMap(const std::vector<GroupedSide>& sides,
   return node;
 }
 
+Status AliasNumberMismatch(size_t columns, size_t aliases) {
+  return UserError(ErrorKind::kAnalysis, "UDTF_ALIAS_NUMBER_MISMATCH",
+                   "The number of aliases supplied in the AS clause does not match the number "
+                   "of columns output by the UDTF. Expected " + std::to_string(columns) +
+                       " aliases but got " + std::to_string(aliases) + ".",
+                   "42802");
+}
+
 Result<PlanPtr> Analyzer::Generate(const PlanPtr& child, const std::vector<Attribute>& scope,
                                    const ExprPtr& generator, const std::vector<std::string>& names,
                                    const std::string& qualifier) const {
@@ -598,28 +649,32 @@ Result<PlanPtr> Analyzer::Generate(const PlanPtr& child, const std::vector<Attri
                          "generator.",
                      "42K0E");
   }
-  const FunctionDef& def = *FindFunction(call->name);
-  const bool outer = def.generator_outer;
-  const bool position = def.generator_position;
-  const size_t width = position ? 2 : 1;
-  if (!names.empty() && names.size() != width) {
-    return UserError(ErrorKind::kAnalysis, "UDTF_ALIAS_NUMBER_MISMATCH",
-                     "The number of aliases supplied in the AS clause does not match the number "
-                     "of columns output by the UDTF. Expected " + std::to_string(width) +
-                         " aliases but got " + std::to_string(names.size()) + ".",
-                     "42802");
+  // The generated columns: a table function's own, else [pos,] col.
+  std::vector<Attribute> generated;
+  if (call->table_function) {
+    for (const auto& field : call->table_function->output_schema->fields()) {
+      generated.push_back(Attribute{field->name(), NewAttributeId(), field->type(),
+                                    field->nullable(), qualifier});
+    }
+  } else {
+    const FunctionDef& def = *FindFunction(call->name);
+    const bool outer = def.generator_outer;
+    if (def.generator_position) {
+      generated.push_back(Attribute{"pos", NewAttributeId(), arrow::int32(), outer, qualifier});
+    }
+    generated.push_back(Attribute{"col", NewAttributeId(), call->type, outer || call->nullable,
+                                  qualifier});
+  }
+  if (!names.empty()) {
+    if (names.size() != generated.size()) {
+      return AliasNumberMismatch(generated.size(), names.size());
+    }
+    for (size_t k = 0; k < generated.size(); ++k) generated[k].name = names[k];
   }
   auto node = NewNode(PlanKind::kGenerate, {child});
   node->exprs = {call};
   node->output = child->output;
-  auto named = [&](size_t k, const char* fallback) {
-    return names.empty() ? std::string(fallback) : names[names.size() - width + k];
-  };
-  if (position) {
-    node->output.push_back(Attribute{named(0, "pos"), NewAttributeId(), arrow::int32(), outer, qualifier});
-  }
-  node->output.push_back(Attribute{named(width - 1, "col"), NewAttributeId(), call->type,
-                                   outer || call->nullable, qualifier});
+  node->output.insert(node->output.end(), generated.begin(), generated.end());
   return node;
 }
 
@@ -1228,9 +1283,7 @@ Result<PlanPtr> Analyzer::ResolveSelect(const LogicalPlan& select) const {
   const SelectBlock& block = *select.select;
   PlanPtr from;
   if (select.children.empty()) {
-    auto one_row = NewNode(PlanKind::kLocalTable, {});
-    one_row->table = arrow::Table::Make(arrow::schema({}), arrow::ArrayVector{}, 1);
-    from = one_row;
+    from = OneRowRelation();
   } else {
     ARROW_ASSIGN_OR_RAISE(from, Resolve(select.children[0]));
   }
@@ -1318,8 +1371,13 @@ Result<PlanPtr> Analyzer::Resolve(const PlanPtr& plan) const {
   switch (p.kind) {
     case PlanKind::kGenerate: {
       if (!p.output.empty()) return plan;
-      // LATERAL VIEW [OUTER] generator(...) alias [AS] names, from the parser.
-      ARROW_ASSIGN_OR_RAISE(auto child, Resolve(p.children[0]));
+      // From the parser: LATERAL VIEW [OUTER] generator(...) alias [AS] names, a
+      // table-valued function in FROM (without a child: over one row), or one that follows
+      // other relations (LATERAL f(...)).
+      PlanPtr child = OneRowRelation();
+      if (!p.children.empty()) {
+        ARROW_ASSIGN_OR_RAISE(child, Resolve(p.children[0]));
+      }
       return Generate(child, child->output, p.exprs[0], p.name_parts, p.alias);
     }
     case PlanKind::kUnresolvedRelation: {

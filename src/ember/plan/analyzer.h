@@ -20,6 +20,9 @@ struct AnalyzerOptions {
   std::function<arrow::Result<PlanPtr>(const LogicalPlan& relation)> lookup_relation;
   /// Finds a temporary function (spark.udf.register) by name, or null.
   std::function<std::shared_ptr<const UserFunction>(const std::string& name)> lookup_function;
+  /// Finds a temporary table function (spark.udtf.register) by name, or null.
+  std::function<std::shared_ptr<const UserTableFunction>(const std::string& name)>
+      lookup_table_function;
 };
 
 class Analyzer {
@@ -76,6 +79,13 @@ class Analyzer {
       const PlanPtr& child, const std::vector<std::pair<std::string, std::string>>& renames) const;
   arrow::Result<PlanPtr> Drop(const PlanPtr& child, const std::vector<ExprPtr>& columns) const;
 
+  /// Spark's Generate: the child's rows, each joined with the rows `generator` (explode, a
+  /// user's table function) gives for it, whose columns are named `names` (or the generator's
+  /// own names) and qualified by `qualifier`; `scope` are the columns its arguments may read.
+  arrow::Result<PlanPtr> Generate(const PlanPtr& child, const std::vector<Attribute>& scope,
+                                  const ExprPtr& generator, const std::vector<std::string>& names,
+                                  const std::string& qualifier) const;
+
   /// Resolves an expression against a plan's output (df["x"], df.col("x")).
   arrow::Result<ExprPtr> ResolveExpr(const ExprPtr& expr, const PlanPtr& input) const;
 
@@ -85,13 +95,11 @@ class Analyzer {
   struct Scope;
   arrow::Result<ExprPtr> Resolve(const ExprPtr& expr, const Scope& scope) const;
   arrow::Result<ExprPtr> ResolveColumn(const Expr& column, const Scope& scope) const;
+  arrow::Result<ExprPtr> ResolveTableFunctionCall(const Expr& call, const Scope& scope) const;
   arrow::Result<std::vector<ExprPtr>> ExpandStars(const std::vector<ExprPtr>& exprs,
                                                   const Scope& scope) const;
   arrow::Result<PlanPtr> ResolveSelect(const LogicalPlan& select) const;
   arrow::Result<PlanPtr> WithGenerator(const PlanPtr& child, std::vector<ExprPtr>* exprs) const;
-  arrow::Result<PlanPtr> Generate(const PlanPtr& child, const std::vector<Attribute>& scope,
-                                  const ExprPtr& generator, const std::vector<std::string>& names,
-                                  const std::string& qualifier) const;
   arrow::Result<PlanPtr> WithEventTime(const PlanPtr& child, ExprPtr* resolved,
                                        const Scope& scope) const;
   /// ContainsAggregate before resolution: a call of a session function (a registered
@@ -101,6 +109,9 @@ class Analyzer {
 
   AnalyzerOptions options_;
 };
+
+/// Spark's OneRowRelation: one row without columns (SELECT without FROM).
+PlanPtr OneRowRelation();
 
 /// The output attribute a resolved named expression produces in a projection.
 Attribute OutputAttribute(const ExprPtr& resolved);

@@ -91,15 +91,30 @@ ExprPtr Call(std::string function, std::vector<ExprPtr> args, bool distinct) {
   return e;
 }
 
-ExprPtr Call(std::shared_ptr<const UserFunction> function, std::vector<ExprPtr> args,
-             std::vector<std::string> keywords) {
+namespace {
+std::shared_ptr<Expr> UserCall(std::string name, std::vector<ExprPtr> args,
+                               std::vector<std::string> keywords) {
   auto e = New(ExprKind::kCall);
-  e->name = function->name;
+  e->name = std::move(name);
   e->args = std::move(args);
-  e->function = std::move(function);
   if (std::any_of(keywords.begin(), keywords.end(), [](const auto& k) { return !k.empty(); })) {
     e->keywords = std::move(keywords);
   }
+  return e;
+}
+}  // namespace
+
+ExprPtr Call(std::shared_ptr<const UserFunction> function, std::vector<ExprPtr> args,
+             std::vector<std::string> keywords) {
+  auto e = UserCall(function->name, std::move(args), std::move(keywords));
+  e->function = std::move(function);
+  return e;
+}
+
+ExprPtr Call(std::shared_ptr<const UserTableFunction> function, std::vector<ExprPtr> args,
+             std::vector<std::string> keywords) {
+  auto e = UserCall(function->name, std::move(args), std::move(keywords));
+  e->table_function = std::move(function);
   return e;
 }
 
@@ -191,7 +206,7 @@ std::string DisplayName(const Expr& e) {
       break;
   }
   // Spark names a call by its function's name, not as the call spelled it (startsWith).
-  const FunctionDef* def = e.function ? nullptr : FindFunction(e.name);
+  const FunctionDef* def = e.function || e.table_function ? nullptr : FindFunction(e.name);
   const std::string& f = def ? def->name : e.name;
   auto arg = [&](size_t i) {
     // A user's function may take arguments by keyword: Spark shows `f(v, w => w)`.

@@ -16,6 +16,7 @@ struct UserGroupFunction;
 struct GroupStateSpec;
 struct UserDataSource;
 struct UserFunction;
+struct UserTableFunction;
 }
 
 namespace ember::plan {
@@ -29,7 +30,7 @@ enum class ExprKind {
   kAttribute,  // a resolved column: an attribute id of a child plan's output
   kLiteral,    // a constant; an untyped NULL has arrow's null type
   kCall,       // a function or operator by its Spark name ("+", "=", "upper", "count", ...),
-               // or a user's function (`function`)
+               // or a user's function (`function`, `table_function`)
   kCast,       // CAST(child AS type) or TRY_CAST
   kAlias,      // child AS name
   kSortOrder,  // child ASC|DESC NULLS FIRST|LAST; appears only in sort lists
@@ -62,6 +63,8 @@ struct Expr {
   bool ascending = true;                    // kSortOrder
   bool nulls_first = true;                  // kSortOrder
   std::shared_ptr<const UserFunction> function;  // kCall of a user's function, not the catalog's
+  // kCall of a user's table function: a generator, its type the struct of its columns.
+  std::shared_ptr<const UserTableFunction> table_function;
   // kCall: per argument, the keyword it is passed by (`f(v, w => x)`), or empty; only a user's
   // function takes arguments by keyword.
   std::vector<std::string> keywords;
@@ -79,6 +82,8 @@ int AttributeIndex(const std::vector<Attribute>& attributes, int64_t id);
 ExprPtr Literal(std::shared_ptr<arrow::Scalar> value);
 ExprPtr Call(std::string function, std::vector<ExprPtr> args, bool distinct = false);
 ExprPtr Call(std::shared_ptr<const UserFunction> function, std::vector<ExprPtr> args,
+             std::vector<std::string> keywords = {});
+ExprPtr Call(std::shared_ptr<const UserTableFunction> function, std::vector<ExprPtr> args,
              std::vector<std::string> keywords = {});
 ExprPtr Cast(ExprPtr child, std::shared_ptr<arrow::DataType> type, bool try_cast = false);
 ExprPtr Alias(ExprPtr child, std::string name);

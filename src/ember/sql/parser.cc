@@ -1561,6 +1561,10 @@ class Parser {
   arrow::Result<PlanPtr> FromRelations() {
     ARROW_ASSIGN_OR_RAISE(auto left, Relation());
     while (AcceptSymbol(",")) {
+      if (IsWord(Peek(), "LATERAL")) {
+        ARROW_ASSIGN_OR_RAISE(left, LateralFunction(left));
+        continue;
+      }
       ARROW_ASSIGN_OR_RAISE(auto right, Relation());
       auto join = NewPlan(PlanKind::kJoin);
       join->join_type = plan::JoinType::kCross;
@@ -1609,7 +1613,22 @@ class Parser {
       plan::JoinType type = plan::JoinType::kInner;
       if (!JoinTypeWords(&type)) break;
       ARROW_RETURN_NOT_OK(ExpectWord("JOIN"));
-      if (IsWord(Peek(), "LATERAL")) return Unsupported(Peek(), "LATERAL subqueries");
+      if (IsWord(Peek(), "LATERAL")) {
+        if (type != plan::JoinType::kInner && type != plan::JoinType::kCross) {
+          return Unsupported(start, "LATERAL joins other than inner ones");
+        }
+        ARROW_ASSIGN_OR_RAISE(left, LateralFunction(left));
+        if (AcceptWord("ON")) {
+          auto filter = NewPlan(PlanKind::kSelect);
+          ARROW_ASSIGN_OR_RAISE(auto condition, Expression());
+          filter->select = std::make_shared<plan::SelectBlock>();
+          filter->select->select_list = {plan::Star()};
+          filter->select->where = std::move(condition);
+          filter->children = {left};
+          left = filter;
+        }
+        continue;
+      }
       ARROW_ASSIGN_OR_RAISE(auto right, RelationPrimary());
       auto join = NewPlan(PlanKind::kJoin);
       join->join_type = type;
@@ -1688,7 +1707,6 @@ class Parser {
 
   // A table name, a CTE reference, with its alias.
   arrow::Result<PlanPtr> TableReference() {
-    const Token& first = Peek();
     std::vector<std::string> parts;
     while (true) {
       ARROW_ASSIGN_OR_RAISE(auto part, TableNamePart());
@@ -1696,7 +1714,11 @@ class Parser {
       if (!IsSymbol(Peek(), ".") || !IsName(Peek(1))) break;
       Next();
     }
-    if (IsSymbol(Peek(), "(")) return Unsupported(first, "table-valued functions");
+    if (IsSymbol(Peek(), "(")) {
+      std::string name;
+      for (const auto& part : parts) name += (name.empty() ? "" : ".") + ToLower(part);
+      return TableFunction(name, nullptr);
+    }
     PlanPtr relation;
     if (parts.size() == 1) relation = FindCte(parts[0]);
     if (!relation) {
@@ -1722,6 +1744,28 @@ class Parser {
     }
     if (IsWord(Peek(), "TABLESAMPLE")) return Unsupported(Peek(), "TABLESAMPLE");
     return AliasRelation(relation);
+  }
+
+  // name(args) [[AS] alias] in FROM: a table-valued function (a Generate the analyzer resolves),
+  // over one row, or with `child`, over each of its rows (LATERAL).
+  arrow::Result<PlanPtr> TableFunction(const std::string& name, PlanPtr child) {
+    ARROW_ASSIGN_OR_RAISE(auto call, FunctionCall(name));
+    auto node = NewPlan(PlanKind::kGenerate);
+    if (child) node->children = {std::move(child)};
+    node->exprs = {std::move(call)};
+    ARROW_ASSIGN_OR_RAISE(auto alias, TableAlias());
+    if (alias) node->alias = std::move(*alias);
+    return node;
+  }
+
+  // LATERAL name(args) [[AS] alias] after `left`: the function over each of its rows.
+  arrow::Result<PlanPtr> LateralFunction(PlanPtr left) {
+    const Token& lateral = Next();
+    if (!IsName(Peek()) || !IsSymbol(Peek(1), "(")) {
+      return Unsupported(lateral, "LATERAL subqueries");
+    }
+    std::string name = ToLower(Next().value);
+    return TableFunction(name, std::move(left));
   }
 
   // One part of a table name. Spark reports `my-table` as an invalid identifier.
