@@ -29,6 +29,7 @@ enum class ErrorKind {
                          // UnknownException, as Spark Connect's client raises it
   kNoSuchElement,        // SparkNoSuchElementException: a configuration key that is not set
   kPython,               // PythonException: a user's Python function raised
+  kInvalidPlanInput,     // Spark Connect's InvalidPlanInput: a plan the server cannot take
 };
 
 /// Name of the PySpark exception class for a kind, e.g. "AnalysisException".

@@ -126,7 +126,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   /// The analyzer for this session's configuration and views.
   plan::Analyzer analyzer();
-  /// The value of a constant expression, cast to `type` (a time-travel point, say).
+  /// The value of a constant expression, cast to `type` (a time-travel point, say); it may be
+  /// NULL.
   arrow::Result<std::shared_ptr<arrow::Scalar>> Evaluate(const plan::ExprPtr& expr,
                                                          const std::shared_ptr<arrow::DataType>& type);
   plan::EvalContext eval_context() const;

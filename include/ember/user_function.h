@@ -67,6 +67,7 @@ struct TableFunctionArgument {
   std::shared_ptr<arrow::DataType> type;
   std::shared_ptr<arrow::Scalar> value;  // a constant argument's value, else null
   std::string keyword;                   // passed by keyword (`f(a => 1)`), or empty
+  bool is_table = false;                 // TABLE(t): a struct of the table's columns per row
 };
 
 /// A user's table function (a Python UDTF): rows for each row of its arguments, then, at the

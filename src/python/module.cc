@@ -273,13 +273,13 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
     });
   }
 
-  // runner.analyze_table_function(command, args, constant flags): (serialized DataType,
+  // runner.analyze_table_function(command, args, constant and table flags): (serialized DataType,
   // pickled AnalyzeResult). `args` is one row: each constant argument's value, else NULL.
   arrow::Result<std::pair<std::string, std::string>> AnalyzeTableFunction(
       const std::string& command, const std::vector<ember::TableFunctionArgument>& args) override {
     arrow::FieldVector fields;
     arrow::ArrayVector columns;
-    std::vector<bool> constant;
+    std::vector<bool> constant, tables;
     for (const auto& arg : args) {
       fields.push_back(arrow::field(arg.keyword, arg.type));
       std::shared_ptr<arrow::Array> column;
@@ -293,13 +293,14 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
       }
       columns.push_back(std::move(column));
       constant.push_back(arg.value != nullptr);
+      tables.push_back(arg.is_table);
     }
     auto batch = arrow::RecordBatch::Make(arrow::schema(fields), 1, columns);
     ARROW_ASSIGN_OR_RAISE(auto exported, Exported(*batch));
     return WithGil([&]() -> arrow::Result<std::pair<std::string, std::string>> {
       nb::tuple result = nb::cast<nb::tuple>(function_->attr("analyze_table_function")(
           nb::bytes(command.data(), command.size()), OwnedCapsule(std::move(exported.first)),
-          OwnedCapsule(std::move(exported.second)), constant));
+          OwnedCapsule(std::move(exported.second)), constant, tables));
       auto schema = nb::cast<nb::bytes>(result[0]);
       auto pickled = nb::cast<nb::bytes>(result[1]);
       return std::make_pair(std::string(schema.c_str(), schema.size()),

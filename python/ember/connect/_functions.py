@@ -109,14 +109,15 @@ class Runner:
             pa.Schema._import_from_c_capsule(result_schema), analyzed, _safely(conf))
 
     def analyze_table_function(self, command: bytes, schema: Any, array: Any,
-                               constant: list) -> Any:
+                               constant: list, tables: list) -> Any:
         """A UDTF's static analyze() for its arguments (one row: a constant argument's value,
-        else NULL): (its schema as a serialized Connect DataType, its pickled result)."""
+        else NULL; `tables`: which are TABLE arguments): (its schema as a serialized Connect
+        DataType, its pickled result)."""
         import pyarrow as pa
 
         return _analyze_table_function(self._function("", command),
                                        pa.RecordBatch._import_from_c_capsule(schema, array),
-                                       constant)
+                                       constant, tables)
 
     def data_source_schema(self, command: bytes, options: dict) -> str:
         """A Python data source's schema() as DDL text."""
@@ -288,7 +289,7 @@ def _by_keyword(function: Callable, names: list) -> Callable:
 _ARROW_TABLE_UDF = 301  # SQL_ARROW_TABLE_UDF: an Arrow-optimized UDTF
 
 
-def _analyze_table_function(handler: Any, batch: Any, constant: list) -> Any:
+def _analyze_table_function(handler: Any, batch: Any, constant: list, tables: list) -> Any:
     """Spark's analyze step for a UDTF without a return type: AnalyzeArguments in, the
     AnalyzeResult checked; a failure is Spark's TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON."""
     import inspect
@@ -310,11 +311,12 @@ def _analyze_table_function(handler: Any, batch: Any, constant: list) -> Any:
                 "during registration time. Please add the 'analyze' static method or specify "
                 "the return type, and try the query again.")
         args, kwargs = [], {}
-        for field, column, is_constant in zip(batch.schema, batch.columns, constant):
+        for field, column, is_constant, is_table in zip(batch.schema, batch.columns, constant,
+                                                        tables):
             argument = AnalyzeArgument(
                 dataType=from_arrow_type(field.type),
                 value=_to_python(column)[0] if is_constant else None,
-                isTable=False, isConstantExpression=is_constant)
+                isTable=is_table, isConstantExpression=is_constant)
             if field.name:
                 kwargs[field.name] = argument
             else:
@@ -339,6 +341,11 @@ def _analyze_table_function(handler: Any, batch: Any, constant: list) -> Any:
                 f"{prefix} because the static 'analyze' method expects a result of type "
                 "pyspark.sql.udtf.AnalyzeResult with a 'schema' field comprising a StructType, "
                 f"but the 'schema' field had the wrong type: {type(result.schema)}")
+        if any(tables) and (result.withSinglePartition or result.partitionBy or result.orderBy
+                            or result.select):
+            raise PySparkValueError(
+                "Ember does not take partitionBy, orderBy, select or withSinglePartition in "
+                "the AnalyzeResult of a table function yet.")
         if result.withSinglePartition or result.partitionBy:
             field = "withSinglePartition' field set to 'true" if result.withSinglePartition \
                 else "partitionBy' list set to non-empty"
@@ -484,7 +491,7 @@ def _run_table_function(handler: Any, eval_type: int, batch: Any, result_schema:
         coerce = _coercion(spark_type)
         struct = pa.array([coerce(_row_values(row)) for row in rows],
                           type=pa.struct(list(output_schema)))
-        columns_out = [struct.field(i) for i in range(width)]
+        columns_out = struct.flatten()
     return pa.RecordBatch.from_arrays(columns_out + [pa.array(owners, type=pa.int64())],
                                       schema=result_schema)
 
@@ -493,7 +500,7 @@ def _row_values(row: Any) -> Any:
     """A UDTF's row as StructType.toInternal reads it: a tuple, list or dict as it is, another
     object by its attributes; None is a row of NULLs."""
     if row is None:
-        return ()
+        return {}
     if isinstance(row, (tuple, list, dict)):
         return row
     return vars(row)
@@ -501,11 +508,13 @@ def _row_values(row: Any) -> Any:
 
 def _table_function_frame(rows: list, schema: Any, method: str, safe: bool) -> Any:
     """An Arrow UDTF's rows of one call as Spark's worker converts them: a pandas DataFrame of
-    the rows, its columns by position cast to the schema's types."""
+    the rows, its columns by position, through PySpark's own UDTF serializer (Arrow casts where
+    the values have another type, UDTF_ARROW_TYPE_CAST_ERROR where they cannot)."""
     import pandas as pd
     import pyarrow as pa
 
     from pyspark.errors import PySparkRuntimeError
+    from pyspark.sql.pandas.serializers import ArrowStreamPandasUDTFSerializer
 
     frame = pd.DataFrame(rows)
     if len(frame) == 0 and len(frame.columns) == 0:
@@ -515,14 +524,9 @@ def _table_function_frame(rows: list, schema: Any, method: str, safe: bool) -> A
             errorClass="UDTF_RETURN_SCHEMA_MISMATCH",
             messageParameters={"expected": str(len(schema)), "actual": str(len(frame.columns)),
                                "func": method})
-    arrays = []
-    for i, field in enumerate(schema):
-        series = frame.iloc[:, i]
-        try:
-            arrays.append(_from_series(series, field.type, safe))
-        except Exception:
-            arrays.append(pa.Array.from_pandas(series).cast(field.type, safe=safe))
-    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+    serializer = ArrowStreamPandasUDTFSerializer(None, safe)  # naive times are local ones
+    struct = serializer._create_batch([(frame, pa.struct(list(schema)))]).column(0)
+    return pa.RecordBatch.from_arrays(struct.flatten(), schema=schema)
 
 
 def _null_checker(spark_type: Any) -> Callable[[Any], None]:

@@ -116,7 +116,7 @@ class IcebergTableScan : public plan::TableScan {
       }
       // The constant as Ember evaluates it (casts in the session time zone).
       auto value = session->Evaluate(e.args[i], column.type);
-      if (!value.ok()) return std::nullopt;
+      if (!value.ok() || !(*value)->is_valid) return std::nullopt;
       p.values.push_back(*value);
     }
     return p;
@@ -192,6 +192,12 @@ plan::Analyzer Session::analyzer() {
     auto it = self->functions_.find(Lower(name));
     return it == self->functions_.end() ? nullptr : it->second;
   };
+  options.evaluate = [weak](const plan::ExprPtr& expr, const std::shared_ptr<arrow::DataType>& type)
+      -> Result<std::shared_ptr<arrow::Scalar>> {
+    auto self = weak.lock();
+    if (!self) return arrow::Status::Invalid("the session is gone");
+    return self->Evaluate(expr, type);
+  };
   options.lookup_table_function =
       [weak](const std::string& name) -> std::shared_ptr<const UserTableFunction> {
     auto self = weak.lock();
@@ -226,12 +232,22 @@ plan::Analyzer Session::analyzer() {
         // a time-travel clause names.
         ARROW_ASSIGN_OR_RAISE(auto table, catalog->LoadTable(ident));
         std::optional<int64_t> snapshot;
+        auto point = [&](const plan::ExprPtr& expr,
+                         const std::shared_ptr<arrow::DataType>& type) -> Result<std::shared_ptr<arrow::Scalar>> {
+          ARROW_ASSIGN_OR_RAISE(auto value, self->Evaluate(expr, type));
+          if (!value->is_valid) {
+            return UserError(ErrorKind::kAnalysis, "INVALID_TIME_TRAVEL_TIMESTAMP_EXPR.INPUT",
+                             "The time travel point " + plan::DisplayName(*expr) + " is NULL.",
+                             "42K0E");
+          }
+          return value;
+        };
         if (relation.as_of_version) {
-          ARROW_ASSIGN_OR_RAISE(auto id, self->Evaluate(relation.as_of_version, arrow::int64()));
+          ARROW_ASSIGN_OR_RAISE(auto id, point(relation.as_of_version, arrow::int64()));
           ARROW_ASSIGN_OR_RAISE(snapshot, iceberg::SnapshotWithId(
                                               table.metadata, static_cast<const arrow::Int64Scalar&>(*id).value));
         } else if (relation.as_of_timestamp) {
-          ARROW_ASSIGN_OR_RAISE(auto at, self->Evaluate(relation.as_of_timestamp, plan::TimestampType()));
+          ARROW_ASSIGN_OR_RAISE(auto at, point(relation.as_of_timestamp, plan::TimestampType()));
           int64_t micros = static_cast<const arrow::TimestampScalar&>(*at).value;
           ARROW_ASSIGN_OR_RAISE(snapshot, iceberg::SnapshotAsOf(table.metadata, micros / 1000));
         }
@@ -269,12 +285,7 @@ Result<std::shared_ptr<arrow::Scalar>> Session::Evaluate(const plan::ExprPtr& ex
   exec::ExecOptions options;
   options.eval = eval_context();
   ARROW_ASSIGN_OR_RAISE(auto table, exec::Execute(projected, options));
-  ARROW_ASSIGN_OR_RAISE(auto scalar, table->column(0)->GetScalar(0));
-  if (!scalar->is_valid) {
-    return UserError(ErrorKind::kAnalysis, "INVALID_TIME_TRAVEL_TIMESTAMP_EXPR.INPUT",
-                     "The time travel point " + plan::DisplayName(*expr) + " is NULL.", "42K0E");
-  }
-  return scalar;
+  return table->column(0)->GetScalar(0);
 }
 
 std::optional<ObservedMetrics> Session::LastObservedMetrics(const std::string& name) const {

@@ -23,6 +23,7 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kClassNotFound: return "SparkClassNotFoundException";
     case ErrorKind::kNoSuchElement: return "SparkNoSuchElementException";
     case ErrorKind::kPython: return "PythonException";
+    case ErrorKind::kInvalidPlanInput: return "InvalidPlanInput";
   }
   return "SparkRuntimeException";
 }

@@ -62,6 +62,8 @@ std::vector<std::string> JavaClasses(ErrorKind kind) {
                    "java.util.NoSuchElementException"});
     case ErrorKind::kPython:
       return with({"org.apache.spark.api.python.PythonException"});
+    case ErrorKind::kInvalidPlanInput:
+      return with({"org.apache.spark.sql.connect.common.InvalidPlanInput"});
   }
   return with({"org.apache.spark.SparkException"}, false);
 }

@@ -14,6 +14,7 @@
 #include "ember/plan/type_names.h"
 #include "ember/sql/parser.h"
 #include "ember/connect.h"
+#include "ember/error.h"
 #include "ember/session.h"
 #include "ember/user_function.h"
 #include "spark/connect/expressions.pb.h"
@@ -366,6 +367,11 @@ Result<std::shared_ptr<const UserTableFunction>> Translator::PythonTableFunction
   };
   if (udtf.has_return_type()) {
     ARROW_ASSIGN_OR_RAISE(auto type, FromProto(udtf.return_type()));
+    if (type->id() != arrow::Type::STRUCT) {
+      return UserError(ErrorKind::kInvalidPlanInput, "",
+                       "Invalid Python user-defined table function return type. Expect a "
+                       "struct type, but got " + plan::SparkTypeName(*type, false) + ".");
+    }
     return bind(arrow::schema(type->fields()), "");
   }
   // No return type: the class's static analyze() names the columns, given the arguments.

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include <arrow/builder.h>
 #include <arrow/scalar.h>
 #include <arrow/table.h>
 #include <arrow/type.h>
@@ -120,6 +121,23 @@ bool IsGeneratorCall(const Expr& e) {
   if (e.table_function) return true;
   const FunctionDef* def = FindFunction(e.name);
   return def && def->generator;
+}
+
+// Spark's foldable: an expression of constants, the same on every row and every run.
+bool IsFoldable(const Expr& e) {
+  static const std::set<std::string> random = {"rand", "randn", "random", "uuid", "shuffle"};
+  switch (e.kind) {
+    case ExprKind::kLiteral: return true;
+    case ExprKind::kCall:
+      if (e.function || e.table_function || random.count(Lower(e.name)) || IsAggregateCall(e)) {
+        return false;
+      }
+      break;
+    case ExprKind::kCast:
+    case ExprKind::kAlias: break;
+    default: return false;
+  }
+  return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return IsFoldable(*a); });
 }
 
 bool ContainsGenerator(const Expr& e) {
@@ -316,11 +334,21 @@ Result<ExprPtr> Analyzer::ResolveTableFunctionCall(const Expr& call, const Scope
   std::vector<TableFunctionArgument> arguments;
   for (size_t i = 0; i < out->args.size(); ++i) {
     auto& arg = out->args[i];
+    // A table argument (TABLE(t), from the parser) is `*`: each row of the input as a struct.
+    const bool is_table = arg->kind == ExprKind::kStar && arg->name_parts.empty();
+    if (is_table) {
+      std::vector<ExprPtr> columns;
+      for (const auto& a : scope.attributes) columns.push_back(AttributeRef(a));
+      arg = Call("struct", std::move(columns));
+    }
     ARROW_ASSIGN_OR_RAISE(arg, Resolve(arg, scope));
-    const Expr& value = *StripAlias(arg);
-    arguments.push_back(TableFunctionArgument{
-        arg->type, value.kind == ExprKind::kLiteral ? value.value : nullptr,
-        i < call.keywords.size() ? call.keywords[i] : std::string()});
+    TableFunctionArgument argument{arg->type, nullptr,
+                                   i < call.keywords.size() ? call.keywords[i] : std::string(),
+                                   is_table};
+    if (!out->table_function->output_schema && !is_table && IsFoldable(*arg) && options_.evaluate) {
+      ARROW_ASSIGN_OR_RAISE(argument.value, options_.evaluate(arg, arg->type));
+    }
+    arguments.push_back(std::move(argument));
   }
   if (!out->table_function->output_schema) {
     ARROW_ASSIGN_OR_RAISE(out->table_function, out->table_function->analyze(arguments));
@@ -1366,6 +1394,55 @@ Result<PlanPtr> Analyzer::ResolveSelect(const LogicalPlan& select) const {
   return plan;
 }
 
+// `range(...)` in FROM: Spark's built-in table-valued function, unless the session has a table
+// function of that name.
+bool Analyzer::IsRangeCall(const Expr& call) const {
+  return call.kind == ExprKind::kCall && !call.table_function && Lower(call.name) == "range" &&
+         !(options_.lookup_table_function && options_.lookup_table_function(call.name));
+}
+
+// range(end), range(start, end[, step[, numPartitions]]): the column `id` (bigint), from start
+// (0) up to end, by step (1).
+Result<PlanPtr> Analyzer::RangeRelation(const Expr& call) const {
+  const size_t n = call.args.size();
+  if (n < 1 || n > 4 || !call.keywords.empty()) {
+    return UserError(ErrorKind::kAnalysis, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+                     "The `range` requires [1, 2, 3, 4] parameters but the actual number is " +
+                         std::to_string(n) + ".",
+                     "42605");
+  }
+  std::vector<int64_t> values;
+  for (const auto& arg : call.args) {
+    ARROW_ASSIGN_OR_RAISE(auto resolved, Resolve(arg, Scope{{}}));
+    if (!IsFoldable(*resolved) || !options_.evaluate) {
+      return UserError(ErrorKind::kAnalysis, "NON_FOLDABLE_ARGUMENT",
+                       "The function `range` requires the parameter to be a foldable expression "
+                       "of the type \"BIGINT\", but the actual argument is a non-foldable.",
+                       "42K08");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto value, options_.evaluate(resolved, arrow::int64()));
+    values.push_back(value->is_valid ? static_cast<const arrow::Int64Scalar&>(*value).value : 0);
+  }
+  const int64_t start = n == 1 ? 0 : values[0];
+  const int64_t end = n == 1 ? values[0] : values[1];
+  const int64_t step = n >= 3 ? values[2] : 1;
+  if (step == 0) {
+    return UserError(ErrorKind::kIllegalArgument, "INVALID_PARAMETER_VALUE",
+                     "The value of parameter(s) `step` in `range` is invalid: step must not be 0.",
+                     "22023");
+  }
+  arrow::Int64Builder ids;
+  for (int64_t v = start; step > 0 ? v < end : v > end; v += step) {
+    ARROW_RETURN_NOT_OK(ids.Append(v));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto column, ids.Finish());
+  auto node = NewNode(PlanKind::kLocalTable, {});
+  node->table = arrow::Table::Make(arrow::schema({arrow::field("id", arrow::int64(), false)}),
+                                   arrow::ArrayVector{column});
+  node->output = {Attribute{"id", NewAttributeId(), arrow::int64(), false, ""}};
+  return node;
+}
+
 Result<PlanPtr> Analyzer::Resolve(const PlanPtr& plan) const {
   const LogicalPlan& p = *plan;
   switch (p.kind) {
@@ -1377,8 +1454,18 @@ Result<PlanPtr> Analyzer::Resolve(const PlanPtr& plan) const {
       PlanPtr child = OneRowRelation();
       if (!p.children.empty()) {
         ARROW_ASSIGN_OR_RAISE(child, Resolve(p.children[0]));
+      } else if (IsRangeCall(*p.exprs[0])) {
+        ARROW_ASSIGN_OR_RAISE(auto range, RangeRelation(*p.exprs[0]));
+        return p.alias.empty() ? range : SubqueryAlias(range, p.alias);
       }
-      return Generate(child, child->output, p.exprs[0], p.name_parts, p.alias);
+      ARROW_ASSIGN_OR_RAISE(auto generated,
+                            Generate(child, child->output, p.exprs[0], p.name_parts, p.alias));
+      if (!p.generated_only) return generated;
+      std::vector<ExprPtr> columns;
+      for (size_t i = child->output.size(); i < generated->output.size(); ++i) {
+        columns.push_back(AttributeRef(generated->output[i]));
+      }
+      return MakeProject(generated, std::move(columns));
     }
     case PlanKind::kUnresolvedRelation: {
       if (!options_.lookup_relation) {

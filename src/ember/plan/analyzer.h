@@ -20,6 +20,10 @@ struct AnalyzerOptions {
   std::function<arrow::Result<PlanPtr>(const LogicalPlan& relation)> lookup_relation;
   /// Finds a temporary function (spark.udf.register) by name, or null.
   std::function<std::shared_ptr<const UserFunction>(const std::string& name)> lookup_function;
+  /// The value of a constant expression (no column, nothing random), cast to `type`.
+  std::function<arrow::Result<std::shared_ptr<arrow::Scalar>>(
+      const ExprPtr& expr, const std::shared_ptr<arrow::DataType>& type)>
+      evaluate;
   /// Finds a temporary table function (spark.udtf.register) by name, or null.
   std::function<std::shared_ptr<const UserTableFunction>(const std::string& name)>
       lookup_table_function;
@@ -96,6 +100,8 @@ class Analyzer {
   arrow::Result<ExprPtr> Resolve(const ExprPtr& expr, const Scope& scope) const;
   arrow::Result<ExprPtr> ResolveColumn(const Expr& column, const Scope& scope) const;
   arrow::Result<ExprPtr> ResolveTableFunctionCall(const Expr& call, const Scope& scope) const;
+  bool IsRangeCall(const Expr& call) const;
+  arrow::Result<PlanPtr> RangeRelation(const Expr& call) const;
   arrow::Result<std::vector<ExprPtr>> ExpandStars(const std::vector<ExprPtr>& exprs,
                                                   const Scope& scope) const;
   arrow::Result<PlanPtr> ResolveSelect(const LogicalPlan& select) const;

@@ -123,6 +123,8 @@ struct LogicalPlan {
   std::shared_ptr<SelectBlock> select;     // kSelect
   bool is_streaming = false;               // a streaming source somewhere below
   bool within_watermark = false;           // kDeduplicate: dropDuplicatesWithinWatermark
+  bool generated_only = false;  // kGenerate from the parser: a table-valued function over a
+                                // table argument gives its own columns only
   std::vector<std::vector<ExprPtr>> projections;  // kExpand
   std::shared_ptr<const UserBatchFunction> batch_function;  // kMapBatches
   std::shared_ptr<const UserGroupFunction> group_function;  // kGroupMap

@@ -1748,14 +1748,70 @@ class Parser {
 
   // name(args) [[AS] alias] in FROM: a table-valued function (a Generate the analyzer resolves),
   // over one row, or with `child`, over each of its rows (LATERAL).
+  // An argument may be a table, `TABLE name`, `TABLE(name)` or `TABLE(query)`: the function
+  // then runs over its rows (it becomes the node's child) and sees them, at that argument, as
+  // `*` (each row as a struct); its output is then the function's columns only.
   arrow::Result<PlanPtr> TableFunction(const std::string& name, PlanPtr child) {
-    ARROW_ASSIGN_OR_RAISE(auto call, FunctionCall(name));
+    Next();  // (
+    std::vector<ExprPtr> args;
+    std::vector<std::string> keywords;
+    PlanPtr table;
+    while (!IsSymbol(Peek(), ")")) {
+      if (!args.empty()) ARROW_RETURN_NOT_OK(ExpectSymbol(","));
+      std::string keyword;
+      if (IsName(Peek()) && IsSymbol(Peek(1), "=>")) {
+        keyword = Next().value;
+        Next();
+      }
+      if (IsWord(Peek(), "TABLE") && (IsSymbol(Peek(1), "(") || IsName(Peek(1)))) {
+        const Token& word = Next();
+        if (table || child) {
+          return Unsupported(word, "table-valued functions with more than one table");
+        }
+        ARROW_ASSIGN_OR_RAISE(table, TableArgument());
+        args.push_back(plan::Star());
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto arg, Expression());
+        args.push_back(std::move(arg));
+      }
+      keywords.push_back(std::move(keyword));
+    }
+    Next();  // )
+    auto call = std::make_shared<plan::Expr>(*plan::Call(name, std::move(args)));
+    if (std::any_of(keywords.begin(), keywords.end(), [](const auto& k) { return !k.empty(); })) {
+      call->keywords = std::move(keywords);
+    }
     auto node = NewPlan(PlanKind::kGenerate);
-    if (child) node->children = {std::move(child)};
+    if (table) {
+      node->children = {std::move(table)};
+      node->generated_only = true;
+    } else if (child) {
+      node->children = {std::move(child)};
+    }
     node->exprs = {std::move(call)};
     ARROW_ASSIGN_OR_RAISE(auto alias, TableAlias());
     if (alias) node->alias = std::move(*alias);
     return node;
+  }
+
+  // After TABLE: `name`, `(name)` or `(query)`.
+  arrow::Result<PlanPtr> TableArgument() {
+    PlanPtr relation;
+    if (!IsSymbol(Peek(), "(")) {
+      ARROW_ASSIGN_OR_RAISE(relation, TableReference());
+    } else if (EnclosesQuery(pos_)) {
+      Next();
+      ARROW_ASSIGN_OR_RAISE(relation, Query());
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    } else {
+      Next();
+      ARROW_ASSIGN_OR_RAISE(relation, TableReference());
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    }
+    if (IsWord(Peek(), "PARTITION") || IsWord(Peek(), "ORDER") || IsWord(Peek(), "WITH")) {
+      return Unsupported(Peek(), "PARTITION BY, ORDER BY and WITH SINGLE PARTITION of a table argument");
+    }
+    return relation;
   }
 
   // LATERAL name(args) [[AS] alias] after `left`: the function over each of its rows.
