@@ -79,7 +79,8 @@ struct UserTableFunction {
   bool deterministic = true;
   /// `args`: one row per call, each column passed by its name as the keyword (empty: by
   /// position). Returns the rows, `output_schema`'s columns and then `row` (int64): the argument
-  /// row each came from, NULL for terminate()'s. Called on the engine's threads.
+  /// row each came from (terminate()'s: the last one, as Spark joins them; NULL without
+  /// rows). Called on the engine's threads.
   std::function<arrow::Result<std::shared_ptr<arrow::RecordBatch>>(
       const std::shared_ptr<arrow::RecordBatch>& args)>
       call;

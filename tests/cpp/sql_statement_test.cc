@@ -122,13 +122,25 @@ TEST(SqlStatementTest, QueriesAreStatementsToo) {
 
 TEST(SqlStatementTest, UnsupportedStatementsSayWhat) {
   EXPECT_EQ(Error("ALTER TABLE t ADD COLUMN c INT"), Unsupported("ALTER statements", 0));
-  EXPECT_EQ(Error("CREATE TEMPORARY VIEW v AS SELECT 1"), Unsupported("CREATE TEMPORARY", 7));
+  EXPECT_EQ(Error("CREATE VIEW v AS SELECT 1"), Unsupported("CREATE VIEW", 7));
   EXPECT_EQ(Error("CREATE OR REPLACE VIEW v AS SELECT 1"),
             Unsupported("CREATE OR REPLACE VIEW", 18));
   EXPECT_EQ(Error("SHOW VIEWS"), Unsupported("SHOW VIEWS", 5));
   EXPECT_EQ(Error("SHOW TABLE EXTENDED LIKE 'x'"), Unsupported("SHOW TABLE EXTENDED", 5));
   EXPECT_EQ(Error("CREATE"), SyntaxError("end of input", 6));
   EXPECT_EQ(Error("DROP 1"), SyntaxError("'1'", 5));
+}
+
+TEST(SqlStatementTest, CreateTemporaryView) {
+  Statement s = Parse("CREATE TEMPORARY VIEW v AS SELECT a FROM t");
+  EXPECT_EQ(s.kind, StatementKind::kCreateTempView);
+  EXPECT_EQ(s.name, std::vector<std::string>{"v"});
+  EXPECT_FALSE(s.or_create);
+  EXPECT_EQ(Show(s.query), "Select (a)(Relation t)");
+  s = Parse("create or replace temp view w as select 1");
+  EXPECT_EQ(s.kind, StatementKind::kCreateTempView);
+  EXPECT_TRUE(s.or_create);
+  EXPECT_EQ(Error("CREATE TEMP VIEW v (x) AS SELECT 1"), Unsupported("column lists of a view", 17));
 }
 
 // The relation of a one-table query, wherever the parser put it.

@@ -100,7 +100,7 @@ class Runner:
                             array: Any, result_schema: Any, analyzed: Any) -> Any:
         """Calls a Python UDTF on a batch of argument rows (its input, as a partition is in
         Spark's worker), given and returned through Arrow's C data interface: its rows, then
-        the argument row each came from (NULL for terminate's)."""
+        the argument row each came from (terminate()'s: the last one)."""
         import pyarrow as pa
 
         return _call_table_function(
@@ -478,7 +478,8 @@ def _run_table_function(handler: Any, eval_type: int, batch: Any, result_schema:
         except SkipRestOfInputTableException:
             pass
         if hasattr(udtf, "terminate"):
-            run(udtf.terminate, None)
+            # Spark joins terminate()'s rows with the partition's last input row.
+            run(udtf.terminate, batch.num_rows - 1 if batch.num_rows else None)
     finally:
         if hasattr(udtf, "cleanup"):
             udtf.cleanup()

@@ -237,6 +237,18 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
     }
     case StatementKind::kDropView:
       return DropInSessionCatalog(session, st);
+    case StatementKind::kCreateTempView: {
+      if (st.name.size() != 1) {
+        return UserError(ErrorKind::kAnalysis, "TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS",
+                         "CREATE TEMPORARY VIEW or the corresponding Dataset APIs only accept "
+                         "single-part view names, but got: " + Joined(st.name) + ".",
+                         "428EK");
+      }
+      ARROW_ASSIGN_OR_RAISE(auto plan, session.analyzer().Resolve(st.query));
+      ARROW_RETURN_NOT_OK(session.CreateTempView(
+          st.name[0], DataFrame(session.shared_from_this(), plan), st.or_create));
+      return Empty(session);
+    }
     case StatementKind::kDropTable: {
       // A temporary view shadows a table of the same name, as in Spark.
       if (st.name.size() == 1 && session.DropTempView(st.name[0])) return Empty(session);

@@ -1436,16 +1436,81 @@ Result<PlanPtr> Analyzer::RangeRelation(const Expr& call) const {
     ARROW_RETURN_NOT_OK(ids.Append(v));
   }
   ARROW_ASSIGN_OR_RAISE(auto column, ids.Finish());
+  // numPartitions: Spark's partitions of the range, as batches (a table function's partition).
+  const int64_t parts = n == 4 ? std::max<int64_t>(values[3], 1) : 1;
+  arrow::ArrayVector chunks;
+  for (int64_t i = 0; i < parts; ++i) {
+    const int64_t from = column->length() * i / parts, to = column->length() * (i + 1) / parts;
+    chunks.push_back(column->Slice(from, to - from));
+  }
   auto node = NewNode(PlanKind::kLocalTable, {});
   node->table = arrow::Table::Make(arrow::schema({arrow::field("id", arrow::int64(), false)}),
-                                   arrow::ArrayVector{column});
+                                   {std::make_shared<arrow::ChunkedArray>(chunks, arrow::int64())});
   node->output = {Attribute{"id", NewAttributeId(), arrow::int64(), false, ""}};
+  return node;
+}
+
+// VALUES: Spark's inline table, its rows constant and evaluated here, each column of the
+// type its values widen to, named col1, col2, ...
+Result<PlanPtr> Analyzer::InlineTable(const std::vector<std::vector<ExprPtr>>& rows) const {
+  auto invalid = [](const std::string& condition, const std::string& message) {
+    return UserError(ErrorKind::kAnalysis, "INVALID_INLINE_TABLE." + condition,
+                     "Invalid inline table. " + message, "42000");
+  };
+  const size_t width = rows[0].size();
+  std::vector<std::vector<ExprPtr>> resolved;
+  std::vector<std::shared_ptr<arrow::DataType>> types(width);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r].size() != width) {
+      return invalid("NUM_COLUMNS_MISMATCH",
+                     "Inline table expected " + std::to_string(width) + " columns but found " +
+                         std::to_string(rows[r].size()) + " columns in row " +
+                         std::to_string(r) + ".");
+    }
+    auto& row = resolved.emplace_back();
+    for (size_t c = 0; c < width; ++c) {
+      ARROW_ASSIGN_OR_RAISE(auto e, Resolve(rows[r][c], Scope{{}}));
+      if (!IsFoldable(*e) || !options_.evaluate) {
+        return invalid("CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE",
+                       "Cannot evaluate the expression \"" + DisplayName(*e) +
+                           "\" in inline table definition.");
+      }
+      types[c] = r == 0 ? e->type : WiderType(types[c], e->type);
+      if (!types[c]) {
+        return invalid("INCOMPATIBLE_TYPES_IN_INLINE_TABLE",
+                       "Found incompatible types in the column `col" + std::to_string(c + 1) +
+                           "` for inline table.");
+      }
+      row.push_back(std::move(e));
+    }
+  }
+  auto node = NewNode(PlanKind::kLocalTable, {});
+  arrow::FieldVector fields;
+  arrow::ArrayVector columns;
+  for (size_t c = 0; c < width; ++c) {
+    ARROW_ASSIGN_OR_RAISE(auto builder, arrow::MakeBuilder(types[c]));
+    bool nullable = false;
+    for (const auto& row : resolved) {
+      ARROW_ASSIGN_OR_RAISE(auto value, options_.evaluate(row[c], types[c]));
+      nullable = nullable || !value->is_valid;
+      ARROW_RETURN_NOT_OK(builder->AppendScalar(*value));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto column, builder->Finish());
+    const std::string name = "col" + std::to_string(c + 1);
+    fields.push_back(arrow::field(name, types[c], nullable));
+    columns.push_back(std::move(column));
+    node->output.push_back(Attribute{name, NewAttributeId(), types[c], nullable, ""});
+  }
+  node->table = arrow::Table::Make(arrow::schema(fields), columns);
   return node;
 }
 
 Result<PlanPtr> Analyzer::Resolve(const PlanPtr& plan) const {
   const LogicalPlan& p = *plan;
   switch (p.kind) {
+    case PlanKind::kLocalTable:
+      if (!p.table && !p.projections.empty()) return InlineTable(p.projections);
+      return plan;
     case PlanKind::kGenerate: {
       if (!p.output.empty()) return plan;
       // From the parser: LATERAL VIEW [OUTER] generator(...) alias [AS] names, a
@@ -1476,6 +1541,22 @@ Result<PlanPtr> Analyzer::Resolve(const PlanPtr& plan) const {
     }
     case PlanKind::kSubqueryAlias: {
       ARROW_ASSIGN_OR_RAISE(auto child, Resolve(p.children[0]));
+      if (!p.name_parts.empty()) {
+        // `alias(a, b)`: the columns renamed in order.
+        if (p.name_parts.size() != child->output.size()) {
+          return UserError(ErrorKind::kAnalysis, "ASSIGNMENT_ARITY_MISMATCH",
+                           "The number of columns or variables assigned or aliased: " +
+                               std::to_string(p.name_parts.size()) +
+                               " does not match the number of source tables or expressions: " +
+                               std::to_string(child->output.size()) + ".",
+                           "42802");
+        }
+        std::vector<ExprPtr> renamed;
+        for (size_t i = 0; i < child->output.size(); ++i) {
+          renamed.push_back(Alias(AttributeRef(child->output[i]), p.name_parts[i]));
+        }
+        ARROW_ASSIGN_OR_RAISE(child, Project(child, renamed));
+      }
       return SubqueryAlias(child, p.alias);
     }
     case PlanKind::kJoin: {

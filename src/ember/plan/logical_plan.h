@@ -19,7 +19,8 @@ struct LogicalPlan;
 using PlanPtr = std::shared_ptr<const LogicalPlan>;
 
 enum class PlanKind {
-  kLocalTable,   // an in-memory arrow::Table (createDataFrame, range, a memory sink's batch)
+  kLocalTable,   // an in-memory arrow::Table (createDataFrame, range, a memory sink's batch);
+                 // from the parser, VALUES: `projections` holds its rows
   kFileScan,     // files read with a schema: json, csv, parquet, text
   kTableScan,    // a catalog table, read when the plan runs: `scan`
   kStreamSource, // a streaming source (stream_source); each micro-batch replaces it with its rows

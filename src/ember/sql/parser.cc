@@ -532,10 +532,15 @@ class Parser {
       statement->kind = StatementKind::kCreateTable;
       return TableDefinition(statement);
     }
+    if (IsTempView(0)) return TempView(statement);
     if (IsWord(what, "OR") && IsWord(Peek(1), "REPLACE")) {
       Next();
       Next();
       const Token& object = Peek();
+      if (IsTempView(0)) {
+        statement->or_create = true;
+        return TempView(statement);
+      }
       if (!IsWord(object, "TABLE")) {
         if (object.kind == TokenKind::kWord) {
           return Unsupported(object, "CREATE OR REPLACE " + ToUpper(object.text));
@@ -549,6 +554,22 @@ class Parser {
     }
     if (what.kind == TokenKind::kWord) return Unsupported(what, "CREATE " + ToUpper(what.text));
     return SyntaxError(what);
+  }
+
+  bool IsTempView(size_t at) const {
+    return (IsWord(Peek(at), "TEMP") || IsWord(Peek(at), "TEMPORARY")) && IsWord(Peek(at + 1), "VIEW");
+  }
+
+  // TEMP[ORARY] VIEW name AS query, after CREATE [OR REPLACE].
+  arrow::Status TempView(Statement* statement) {
+    Next();
+    Next();
+    statement->kind = StatementKind::kCreateTempView;
+    ARROW_ASSIGN_OR_RAISE(statement->name, MultipartName());
+    if (IsSymbol(Peek(), "(")) return Unsupported(Peek(), "column lists of a view");
+    ARROW_RETURN_NOT_OK(ExpectWord("AS"));
+    ARROW_ASSIGN_OR_RAISE(statement->query, Query());
+    return arrow::Status::OK();
   }
 
   // CREATE NAMESPACE [IF NOT EXISTS] name [COMMENT '...'] [LOCATION '...']
@@ -1016,6 +1037,7 @@ class Parser {
     }
     ARROW_ASSIGN_OR_RAISE(auto alias, TableAlias());
     if (alias) statement->alias = std::move(*alias);
+    if (alias && IsSymbol(Peek(), "(")) return Unsupported(Peek(), "column aliases of a table");
     return arrow::Status::OK();
   }
 
@@ -1451,7 +1473,10 @@ class Parser {
       node->children = {relation};
       return Term{node, node};
     }
-    if (IsWord(token, "VALUES")) return Unsupported(token, "VALUES lists");
+    if (IsWord(token, "VALUES")) {
+      ARROW_ASSIGN_OR_RAISE(auto values, Values());
+      return Term{values, nullptr};
+    }
     if (IsWord(token, "FROM")) return Unsupported(token, "queries that start with FROM");
     return SyntaxError(token);
   }
@@ -1693,7 +1718,10 @@ class Parser {
       }
       return ParenthesizedRelation();
     }
-    if (IsWord(token, "VALUES")) return Unsupported(token, "VALUES lists");
+    if (IsWord(token, "VALUES")) {
+      ARROW_ASSIGN_OR_RAISE(auto values, Values());
+      return AliasRelation(values);
+    }
     if (!IsName(token) || IsReserved(token)) return SyntaxError(token);
     return TableReference();
   }
@@ -1887,17 +1915,45 @@ class Parser {
     } else {
       return std::nullopt;
     }
-    if (IsSymbol(Peek(), "(")) return Unsupported(Peek(), "column aliases of a relation");
     return alias;
   }
 
   // `relation [AS] alias`, or the relation itself when no alias follows.
+  // With column aliases, `relation [AS] alias(a, b)`, its columns are renamed in order.
   arrow::Result<PlanPtr> AliasRelation(PlanPtr relation) {
     ARROW_ASSIGN_OR_RAISE(auto alias, TableAlias());
     if (!alias) return relation;
     auto node = NewPlan(PlanKind::kSubqueryAlias);
     node->alias = std::move(*alias);
     node->children = {std::move(relation)};
+    if (AcceptSymbol("(")) {
+      do {
+        if (!IsName(Peek())) return SyntaxError(Peek());
+        node->name_parts.push_back(Next().value);
+      } while (AcceptSymbol(","));
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    }
+    return node;
+  }
+
+  // VALUES row, ...: each row `(e, ...)` or a single `e`; the analyzer makes them a table.
+  arrow::Result<PlanPtr> Values() {
+    Next();  // VALUES
+    auto node = NewPlan(PlanKind::kLocalTable);
+    do {
+      std::vector<ExprPtr> row;
+      if (AcceptSymbol("(")) {
+        do {
+          ARROW_ASSIGN_OR_RAISE(auto e, Expression());
+          row.push_back(std::move(e));
+        } while (AcceptSymbol(","));
+        ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto e, Expression());
+        row.push_back(std::move(e));
+      }
+      node->projections.push_back(std::move(row));
+    } while (AcceptSymbol(","));
     return node;
   }
 

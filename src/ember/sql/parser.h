@@ -86,6 +86,7 @@ enum class StatementKind {
   kReplaceTable,     // REPLACE TABLE, CREATE OR REPLACE TABLE (or_create): as kCreateTable
   kDropTable,        // DROP TABLE: name, if_exists, purge
   kDropView,         // DROP VIEW: name, if_exists
+  kCreateTempView,   // CREATE [OR REPLACE] TEMP[ORARY] VIEW: name, or_create (OR REPLACE), query
   kShowNamespaces,   // SHOW NAMESPACES|DATABASES|SCHEMAS: name (IN name; empty: the current
                      // catalog), pattern
   kShowTables,       // SHOW TABLES: name (IN|FROM name; empty: the current namespace), pattern
