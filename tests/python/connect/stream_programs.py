@@ -484,6 +484,108 @@ def python_udfs():
     query.processAllAvailable()
     doc["stream"] = rows(spark.sql("SELECT * FROM udf_stream"))
     query.stop()
+    doc["table_functions"] = table_functions(spark, stream)
+    return doc
+
+
+def table_functions(spark, stream):
+    """Python UDTFs (part of python_udfs, to share its session): udtf() DataFrames with
+    __init__ and terminate() (per partition, its rows joined with the last input row), arguments
+    by keyword, SQL table-valued functions, LATERAL over a table and over a stream, TABLE
+    arguments, analyze() with constant and table arguments, Arrow UDTFs, range() with
+    partitions, VALUES, and Spark's errors for wrong rows."""
+    from pyspark.sql.types import IntegerType, StructType
+    from pyspark.sql.udtf import AnalyzeResult
+
+    @F.udtf(returnType="x: int, square: int")
+    class Squares:
+        def __init__(self):
+            self.seen = 0
+
+        def eval(self, start: int, end: int = 2):
+            for i in range(start, end + 1):
+                self.seen += 1
+                yield i, i * i
+
+        def terminate(self):
+            yield -1, self.seen
+
+    @F.udtf(returnType="word: string, n: int", useArrow=True)
+    class Words:
+        def eval(self, text: str):
+            for n, word in enumerate((text or "").split()):
+                yield word, n
+
+    @F.udtf
+    class Echo:
+        @staticmethod
+        def analyze(value, table=None):
+            schema = StructType().add("value", value.dataType)
+            if table is not None:
+                schema = schema.add("id", table.dataType["id"].dataType)
+            return AnalyzeResult(schema.add("constant", IntegerType()))
+
+        def eval(self, value, table=None):
+            yield value, *((table["id"],) if table is not None else ()), 1
+
+    doc = {"squares": rows(Squares(F.lit(1), F.lit(3))),
+           "by_keyword": rows(Squares(F.lit(2), end=F.lit(4))),
+           "arrow": rows(Words(F.lit("to be or"))),
+           "analyze": [Echo(F.lit("a")).columns, rows(Echo(F.array(F.lit(1), F.lit(2))))]}
+    spark.udtf.register("squares", Squares)
+    spark.udtf.register("words", Words)
+    spark.udtf.register("echo", Echo)
+    spark.sql("CREATE OR REPLACE TEMPORARY VIEW pairs AS "
+              "SELECT * FROM VALUES (1, 2, 'a b'), (5, 6, NULL) AS p(a, b, s)")
+    for name, text in [
+        ("sql", "SELECT * FROM squares(2, 3)"),
+        ("sql_keyword", "SELECT * FROM squares(end => 1, start => 0)"),
+        ("lateral", "SELECT a, x, square FROM pairs, LATERAL squares(a, b) WHERE x > 0"),
+        ("join_lateral", "SELECT p.a, w.* FROM pairs p JOIN LATERAL words(s) w"),
+        ("terminate_per_partition", "SELECT id, x, square FROM range(0, 6, 1, 2), "
+                                    "LATERAL squares(id, 0) WHERE x < 0"),
+        ("table_argument", "SELECT * FROM echo('t', TABLE(SELECT id FROM range(3)))"),
+        ("values", "SELECT * FROM VALUES (1, 'x'), (2, NULL)"),
+    ]:
+        result = spark.sql(text)
+        doc[name] = [result.columns, rows(result)]
+
+    @F.udtf(returnType="a: int, b: int")
+    class TooFew:
+        def eval(self):
+            yield 1,
+
+    @F.udtf(returnType="a: int")
+    class NotARow:
+        def eval(self):
+            yield 1
+
+    @F.udtf(returnType="a: int")
+    class NotIterable:
+        def eval(self):
+            return 1
+
+    @F.udtf(returnType="a: int")
+    class Raises:
+        def eval(self):
+            raise ValueError("no rows today")
+
+    for name, function in [("too_few", TooFew), ("not_a_row", NotARow),
+                           ("not_iterable", NotIterable), ("raises", Raises)]:
+        try:
+            function().collect()
+            doc[name] = None
+        except Exception as error:  # noqa: BLE001 - the class and the condition compare
+            doc[name] = [type(error).__name__,
+                         [m for m in ("UDTF_RETURN_SCHEMA_MISMATCH", "UDTF_INVALID_OUTPUT_ROW_TYPE",
+                                      "UDTF_RETURN_NOT_ITERABLE", "UDTF_EXEC_ERROR",
+                                      "no rows today") if m in str(error)]]
+    stream.createOrReplaceTempView("udtf_stream_input")
+    query = (spark.sql("SELECT k, x, square FROM udtf_stream_input, LATERAL squares(v, v)")
+             .where("x > 0").writeStream.format("memory").queryName("udtf_stream").start())
+    query.processAllAvailable()
+    doc["stream"] = rows(spark.sql("SELECT * FROM udtf_stream"))
+    query.stop()
     return doc
 
 
