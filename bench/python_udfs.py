@@ -8,7 +8,8 @@ Each engine runs in a process of its own (Ember: its Spark Connect server in tha
 Python workers on this interpreter). Each workload maps a million doubles through one function
 and sums the results, so only the function's path counts; the best of `--runs` runs is kept,
 after one warm-up run on a thousand rows. `apply_in_pandas` sums each of a thousand groups with
-`applyInPandas`, `grouped_agg_pandas_udf` with a grouped-aggregate pandas_udf in
+`applyInPandas`, `udtf` maps them through a Python UDTF (`LATERAL scaled(v)` in SQL, a row per
+row), `grouped_agg_pandas_udf` with a grouped-aggregate pandas_udf in
 `groupBy().agg()`; `apply_in_pandas_with_state` streams the million rows (ten parquet files, one
 per micro-batch, Trigger.AvailableNow) through `applyInPandasWithState`, a running count and sum
 per key kept in the state store, into a parquet sink. "Python alone" is the same function called
@@ -26,8 +27,8 @@ import tempfile
 import threading
 import time
 
-WORKLOADS = ("udf", "arrow_udf", "pandas_udf", "grouped_agg_pandas_udf", "apply_in_pandas",
-             "apply_in_pandas_with_state")
+WORKLOADS = ("udf", "arrow_udf", "pandas_udf", "udtf", "grouped_agg_pandas_udf",
+             "apply_in_pandas", "apply_in_pandas_with_state")
 KEYS = 1000  # groups of the group workloads
 FILES = 10   # parquet files, micro-batches, of the stream
 
@@ -109,6 +110,17 @@ def child(engine, rows, runs, events):
                                        F.col("id").cast("double").alias("v"))
         return values.groupBy("k").agg(series_sum("v").alias("s")).agg(F.sum("s")).collect()[0][0]
 
+    class Scaled:
+        def eval(self, v):
+            yield scale(v),
+
+    spark.udtf.register("scaled", F.udtf(Scaled, returnType="r double"))
+
+    def table_function_sum(n):
+        spark.range(n).select(F.col("id").cast("double").alias("v")).createOrReplaceTempView(
+            "udtf_values")
+        return spark.sql("SELECT sum(r) FROM udtf_values, LATERAL scaled(v)").collect()[0][0]
+
     run_number = [0]
 
     def stream_totals(directory):
@@ -129,6 +141,7 @@ def child(engine, rows, runs, events):
     # Each workload: (run on n rows, the sum it must give for `rows`).
     workloads = {name: (lambda n, f=function: once(f, n), expected)
                  for name, function in functions.items()}
+    workloads["udtf"] = (table_function_sum, expected)
     workloads["grouped_agg_pandas_udf"] = (group_aggregates, float(sum(range(rows))))
     workloads["apply_in_pandas"] = (group_sums, float(sum(range(rows))))
     workloads["apply_in_pandas_with_state"] = (
@@ -161,6 +174,13 @@ def python_alone(rows):
     start = time.perf_counter()
     sum(scale(v) for v in values)
     rows_seconds = time.perf_counter() - start
+
+    def scaled(v):  # a UDTF's eval
+        yield scale(v),
+
+    start = time.perf_counter()
+    sum(r for v in values for (r,) in scaled(v))
+    table_seconds = time.perf_counter() - start
     series = pd.Series(values)
     start = time.perf_counter()
     (series * 2.0 + 1.0).sum()
@@ -190,6 +210,7 @@ def python_alone(rows):
             list(running_total((key,), iter([group]), states.setdefault(key, State())))
     state_seconds = time.perf_counter() - start
     return {"udf": rows_seconds, "arrow_udf": rows_seconds, "pandas_udf": series_seconds,
+            "udtf": table_seconds,
             "grouped_agg_pandas_udf": aggregate_seconds, "apply_in_pandas": groups_seconds, "apply_in_pandas_with_state": state_seconds}
 
 

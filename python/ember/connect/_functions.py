@@ -106,7 +106,8 @@ class Runner:
         return _call_table_function(
             self._function("", command), eval_type,
             pa.RecordBatch._import_from_c_capsule(schema, array),
-            pa.Schema._import_from_c_capsule(result_schema), analyzed, _safely(conf))
+            pa.Schema._import_from_c_capsule(result_schema), analyzed, _safely(conf),
+            conf["spark.sql.session.timeZone"])
 
     def analyze_table_function(self, command: bytes, schema: Any, array: Any,
                                constant: list, tables: list) -> Any:
@@ -365,18 +366,19 @@ def _analyze_table_function(handler: Any, batch: Any, constant: list, tables: li
 
 
 def _call_table_function(handler: Any, eval_type: int, batch: Any, result_schema: Any,
-                         analyzed: Any, safe: bool) -> Any:
+                         analyzed: Any, safe: bool, time_zone: str) -> Any:
     """Spark's worker for a UDTF, on one partition: the handler made once, eval() on each
     argument row (by position, or by keyword where the column has a name), then terminate()
     and cleanup(); each row checked and converted as Spark's worker does."""
     try:
-        return _run_table_function(handler, eval_type, batch, result_schema, analyzed, safe)
+        return _run_table_function(handler, eval_type, batch, result_schema, analyzed, safe,
+                                   time_zone)
     except Exception as error:
         raise UserFunctionError(_traceback_text(error)) from None
 
 
 def _run_table_function(handler: Any, eval_type: int, batch: Any, result_schema: Any,
-                        analyzed: Any, safe: bool) -> Any:
+                        analyzed: Any, safe: bool, time_zone: str) -> Any:
     import collections.abc
     import dataclasses
     import inspect
@@ -462,7 +464,8 @@ def _run_table_function(handler: Any, eval_type: int, batch: Any, result_schema:
                 check_nulls(row)
             produced.append(row)
         if arrow:
-            rows.append(_table_function_frame(produced, output_schema, method.__name__, safe))
+            rows.append(_table_function_frame(produced, output_schema, method.__name__, safe,
+                                              time_zone))
             owners.extend([owner] * rows[-1].num_rows)
         else:
             rows.extend(produced)
@@ -507,7 +510,8 @@ def _row_values(row: Any) -> Any:
     return vars(row)
 
 
-def _table_function_frame(rows: list, schema: Any, method: str, safe: bool) -> Any:
+def _table_function_frame(rows: list, schema: Any, method: str, safe: bool,
+                          time_zone: str) -> Any:
     """An Arrow UDTF's rows of one call as Spark's worker converts them: a pandas DataFrame of
     the rows, its columns by position, through PySpark's own UDTF serializer (Arrow casts where
     the values have another type, UDTF_ARROW_TYPE_CAST_ERROR where they cannot)."""
@@ -525,9 +529,9 @@ def _table_function_frame(rows: list, schema: Any, method: str, safe: bool) -> A
             errorClass="UDTF_RETURN_SCHEMA_MISMATCH",
             messageParameters={"expected": str(len(schema)), "actual": str(len(frame.columns)),
                                "func": method})
-    serializer = ArrowStreamPandasUDTFSerializer(None, safe)  # naive times are local ones
+    serializer = ArrowStreamPandasUDTFSerializer(time_zone, safe)
     struct = serializer._create_batch([(frame, pa.struct(list(schema)))]).column(0)
-    return pa.RecordBatch.from_arrays(struct.flatten(), schema=schema)
+    return pa.RecordBatch.from_struct_array(struct)  # its length, also without columns
 
 
 def _null_checker(spark_type: Any) -> Callable[[Any], None]:

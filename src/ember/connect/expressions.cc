@@ -224,6 +224,7 @@ std::map<std::string, std::string> Translator::RunnerConf() const {
   for (const auto& [key, fallback] :
        {std::pair<std::string, std::string>{"spark.sql.execution.pandas.convertToArrowArraySafely", "false"},
         {"spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName", "true"},
+        {"spark.sql.session.timeZone", "UTC"},
         {"spark.sql.execution.arrow.maxRecordsPerBatch", "10000"}}) {
     conf[key] = session_->GetConf(key, fallback);
   }
