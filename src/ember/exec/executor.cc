@@ -233,7 +233,6 @@ class PlanBuilder {
         return ac::Declaration("union", std::move(inputs), ac::ExecNodeOptions{});
       }
       case PlanKind::kGenerate: {
-        ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
         const Expr& call = *p.exprs[0];
         GenerateSpec spec;
         for (const auto& arg : call.args) {
@@ -250,6 +249,17 @@ class PlanBuilder {
           const plan::FunctionDef& def = *plan::FindFunction(call.name);
           spec.generator = ExplodeGenerator(def.generator_outer, def.generator_position);
         }
+        if (p.partitioned) {
+          // The child's rows are sorted by the partitions' keys: one call per partition.
+          ARROW_ASSIGN_OR_RAISE(auto table, Materialize(*p.children[0]));
+          std::vector<int> keys;
+          for (const auto& key : p.groupings) {
+            keys.push_back(plan::AttributeIndex(p.children[0]->output, key->id));
+          }
+          ARROW_ASSIGN_OR_RAISE(auto out, GeneratePartitions(table, std::move(spec), keys));
+          return Source(std::move(out), p);
+        }
+        ARROW_ASSIGN_OR_RAISE(auto input, Build(*p.children[0]));
         return GenerateDeclaration(std::move(input), std::move(spec));
       }
       case PlanKind::kMapBatches: {

@@ -9,6 +9,7 @@
 #include <arrow/compute/api.h>
 #include <arrow/compute/exec.h>
 #include <arrow/record_batch.h>
+#include <arrow/table.h>
 
 #include "ember/user_function.h"
 
@@ -25,6 +26,51 @@ struct GenerateOptions : ac::ExecNodeOptions {
   GenerateSpec spec;
 };
 
+// The input's columns at each generated row's input row, then the generated columns, for a
+// spec whose arguments are bound to the batch's schema.
+Result<cp::ExecBatch> Generated(const GenerateSpec& spec, const cp::ExecBatch& batch) {
+  std::vector<std::shared_ptr<arrow::Array>> args;
+  for (const auto& arg : spec.args) {
+    ARROW_ASSIGN_OR_RAISE(auto datum, cp::ExecuteScalarExpression(arg, batch));
+    if (datum.is_array()) {
+      args.push_back(datum.make_array());
+    } else {
+      ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayFromScalar(*datum.scalar(), batch.length));
+      args.push_back(std::move(array));
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto generated, spec.generator(args, batch.length));
+  std::vector<arrow::Datum> out;
+  const bool unowned_rows = generated.input_rows->null_count() > 0;
+  for (const auto& value : batch.values) {
+    if (value.is_scalar() && !unowned_rows) {
+      out.push_back(value);
+      continue;
+    }
+    arrow::Datum column = value;
+    if (value.is_scalar()) {
+      ARROW_ASSIGN_OR_RAISE(column, arrow::MakeArrayFromScalar(*value.scalar(), batch.length));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(column, generated.input_rows));
+    out.push_back(std::move(taken));
+  }
+  for (size_t i = 0; i < generated.columns.size(); ++i) {
+    auto column = generated.columns[i];
+    if (!column->type()->Equals(*spec.fields[i]->type())) {
+      ARROW_ASSIGN_OR_RAISE(column, cp::Cast(*column, spec.fields[i]->type()));
+    }
+    out.emplace_back(std::move(column));
+  }
+  return cp::ExecBatch(std::move(out), generated.input_rows->length());
+}
+
+Status BindArguments(GenerateSpec* spec, const arrow::Schema& input) {
+  for (auto& arg : spec->args) {
+    ARROW_ASSIGN_OR_RAISE(arg, arg.Bind(input));
+  }
+  return Status::OK();
+}
+
 class GenerateNode : public ac::MapNode {
  public:
   GenerateNode(ac::ExecPlan* plan, std::vector<ac::ExecNode*> inputs,
@@ -36,9 +82,7 @@ class GenerateNode : public ac::MapNode {
     ARROW_RETURN_NOT_OK(ac::ValidateExecNodeInputs(plan, inputs, 1, "GenerateNode"));
     GenerateSpec spec = static_cast<const GenerateOptions&>(options).spec;
     const auto& in = *inputs[0]->output_schema();
-    for (auto& arg : spec.args) {
-      ARROW_ASSIGN_OR_RAISE(arg, arg.Bind(in));
-    }
+    ARROW_RETURN_NOT_OK(BindArguments(&spec, in));
     auto fields = in.fields();
     fields.insert(fields.end(), spec.fields.begin(), spec.fields.end());
     return plan->EmplaceNode<GenerateNode>(plan, std::move(inputs), arrow::schema(fields),
@@ -49,40 +93,7 @@ class GenerateNode : public ac::MapNode {
 
  protected:
   Result<cp::ExecBatch> ProcessBatch(cp::ExecBatch batch) override {
-    std::vector<std::shared_ptr<arrow::Array>> args;
-    for (const auto& arg : spec_.args) {
-      ARROW_ASSIGN_OR_RAISE(auto datum, cp::ExecuteScalarExpression(arg, batch));
-      if (datum.is_array()) {
-        args.push_back(datum.make_array());
-      } else {
-        ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayFromScalar(*datum.scalar(), batch.length));
-        args.push_back(std::move(array));
-      }
-    }
-    ARROW_ASSIGN_OR_RAISE(auto generated, spec_.generator(args, batch.length));
-    // The input's columns at each generated row's input row.
-    std::vector<arrow::Datum> out;
-    const bool unowned_rows = generated.input_rows->null_count() > 0;
-    for (const auto& value : batch.values) {
-      if (value.is_scalar() && !unowned_rows) {
-        out.push_back(value);
-        continue;
-      }
-      arrow::Datum column = value;
-      if (value.is_scalar()) {
-        ARROW_ASSIGN_OR_RAISE(column, arrow::MakeArrayFromScalar(*value.scalar(), batch.length));
-      }
-      ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(column, generated.input_rows));
-      out.push_back(std::move(taken));
-    }
-    for (size_t i = 0; i < generated.columns.size(); ++i) {
-      auto column = generated.columns[i];
-      if (!column->type()->Equals(*spec_.fields[i]->type())) {
-        ARROW_ASSIGN_OR_RAISE(column, cp::Cast(*column, spec_.fields[i]->type()));
-      }
-      out.emplace_back(std::move(column));
-    }
-    return cp::ExecBatch(std::move(out), generated.input_rows->length());
+    return Generated(spec_, batch);
   }
 
  private:
@@ -196,6 +207,39 @@ Generator TableFunctionGenerator(std::shared_ptr<const UserTableFunction> functi
     for (int i = 0; i < width; ++i) out.columns.push_back(rows->column(i));
     return out;
   };
+}
+
+Result<std::shared_ptr<arrow::Table>> GeneratePartitions(const std::shared_ptr<arrow::Table>& input,
+                                                         GenerateSpec spec,
+                                                         const std::vector<int>& keys) {
+  ARROW_RETURN_NOT_OK(BindArguments(&spec, *input->schema()));
+  auto fields = input->schema()->fields();
+  fields.insert(fields.end(), spec.fields.begin(), spec.fields.end());
+  auto schema = arrow::schema(fields);
+  ARROW_ASSIGN_OR_RAISE(auto rows, input->CombineChunksToBatch());
+  const cp::ExecBatch whole(*rows);
+  // A partition ends where a key differs from the row before.
+  auto same_keys = [&](int64_t a, int64_t b) -> Result<bool> {
+    for (int k : keys) {
+      ARROW_ASSIGN_OR_RAISE(auto x, rows->column(k)->GetScalar(a));
+      ARROW_ASSIGN_OR_RAISE(auto y, rows->column(k)->GetScalar(b));
+      if (!x->Equals(*y)) return false;
+    }
+    return true;
+  };
+  arrow::RecordBatchVector out;
+  int64_t start = 0;
+  for (int64_t i = 1; i <= rows->num_rows(); ++i) {
+    if (i < rows->num_rows()) {
+      ARROW_ASSIGN_OR_RAISE(bool same, same_keys(i - 1, i));
+      if (same) continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto generated, Generated(spec, whole.Slice(start, i - start)));
+    ARROW_ASSIGN_OR_RAISE(auto batch, generated.ToRecordBatch(schema));
+    out.push_back(std::move(batch));
+    start = i;
+  }
+  return arrow::Table::FromRecordBatches(schema, out);
 }
 
 Result<ac::Declaration> GenerateDeclaration(ac::Declaration input, GenerateSpec spec) {

@@ -47,6 +47,11 @@ Generator TableFunctionGenerator(std::shared_ptr<const UserTableFunction> functi
 arrow::Result<arrow::acero::Declaration> GenerateDeclaration(arrow::acero::Declaration input,
                                                              GenerateSpec spec);
 
+/// The same over a table argument's partitions (a table function's PARTITION BY): `input`
+/// sorted so that equal `keys` (column indices) are adjacent, each run of them one call.
+arrow::Result<std::shared_ptr<arrow::Table>> GeneratePartitions(
+    const std::shared_ptr<arrow::Table>& input, GenerateSpec spec, const std::vector<int>& keys);
+
 /// Each batch through a user's function of batches (mapInPandas), which sees the input's
 /// columns as `input_names` and whose columns come out as `output_names`.
 arrow::acero::Declaration MapBatchesDeclaration(arrow::acero::Declaration input,

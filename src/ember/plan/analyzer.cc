@@ -1318,13 +1318,17 @@ Result<PlanPtr> Analyzer::ResolveSelect(const LogicalPlan& select) const {
   if (block.where) {
     ARROW_ASSIGN_OR_RAISE(from, Filter(from, block.where));
   }
-  // Ordinals in GROUP BY and ORDER BY refer to the select list.
+  // Ordinals in GROUP BY and ORDER BY refer to the select list, its stars expanded.
+  std::vector<ExprPtr> select_items = block.select_list;
+  if (auto expanded = ExpandStars(select_items, Scope{from->output}); expanded.ok()) {
+    select_items = *expanded;
+  }
   auto ordinal = [&](const ExprPtr& e) -> ExprPtr {
     const Expr& x = *StripAlias(e);
     if (x.kind == ExprKind::kLiteral && x.type->id() == arrow::Type::INT32) {
       int64_t k = static_cast<const arrow::Int32Scalar&>(*x.value).value;
-      if (k >= 1 && k <= static_cast<int64_t>(block.select_list.size())) {
-        const ExprPtr& item = block.select_list[k - 1];
+      if (k >= 1 && k <= static_cast<int64_t>(select_items.size())) {
+        const ExprPtr& item = select_items[k - 1];
         return item->kind == ExprKind::kAlias ? item->args[0] : item;
       }
     }
@@ -1392,6 +1396,41 @@ Result<PlanPtr> Analyzer::ResolveSelect(const LogicalPlan& select) const {
     ARROW_ASSIGN_OR_RAISE(plan, Limit(plan, block.limit));
   }
   return plan;
+}
+
+// A table function over a table argument's partitions (from the parser: PARTITION BY in
+// `groupings`, none for WITH SINGLE PARTITION, ORDER BY after the call in `exprs`): the rows
+// sorted by the keys (computed ones as extra columns) and then the order, so that each
+// partition is a run of rows, one call each; the function sees the table's own columns.
+Result<PlanPtr> Analyzer::PartitionedGenerate(const PlanPtr& child, const LogicalPlan& p) const {
+  const Scope scope{child->output};
+  std::vector<ExprPtr> columns, keys;
+  for (const auto& a : child->output) columns.push_back(AttributeRef(a));
+  for (const auto& g : p.groupings) {
+    ARROW_ASSIGN_OR_RAISE(auto key, Resolve(g, scope));
+    if (key->kind != ExprKind::kAttribute) {
+      columns.push_back(Alias(key, "__partition" + std::to_string(columns.size())));
+    }
+    keys.push_back(key);
+  }
+  PlanPtr input = child;
+  if (columns.size() > child->output.size()) input = MakeProject(child, columns);
+  std::vector<ExprPtr> orders;
+  for (size_t k = 0, computed = child->output.size(); k < keys.size(); ++k) {
+    if (keys[k]->kind != ExprKind::kAttribute) keys[k] = AttributeRef(input->output[computed++]);
+    orders.push_back(SortOrder(keys[k], true, true));
+  }
+  orders.insert(orders.end(), p.exprs.begin() + 1, p.exprs.end());
+  PlanPtr sorted = input;
+  if (!orders.empty()) {
+    ARROW_ASSIGN_OR_RAISE(sorted, Sort(input, orders));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto generate,
+                        Generate(sorted, child->output, p.exprs[0], p.name_parts, p.alias));
+  auto node = std::make_shared<LogicalPlan>(*generate);
+  node->groupings = std::move(keys);
+  node->partitioned = true;
+  return node;
 }
 
 // `range(...)` in FROM: Spark's built-in table-valued function, unless the session has a table
@@ -1523,11 +1562,16 @@ Result<PlanPtr> Analyzer::Resolve(const PlanPtr& plan) const {
         ARROW_ASSIGN_OR_RAISE(auto range, RangeRelation(*p.exprs[0]));
         return p.alias.empty() ? range : SubqueryAlias(range, p.alias);
       }
-      ARROW_ASSIGN_OR_RAISE(auto generated,
-                            Generate(child, child->output, p.exprs[0], p.name_parts, p.alias));
+      PlanPtr generated;
+      if (p.partitioned) {
+        ARROW_ASSIGN_OR_RAISE(generated, PartitionedGenerate(child, p));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(generated,
+                              Generate(child, child->output, p.exprs[0], p.name_parts, p.alias));
+      }
       if (!p.generated_only) return generated;
       std::vector<ExprPtr> columns;
-      for (size_t i = child->output.size(); i < generated->output.size(); ++i) {
+      for (size_t i = generated->children[0]->output.size(); i < generated->output.size(); ++i) {
         columns.push_back(AttributeRef(generated->output[i]));
       }
       return MakeProject(generated, std::move(columns));

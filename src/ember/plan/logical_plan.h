@@ -126,6 +126,10 @@ struct LogicalPlan {
   bool within_watermark = false;           // kDeduplicate: dropDuplicatesWithinWatermark
   bool generated_only = false;  // kGenerate from the parser: a table-valued function over a
                                 // table argument gives its own columns only
+  // kGenerate over a table argument's partitions (PARTITION BY, in `groupings`; none: WITH
+  // SINGLE PARTITION), a call each, the rows sorted by the keys and then (from the parser)
+  // ORDER BY's sort orders, after the call in `exprs`.
+  bool partitioned = false;
   std::vector<std::vector<ExprPtr>> projections;  // kExpand
   std::shared_ptr<const UserBatchFunction> batch_function;  // kMapBatches
   std::shared_ptr<const UserGroupFunction> group_function;  // kGroupMap

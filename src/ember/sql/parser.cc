@@ -1784,6 +1784,8 @@ class Parser {
     std::vector<ExprPtr> args;
     std::vector<std::string> keywords;
     PlanPtr table;
+    auto node = NewPlan(PlanKind::kGenerate);
+    node->exprs = {nullptr};  // the call, below
     while (!IsSymbol(Peek(), ")")) {
       if (!args.empty()) ARROW_RETURN_NOT_OK(ExpectSymbol(","));
       std::string keyword;
@@ -1797,6 +1799,7 @@ class Parser {
           return Unsupported(word, "table-valued functions with more than one table");
         }
         ARROW_ASSIGN_OR_RAISE(table, TableArgument());
+        ARROW_RETURN_NOT_OK(TablePartitioning(node.get()));
         args.push_back(plan::Star());
       } else {
         ARROW_ASSIGN_OR_RAISE(auto arg, Expression());
@@ -1809,14 +1812,13 @@ class Parser {
     if (std::any_of(keywords.begin(), keywords.end(), [](const auto& k) { return !k.empty(); })) {
       call->keywords = std::move(keywords);
     }
-    auto node = NewPlan(PlanKind::kGenerate);
     if (table) {
       node->children = {std::move(table)};
       node->generated_only = true;
     } else if (child) {
       node->children = {std::move(child)};
     }
-    node->exprs = {std::move(call)};
+    node->exprs[0] = std::move(call);
     ARROW_ASSIGN_OR_RAISE(auto alias, TableAlias());
     if (alias) node->alias = std::move(*alias);
     return node;
@@ -1824,22 +1826,54 @@ class Parser {
 
   // After TABLE: `name`, `(name)` or `(query)`.
   arrow::Result<PlanPtr> TableArgument() {
-    PlanPtr relation;
-    if (!IsSymbol(Peek(), "(")) {
-      ARROW_ASSIGN_OR_RAISE(relation, TableReference());
-    } else if (EnclosesQuery(pos_)) {
+    if (IsSymbol(Peek(), "(") && EnclosesQuery(pos_)) {
       Next();
-      ARROW_ASSIGN_OR_RAISE(relation, Query());
+      ARROW_ASSIGN_OR_RAISE(auto query, Query());
       ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
-    } else {
+      return query;
+    }
+    const bool parenthesized = AcceptSymbol("(");
+    ARROW_ASSIGN_OR_RAISE(auto parts, MultipartName());
+    if (parenthesized) ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+    if (parts.size() == 1) {
+      if (auto cte = FindCte(parts[0])) return cte;
+    }
+    auto relation = NewPlan(PlanKind::kUnresolvedRelation);
+    relation->name_parts = std::move(parts);
+    return PlanPtr(relation);
+  }
+
+  // After a table argument: [PARTITION BY e, ... | WITH SINGLE PARTITION] [ORDER BY o, ...],
+  // either list maybe in parentheses, into a table function's node.
+  arrow::Status TablePartitioning(LogicalPlan* node) {
+    if (IsWord(Peek(), "WITH") && IsWord(Peek(1), "SINGLE")) {
       Next();
-      ARROW_ASSIGN_OR_RAISE(relation, TableReference());
-      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      Next();
+      ARROW_RETURN_NOT_OK(ExpectWord("PARTITION"));
+      node->partitioned = true;
+    } else if (IsWord(Peek(), "PARTITION") && IsWord(Peek(1), "BY")) {
+      Next();
+      Next();
+      node->partitioned = true;
+      const bool parenthesized = IsSymbol(Peek(), "(") && !EnclosesQuery(pos_) && AcceptSymbol("(");
+      do {
+        ARROW_ASSIGN_OR_RAISE(auto key, Expression());
+        node->groupings.push_back(std::move(key));
+      } while (AcceptSymbol(","));
+      if (parenthesized) ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
     }
-    if (IsWord(Peek(), "PARTITION") || IsWord(Peek(), "ORDER") || IsWord(Peek(), "WITH")) {
-      return Unsupported(Peek(), "PARTITION BY, ORDER BY and WITH SINGLE PARTITION of a table argument");
+    if (IsWord(Peek(), "ORDER") && IsWord(Peek(1), "BY")) {
+      const Token& order = Next();
+      Next();
+      if (!node->partitioned) {
+        return Unsupported(order, "ORDER BY of a table argument without PARTITION BY");
+      }
+      const bool parenthesized = AcceptSymbol("(");
+      ARROW_ASSIGN_OR_RAISE(auto items, SortItems());
+      if (parenthesized) ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      node->exprs.insert(node->exprs.end(), items.begin(), items.end());
     }
-    return relation;
+    return arrow::Status::OK();
   }
 
   // LATERAL name(args) [[AS] alias] after `left`: the function over each of its rows.
