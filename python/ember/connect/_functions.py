@@ -379,7 +379,6 @@ def _call_table_function(handler: Any, eval_type: int, batch: Any, result_schema
 
 def _run_table_function(handler: Any, eval_type: int, batch: Any, result_schema: Any,
                         analyzed: Any, safe: bool, time_zone: str) -> Any:
-    import collections.abc
     import dataclasses
     import inspect
     import pickle
@@ -429,10 +428,10 @@ def _run_table_function(handler: Any, eval_type: int, batch: Any, result_schema:
     spark_type = from_arrow_schema(output_schema)
     arrow = eval_type == _ARROW_TABLE_UDF
     check_nulls = _null_checker(spark_type)
-    rows: list = []    # the rows, or with Arrow, the DataFrame of each call
-    owners: list = []  # per row: its argument row, None for terminate's
+    rows: list = []    # the rows, or with Arrow, a batch per call
+    owners: list = []  # per row: its argument row
 
-    def run(method: Callable, owner: Any, *args: Any, **kwargs: Any) -> None:
+    def run(method: Callable, owner: Any, args: Any, kwargs: dict) -> None:
         try:
             result = method(*args, **kwargs)
         except SkipRestOfInputTableException:
@@ -443,26 +442,18 @@ def _run_table_function(handler: Any, eval_type: int, batch: Any, result_schema:
                                                          "error": str(error)})
         if result is None:
             return
-        if not isinstance(result, collections.abc.Iterable):
+        try:
+            iterator = iter(result)
+        except TypeError:
             raise PySparkRuntimeError(errorClass="UDTF_RETURN_NOT_ITERABLE",
                                       messageParameters={"type": type(result).__name__,
-                                                         "func": method.__name__})
-        produced = []
-        for row in result:
-            if not arrow:
-                if row is not None and hasattr(row, "__len__") and len(row) != width:
-                    raise PySparkRuntimeError(
-                        errorClass="UDTF_RETURN_SCHEMA_MISMATCH",
-                        messageParameters={"expected": str(width), "actual": str(len(row)),
-                                           "func": method.__name__})
-                if row is not None and not (isinstance(row, (list, dict, tuple))
-                                            or hasattr(row, "__dict__")):
-                    raise PySparkRuntimeError(
-                        errorClass="UDTF_INVALID_OUTPUT_ROW_TYPE",
-                        messageParameters={"type": type(row).__name__, "func": method.__name__})
-            if row is not None:
+                                                         "func": method.__name__}) from None
+        produced = list(iterator)  # an exception in a generator's body is raised as it is
+        for row in produced:
+            if not arrow and (type(row) is not tuple or len(row) != width):
+                _check_table_function_row(row, width, method.__name__)
+            if check_nulls is not None and row is not None:
                 check_nulls(row)
-            produced.append(row)
         if arrow:
             rows.append(_table_function_frame(produced, output_schema, method.__name__, safe,
                                               time_zone))
@@ -472,17 +463,24 @@ def _run_table_function(handler: Any, eval_type: int, batch: Any, result_schema:
             owners.extend([owner] * len(produced))
 
     columns = [_to_python(column) for column in batch.columns]
+    positional = [column for column, name in zip(columns, names) if not name]
+    keyed = [(name, column) for column, name in zip(columns, names) if name]
+    if keyed:
+        calls = ((tuple(c[i] for c in positional), {n: c[i] for n, c in keyed})
+                 for i in range(batch.num_rows))
+    elif positional:
+        calls = ((args, {}) for args in zip(*positional))
+    else:
+        calls = (((), {}) for _ in range(batch.num_rows))
     try:
         try:
-            for i in range(batch.num_rows):
-                values = [column[i] for column in columns]
-                run(udtf.eval, i, *(v for n, v in zip(names, values) if not n),
-                    **{n: v for n, v in zip(names, values) if n})
+            for i, (args, kwargs) in enumerate(calls):
+                run(udtf.eval, i, args, kwargs)
         except SkipRestOfInputTableException:
             pass
         if hasattr(udtf, "terminate"):
             # Spark joins terminate()'s rows with the partition's last input row.
-            run(udtf.terminate, batch.num_rows - 1 if batch.num_rows else None)
+            run(udtf.terminate, batch.num_rows - 1 if batch.num_rows else None, (), {})
     finally:
         if hasattr(udtf, "cleanup"):
             udtf.cleanup()
@@ -492,22 +490,44 @@ def _run_table_function(handler: Any, eval_type: int, batch: Any, result_schema:
             output_schema.empty_table()
         columns_out = [table.column(i).combine_chunks() for i in range(width)]
     else:
-        coerce = _coercion(spark_type)
-        struct = pa.array([coerce(_row_values(row)) for row in rows],
-                          type=pa.struct(list(output_schema)))
-        columns_out = struct.flatten()
+        # Column by column, each value as Spark's pickled UDTFs convert it (of another type:
+        # NULL).
+        fields = spark_type.fields
+        tuples = [row if type(row) is tuple else _row_tuple(row, fields) for row in rows]
+        columns_out = []
+        for i, (field, arrow_field) in enumerate(zip(fields, output_schema)):
+            coerce = _coercion(field.dataType)
+            columns_out.append(pa.array([None if r[i] is None else coerce(r[i]) for r in tuples],
+                                        type=arrow_field.type))
     return pa.RecordBatch.from_arrays(columns_out + [pa.array(owners, type=pa.int64())],
                                       schema=result_schema)
 
 
-def _row_values(row: Any) -> Any:
-    """A UDTF's row as StructType.toInternal reads it: a tuple, list or dict as it is, another
-    object by its attributes; None is a row of NULLs."""
+def _check_table_function_row(row: Any, width: int, method: str) -> None:
+    """Spark's worker's checks of a row that is not a tuple of the schema's width."""
+    from pyspark.errors import PySparkRuntimeError
+
     if row is None:
-        return {}
-    if isinstance(row, (tuple, list, dict)):
-        return row
-    return vars(row)
+        return
+    if hasattr(row, "__len__") and len(row) != width:
+        raise PySparkRuntimeError(
+            errorClass="UDTF_RETURN_SCHEMA_MISMATCH",
+            messageParameters={"expected": str(width), "actual": str(len(row)), "func": method})
+    if not (isinstance(row, (list, dict, tuple)) or hasattr(row, "__dict__")):
+        raise PySparkRuntimeError(
+            errorClass="UDTF_INVALID_OUTPUT_ROW_TYPE",
+            messageParameters={"type": type(row).__name__, "func": method})
+
+
+def _row_tuple(row: Any, fields: list) -> tuple:
+    """A UDTF's row as StructType.toInternal reads it: a tuple or list by position, a dict or
+    another object by field name; None is a row of NULLs."""
+    if row is None:
+        return (None,) * len(fields)
+    if isinstance(row, (tuple, list)):
+        return tuple(row)
+    values = row if isinstance(row, dict) else vars(row)
+    return tuple(values.get(field.name) for field in fields)
 
 
 def _table_function_frame(rows: list, schema: Any, method: str, safe: bool,
@@ -534,9 +554,9 @@ def _table_function_frame(rows: list, schema: Any, method: str, safe: bool,
     return pa.RecordBatch.from_struct_array(struct)  # its length, also without columns
 
 
-def _null_checker(spark_type: Any) -> Callable[[Any], None]:
+def _null_checker(spark_type: Any) -> Any:
     """Spark's check of a UDTF's row against non-nullable columns, fields, elements and map
-    values: a None there fails the query, naming the column."""
+    values: a None there fails the query, naming the column; None when nothing can fail."""
     from pyspark.errors import PySparkRuntimeError
     from pyspark.sql import types as T
 
@@ -571,7 +591,17 @@ def _null_checker(spark_type: Any) -> Callable[[Any], None]:
             for i, (value, field) in enumerate(zip(row, spark_type.fields)):
                 check(value, field.dataType, field.nullable, i)
 
-    return check_row
+    def nullable(data_type: Any) -> bool:
+        if isinstance(data_type, T.ArrayType):
+            return data_type.containsNull and nullable(data_type.elementType)
+        if isinstance(data_type, T.MapType):
+            return data_type.valueContainsNull and nullable(data_type.valueType)
+        if isinstance(data_type, T.StructType):
+            return all(f.nullable and nullable(f.dataType) for f in data_type.fields)
+        return True
+
+    # With every column nullable all the way down (a map's keys aside) nothing can fail.
+    return None if nullable(spark_type) else check_row
 
 
 _MAP_PANDAS_ITER_UDF = 205  # SQL_MAP_PANDAS_ITER_UDF: mapInPandas

@@ -1582,6 +1582,32 @@ Catalog BuildCatalog() {
                return Fn("make_struct", std::move(a),
                          std::make_shared<cp::MakeStructOptions>(names));
              }));
+  // named_struct(name1, value1, ...): the names are string literals.
+  Add(c, Scalar(
+             "named_struct", 2, -1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (args.size() % 2 != 0) {
+                 return UserError(ErrorKind::kAnalysis, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+                                  "The `named_struct` requires 2n (n > 0) parameters but the "
+                                  "actual number is " + std::to_string(args.size()) + ".",
+                                  "42605");
+               }
+               arrow::FieldVector fields;
+               for (size_t i = 0; i < args.size(); i += 2) {
+                 ARROW_ASSIGN_OR_RAISE(auto name, LiteralString(call, args[i]));
+                 fields.push_back(arrow::field(name, args[i + 1]->type, args[i + 1]->nullable));
+               }
+               return TypedCall{arrow::struct_(fields), false, std::move(args)};
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               std::vector<std::string> names;
+               for (const auto& f : call.type->fields()) names.push_back(f->name());
+               std::vector<cp::Expression> values;
+               for (size_t i = 1; i < a.size(); i += 2) values.push_back(std::move(a[i]));
+               return Fn("make_struct", std::move(values),
+                         std::make_shared<cp::MakeStructOptions>(names));
+             }));
   // Column.withField and dropFields (Spark's UpdateFields) on one level of a struct: the Connect
   // translation nests them for a path "a.b". A NULL struct stays NULL.
   for (bool with : {true, false}) {

@@ -531,10 +531,24 @@ def table_functions(spark, stream):
     doc = {"squares": rows(Squares(F.lit(1), F.lit(3))),
            "by_keyword": rows(Squares(F.lit(2), end=F.lit(4))),
            "arrow": rows(Words(F.lit("to be or"))),
-           "analyze": [Echo(F.lit("a")).columns, rows(Echo(F.array(F.lit(1), F.lit(2))))]}
+           "analyze": [Echo(F.lit("a")).columns, rows(Echo(F.array(F.lit(1), F.lit(2)))),
+                       rows(Echo(F.named_struct(F.lit("x"), F.lit(1), F.lit("y"), F.lit("z"))))]}
+
+    @F.udtf(returnType="k: int, total: int, first: int, rows: int")
+    class Totals:
+        def __init__(self):
+            self.key, self.total, self.first, self.rows = None, 0, None, 0
+
+        def eval(self, row):
+            self.key, self.total, self.rows = row["k"], self.total + row["v"], self.rows + 1
+            self.first = row["v"] if self.first is None else self.first
+
+        def terminate(self):
+            yield self.key, self.total, self.first, self.rows
     spark.udtf.register("squares", Squares)
     spark.udtf.register("words", Words)
     spark.udtf.register("echo", Echo)
+    spark.udtf.register("totals", Totals)
     spark.sql("CREATE OR REPLACE TEMPORARY VIEW pairs AS "
               "SELECT * FROM VALUES (1, 2, 'a b'), (5, 6, NULL) AS p(a, b, s)")
     for name, text in [
@@ -546,6 +560,12 @@ def table_functions(spark, stream):
                                     "LATERAL squares(id, 0) WHERE x < 0"),
         ("table_argument", "SELECT * FROM echo('t', TABLE(SELECT id FROM range(3)))"),
         ("values", "SELECT * FROM VALUES (1, 'x'), (2, NULL)"),
+        ("partition_by", "SELECT * FROM totals(TABLE(SELECT * FROM VALUES (1, 10), (2, 20), "
+                         "(1, 5), (2, 7), (3, 1) AS t(k, v)) PARTITION BY k ORDER BY v DESC)"),
+        ("partition_by_expression", "SELECT * FROM totals(TABLE(SELECT id % 3 AS k, id AS v "
+                                    "FROM range(10)) PARTITION BY k + 1 ORDER BY v)"),
+        ("single_partition", "SELECT * FROM totals(TABLE(SELECT id AS k, id AS v FROM range(5)) "
+                             "WITH SINGLE PARTITION ORDER BY v DESC)"),
     ]:
         result = spark.sql(text)
         doc[name] = [result.columns, rows(result)]
