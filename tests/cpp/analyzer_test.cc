@@ -3,6 +3,8 @@
 
 #include <arrow/array/builder_binary.h>
 #include <arrow/array/builder_primitive.h>
+#include <arrow/array/array_nested.h>
+#include <arrow/compute/cast.h>
 #include <arrow/scalar.h>
 #include <arrow/table.h>
 
@@ -274,6 +276,80 @@ TEST_F(SessionTest, UserAggregateSeesEachGroupsRowsAndGivesAValuePerGroup) {
   ASSERT_FALSE(nested.ok());
   ASSERT_NE(GetErrorDetail(nested.status()), nullptr) << nested.status();
   EXPECT_EQ(GetErrorDetail(nested.status())->condition(), "NESTED_AGGREGATE_FUNCTION");
+}
+
+// A table function "repeat_n": for each argument row, n rows of n (n: the argument, or a table
+// argument's field n), then from terminate() one row of minus the number of rows given, joined
+// with the last argument row.
+std::shared_ptr<UserTableFunction> RepeatN(std::shared_ptr<int> calls) {
+  auto function = std::make_shared<UserTableFunction>();
+  function->name = "repeat_n";
+  function->output_schema = arrow::schema({arrow::field("value", arrow::int64())});
+  function->call = [calls](const std::shared_ptr<arrow::RecordBatch>& args)
+      -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+    ++*calls;
+    auto column = args->column(0);
+    if (column->type_id() == arrow::Type::STRUCT) {
+      column = static_cast<const arrow::StructArray&>(*column).GetFieldByName("n");
+    }
+    ARROW_ASSIGN_OR_RAISE(column, arrow::compute::Cast(*column, arrow::int64()));
+    const auto& n = static_cast<const arrow::Int64Array&>(*column);
+    arrow::Int64Builder values, rows;
+    int64_t given = 0;
+    for (int64_t i = 0; i < n.length(); ++i) {
+      for (int64_t k = 0; k < n.Value(i); ++k, ++given) {
+        ARROW_RETURN_NOT_OK(values.Append(n.Value(i)));
+        ARROW_RETURN_NOT_OK(rows.Append(i));
+      }
+    }
+    ARROW_RETURN_NOT_OK(values.Append(-given));
+    ARROW_RETURN_NOT_OK(rows.Append(n.length() - 1));
+    ARROW_ASSIGN_OR_RAISE(auto value_array, values.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto row_array, rows.Finish());
+    return arrow::RecordBatch::Make(
+        arrow::schema({arrow::field("value", arrow::int64()), arrow::field("row", arrow::int64())}),
+        value_array->length(), {value_array, row_array});
+  };
+  return function;
+}
+
+std::vector<std::string> Texts(const std::shared_ptr<arrow::Table>& t, int column) {
+  std::vector<std::string> out;
+  for (int64_t i = 0; i < t->num_rows(); ++i) {
+    out.push_back(t->column(column)->GetScalar(i).ValueOrDie()->ToString());
+  }
+  return out;
+}
+
+TEST_F(SessionTest, TableFunctionRowsJoinTheirArgumentRowsAndPartitionsEachGetACall) {
+  auto calls = std::make_shared<int>(0);
+  session_->RegisterTableFunction("repeat_n", RepeatN(calls));
+  // LATERAL: each row's rows beside it; terminate()'s with the last row.
+  auto t = Query("SELECT * FROM VALUES (2), (0), (1) AS t(n), LATERAL repeat_n(n)");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->schema()->field_names(), (std::vector<std::string>{"n", "value"}));
+  EXPECT_EQ(Texts(t, 0), (std::vector<std::string>{"2", "2", "1", "1"}));
+  EXPECT_EQ(Texts(t, 1), (std::vector<std::string>{"2", "2", "1", "-3"}));
+  EXPECT_EQ(*calls, 1);
+  // A table argument by partition: a call each, only the function's columns.
+  *calls = 0;
+  t = Query("SELECT * FROM repeat_n(TABLE(SELECT * FROM VALUES (1, 1), (2, 2), (1, 3) AS t(k, n)) "
+            "PARTITION BY k)");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->schema()->field_names(), (std::vector<std::string>{"value"}));
+  EXPECT_EQ(Texts(t, 0), (std::vector<std::string>{"1", "3", "3", "3", "-4", "2", "2", "-2"}));
+  EXPECT_EQ(*calls, 2);
+  // The DataFrame form: over one row.
+  auto df = session_->TableFunction(RepeatN(calls), {Lit(std::make_shared<arrow::Int32Scalar>(3))}, {});
+  ASSERT_TRUE(df.ok()) << df.status();
+  auto rows = df->ToTable();
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(Texts((*rows)->CombineChunks().ValueOrDie(), 0),
+            (std::vector<std::string>{"3", "3", "3", "-3"}));
+  // Aliases must match its columns.
+  auto aliased = session_->Sql("SELECT * FROM VALUES (1) AS t(a, b)");
+  ASSERT_FALSE(aliased.ok());
+  EXPECT_EQ(GetErrorDetail(aliased.status())->condition(), "ASSIGNMENT_ARITY_MISMATCH");
 }
 
 }  // namespace

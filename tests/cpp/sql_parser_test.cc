@@ -20,11 +20,6 @@ using plan::PlanKind;
 
 // An unambiguous rendering of an expression: calls as name(args), literals with their type.
 std::string Show(const plan::Expr& e) {
-  auto args = [&](size_t from) {
-    std::string out;
-    for (size_t i = from; i < e.args.size(); ++i) out += (i > from ? ", " : "") + Show(*e.args[i]);
-    return out;
-  };
   switch (e.kind) {
     case ExprKind::kColumn: {
       std::string out;
@@ -39,8 +34,15 @@ std::string Show(const plan::Expr& e) {
       if (e.value->type->id() == arrow::Type::STRING) return "'" + e.value->ToString() + "'";
       return e.value->ToString() + ":" + type;
     }
-    case ExprKind::kCall:
-      return e.name + "(" + (e.distinct ? "DISTINCT " : "") + args(0) + ")";
+    case ExprKind::kCall: {
+      std::string out = e.name + "(" + (e.distinct ? "DISTINCT " : "");
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        out += i ? ", " : "";
+        if (i < e.keywords.size() && !e.keywords[i].empty()) out += e.keywords[i] + " => ";
+        out += Show(*e.args[i]);
+      }
+      return out + ")";
+    }
     case ExprKind::kCast:
       return std::string(e.try_cast ? "try_cast(" : "cast(") + Show(*e.args[0]) + " AS " +
              plan::SparkTypeName(*e.type) + ")";
@@ -83,6 +85,22 @@ std::string Dump(const plan::LogicalPlan& p, int depth = 0) {
     }
     case PlanKind::kSubqueryAlias:
       out += "SubqueryAlias " + p.alias;
+      for (size_t i = 0; i < p.name_parts.size(); ++i) {
+        out += (i ? ", " : "(") + p.name_parts[i] + (i + 1 == p.name_parts.size() ? ")" : "");
+      }
+      break;
+    case PlanKind::kGenerate:
+      out += "Generate " + Show(*p.exprs[0]);
+      if (!p.alias.empty()) out += " alias=" + p.alias;
+      if (p.partitioned) {
+        out += " partition=[" + ShowList(p.groupings) + "] order=[" +
+               ShowList(std::vector<plan::ExprPtr>(p.exprs.begin() + 1, p.exprs.end())) + "]";
+      }
+      if (p.generated_only) out += " generated-only";
+      break;
+    case PlanKind::kLocalTable:
+      out += "Values";
+      for (const auto& row : p.projections) out += " (" + ShowList(row) + ")";
       break;
     case PlanKind::kJoin: {
       static const char* kNames[] = {"Inner",    "LeftOuter", "RightOuter", "FullOuter",
@@ -664,15 +682,42 @@ TEST(SqlParserTest, UnsupportedFeaturesSayWhat) {
   EXPECT_EQ(QueryError("SELECT * FROM t WHERE a IN (SELECT a FROM u)"),
             "[UNSUPPORTED_FEATURE] The feature is not supported: IN subqueries in Ember's SQL. "
             "SQLSTATE: 0A000 (line 1, pos 28)");
-  EXPECT_EQ(QueryError("SELECT * FROM range(10)"),
-            "[UNSUPPORTED_FEATURE] The feature is not supported: table-valued functions in "
-            "Ember's SQL. SQLSTATE: 0A000 (line 1, pos 14)");
+  EXPECT_EQ(QueryError("SELECT * FROM t, LATERAL (SELECT t.a)"),
+            "[UNSUPPORTED_FEATURE] The feature is not supported: LATERAL subqueries in "
+            "Ember's SQL. SQLSTATE: 0A000 (line 1, pos 17)");
   EXPECT_EQ(QueryError("SELECT a FROM t LIMIT 1 OFFSET 2"),
             "[UNSUPPORTED_FEATURE] The feature is not supported: OFFSET in Ember's SQL. "
             "SQLSTATE: 0A000 (line 1, pos 24)");
   ExpectParseError(ParseExpression("transform(xs, x -> x + 1)").status(), "UNSUPPORTED_FEATURE");
   ExpectParseError(ParseExpression("sum(x) FILTER (WHERE x > 0)").status(), "UNSUPPORTED_FEATURE");
   ExpectParseError(ParseQuery("SELECT * FROM t SORT BY a").status(), "UNSUPPORTED_FEATURE");
+}
+
+TEST(SqlParserTest, TableValuedFunctionsAndValues) {
+  EXPECT_EQ(Query("SELECT * FROM f(1, k => 'x') AS g"),
+            "Select [*]\n  Generate f(1:int, k => 'x') alias=g\n");
+  EXPECT_EQ(Query("SELECT * FROM t, LATERAL f(t.a) u"),
+            "Select [*]\n  Generate f(t|a) alias=u\n    Relation t\n");
+  EXPECT_EQ(Query("SELECT * FROM t JOIN LATERAL f(a)"),
+            "Select [*]\n  Generate f(a)\n    Relation t\n");
+  EXPECT_EQ(Query("SELECT * FROM f(x => TABLE(t) PARTITION BY a + 1, b ORDER BY c DESC, 2)"),
+            "Select [*]\n  Generate f(x => *) partition=[+(a, 1:int), b] order=[c DESC NULLS "
+            "LAST, 2:int ASC NULLS FIRST] generated-only\n    Relation t\n");
+  EXPECT_EQ(Query("SELECT * FROM f(TABLE t WITH SINGLE PARTITION ORDER BY (a, b))"),
+            "Select [*]\n  Generate f(*) partition=[] order=[a ASC NULLS FIRST, b ASC NULLS "
+            "FIRST] generated-only\n    Relation t\n");
+  EXPECT_EQ(Query("SELECT * FROM f(TABLE(SELECT a FROM t), 3)"),
+            "Select [*]\n  Generate f(*, 3:int) generated-only\n    Select [a]\n      "
+            "Relation t\n");
+  EXPECT_EQ(Query("SELECT * FROM VALUES (1, 'x'), (2, NULL) AS v(a, b)"),
+            "Select [*]\n  SubqueryAlias v(a, b)\n    Values (1:int, 'x') (2:int, NULL:void)\n");
+  EXPECT_EQ(Query("VALUES 1, 2"), "Values (1:int) (2:int)\n");
+  EXPECT_EQ(QueryError("SELECT * FROM f(TABLE(t), TABLE(u))"),
+            "[UNSUPPORTED_FEATURE] The feature is not supported: table-valued functions with "
+            "more than one table in Ember's SQL. SQLSTATE: 0A000 (line 1, pos 26)");
+  EXPECT_EQ(QueryError("SELECT * FROM f(TABLE(t) ORDER BY a)"),
+            "[UNSUPPORTED_FEATURE] The feature is not supported: ORDER BY of a table argument "
+            "without PARTITION BY in Ember's SQL. SQLSTATE: 0A000 (line 1, pos 25)");
 }
 
 TEST(SqlParserTest, DeepNestingFailsCleanly) {

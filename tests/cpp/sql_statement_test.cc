@@ -140,7 +140,7 @@ TEST(SqlStatementTest, CreateTemporaryView) {
   s = Parse("create or replace temp view w as select 1");
   EXPECT_EQ(s.kind, StatementKind::kCreateTempView);
   EXPECT_TRUE(s.or_create);
-  EXPECT_EQ(Error("CREATE TEMP VIEW v (x) AS SELECT 1"), Unsupported("column lists of a view", 17));
+  EXPECT_EQ(Error("CREATE TEMP VIEW v (x) AS SELECT 1"), Unsupported("column lists of a view", 19));
 }
 
 // The relation of a one-table query, wherever the parser put it.
