@@ -700,11 +700,15 @@ TEST(SqlParserTest, TableValuedFunctionsAndValues) {
             "Select [*]\n  Generate f(t|a) alias=u\n    Relation t\n");
   EXPECT_EQ(Query("SELECT * FROM t JOIN LATERAL f(a)"),
             "Select [*]\n  Generate f(a)\n    Relation t\n");
-  EXPECT_EQ(Query("SELECT * FROM f(x => TABLE(t) PARTITION BY a + 1, b ORDER BY c DESC, 2)"),
+  EXPECT_EQ(Query("SELECT * FROM f(x => TABLE(t) PARTITION BY (a + 1, b) ORDER BY (c DESC, 2))"),
             "Select [*]\n  Generate f(x => *) partition=[+(a, 1:int), b] order=[c DESC NULLS "
             "LAST, 2:int ASC NULLS FIRST] generated-only\n    Relation t\n");
   EXPECT_EQ(Query("SELECT * FROM f(TABLE t WITH SINGLE PARTITION ORDER BY (a, b))"),
             "Select [*]\n  Generate f(*) partition=[] order=[a ASC NULLS FIRST, b ASC NULLS "
+            "FIRST] generated-only\n    Relation t\n");
+  // Without parentheses, one key and one order: a comma ends the argument.
+  EXPECT_EQ(Query("SELECT * FROM f(TABLE(t) PARTITION BY (a) + 1 ORDER BY b, k => 1)"),
+            "Select [*]\n  Generate f(*, k => 1:int) partition=[+(a, 1:int)] order=[b ASC NULLS "
             "FIRST] generated-only\n    Relation t\n");
   EXPECT_EQ(Query("SELECT * FROM f(TABLE(SELECT a FROM t), 3)"),
             "Select [*]\n  Generate f(*, 3:int) generated-only\n    Select [a]\n      "

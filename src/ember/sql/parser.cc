@@ -1526,29 +1526,42 @@ class Parser {
     return node;
   }
 
+  // Whether the `(` here closes right before the end of a table argument (`,` or `)`): a
+  // parenthesized list rather than an expression that starts with one (`(a + 1) * 2`).
+  bool MatchingParenFollowedByListEnd() const {
+    const Token& after = tokens_[std::min(MatchingParen(pos_) + 1, tokens_.size() - 1)];
+    return IsSymbol(after, ",") || IsSymbol(after, ")") || IsWord(after, "ORDER");
+  }
+
   arrow::Result<std::vector<ExprPtr>> SortItems() {
     std::vector<ExprPtr> items;
     do {
-      ARROW_ASSIGN_OR_RAISE(auto e, Expression());
-      bool ascending = true;
-      if (AcceptWord("DESC")) {
-        ascending = false;
-      } else {
-        AcceptWord("ASC");
-      }
-      bool nulls_first = ascending;  // Spark: ASC NULLS FIRST, DESC NULLS LAST
-      if (AcceptWord("NULLS")) {
-        if (AcceptWord("FIRST")) {
-          nulls_first = true;
-        } else if (AcceptWord("LAST")) {
-          nulls_first = false;
-        } else {
-          return SyntaxError(Peek());
-        }
-      }
-      items.push_back(plan::SortOrder(std::move(e), ascending, nulls_first));
+      ARROW_ASSIGN_OR_RAISE(auto item, SortItem());
+      items.push_back(std::move(item));
     } while (AcceptSymbol(","));
     return items;
+  }
+
+  // expression [ASC | DESC] [NULLS FIRST | LAST]
+  arrow::Result<ExprPtr> SortItem() {
+    ARROW_ASSIGN_OR_RAISE(auto e, Expression());
+    bool ascending = true;
+    if (AcceptWord("DESC")) {
+      ascending = false;
+    } else {
+      AcceptWord("ASC");
+    }
+    bool nulls_first = ascending;  // Spark: ASC NULLS FIRST, DESC NULLS LAST
+    if (AcceptWord("NULLS")) {
+      if (AcceptWord("FIRST")) {
+        nulls_first = true;
+      } else if (AcceptWord("LAST")) {
+        nulls_first = false;
+      } else {
+        return SyntaxError(Peek());
+      }
+    }
+    return plan::SortOrder(std::move(e), ascending, nulls_first);
   }
 
   arrow::Result<int64_t> LimitValue() {
@@ -1843,8 +1856,9 @@ class Parser {
     return PlanPtr(relation);
   }
 
-  // After a table argument: [PARTITION BY e, ... | WITH SINGLE PARTITION] [ORDER BY o, ...],
-  // either list maybe in parentheses, into a table function's node.
+  // After a table argument: [PARTITION BY e | WITH SINGLE PARTITION] [ORDER BY o], into a
+  // table function's node; several keys or orders go in parentheses, `(e1, e2)`, as in Spark
+  // (a comma otherwise ends the argument).
   arrow::Status TablePartitioning(LogicalPlan* node) {
     if (IsWord(Peek(), "WITH") && IsWord(Peek(1), "SINGLE")) {
       Next();
@@ -1855,12 +1869,17 @@ class Parser {
       Next();
       Next();
       node->partitioned = true;
-      const bool parenthesized = IsSymbol(Peek(), "(") && !EnclosesQuery(pos_) && AcceptSymbol("(");
-      do {
+      if (IsSymbol(Peek(), "(") && !EnclosesQuery(pos_) && MatchingParenFollowedByListEnd()) {
+        Next();
+        do {
+          ARROW_ASSIGN_OR_RAISE(auto key, Expression());
+          node->groupings.push_back(std::move(key));
+        } while (AcceptSymbol(","));
+        ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      } else {
         ARROW_ASSIGN_OR_RAISE(auto key, Expression());
         node->groupings.push_back(std::move(key));
-      } while (AcceptSymbol(","));
-      if (parenthesized) ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      }
     }
     if (IsWord(Peek(), "ORDER") && IsWord(Peek(1), "BY")) {
       const Token& order = Next();
@@ -1868,10 +1887,15 @@ class Parser {
       if (!node->partitioned) {
         return Unsupported(order, "ORDER BY of a table argument without PARTITION BY");
       }
-      const bool parenthesized = AcceptSymbol("(");
-      ARROW_ASSIGN_OR_RAISE(auto items, SortItems());
-      if (parenthesized) ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
-      node->exprs.insert(node->exprs.end(), items.begin(), items.end());
+      if (IsSymbol(Peek(), "(") && MatchingParenFollowedByListEnd()) {
+        Next();
+        ARROW_ASSIGN_OR_RAISE(auto items, SortItems());
+        ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+        node->exprs.insert(node->exprs.end(), items.begin(), items.end());
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto item, SortItem());
+        node->exprs.push_back(std::move(item));
+      }
     }
     return arrow::Status::OK();
   }
