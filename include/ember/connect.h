@@ -66,9 +66,24 @@ class ConnectPythonRunner {
       const std::shared_ptr<arrow::Schema>& output_schema, const std::string& analyzed,
       const std::map<std::string, std::string>& conf,
       const std::shared_ptr<arrow::RecordBatch>& args) = 0;
-  /// The static analyze() of that function's class, for `args`: its columns (a Spark Connect
-  /// DataType, serialized) and its pickled result.
-  virtual arrow::Result<std::pair<std::string, std::string>> AnalyzeTableFunction(
+  /// What a UDTF's static analyze() gave (Spark's AnalyzeResult): its columns (a Spark Connect
+  /// DataType, serialized), the pickled result, and what it asks of a table argument's rows,
+  /// as SQL expression texts.
+  struct TableFunctionAnalysis {
+    std::string schema;
+    std::string pickled;
+    bool single_partition = false;
+    std::vector<std::string> partition_by;
+    struct Order {
+      std::string expression;
+      bool ascending = true;
+      int nulls = 0;  // 0: the default, 1: first, 2: last
+    };
+    std::vector<Order> order_by;
+    std::vector<std::pair<std::string, std::string>> select;  // (expression, alias)
+  };
+  /// The static analyze() of that function's class, for `args`.
+  virtual arrow::Result<TableFunctionAnalysis> AnalyzeTableFunction(
       const std::string& command, const std::vector<TableFunctionArgument>& args) = 0;
   /// A Python data source (spark.dataSource.register), its pickled class `command` with the
   /// reader's `options`: its schema() as Spark's DDL text.

@@ -14,6 +14,9 @@
 #include <arrow/type_fwd.h>
 
 namespace ember {
+namespace plan {
+struct Expr;
+}
 
 /// One call of a function of groups (UserGroupFunction, a grouped-aggregate UserFunction): a
 /// batch's groups, each group's rows together.
@@ -70,6 +73,16 @@ struct TableFunctionArgument {
   bool is_table = false;                 // TABLE(t): a struct of the table's columns per row
 };
 
+/// What a table function's analyze() asks of its table argument's rows (Spark's AnalyzeResult),
+/// as expressions over the table's columns: a call per partition (`partition_by`, or one with
+/// `single_partition`), each partition's rows sorted by `order_by` (sort orders); `select`
+/// (named expressions): the columns its rows have (empty: all).
+struct TableArgumentRequest {
+  bool single_partition = false;
+  std::vector<std::shared_ptr<const plan::Expr>> partition_by, order_by, select;
+  bool partitioned() const { return single_partition || !partition_by.empty(); }
+};
+
 /// A user's table function (a Python UDTF): rows for each row of its arguments, then, at the
 /// end of its input (Spark's partition; here each batch), the rows of its terminate().
 struct UserTableFunction {
@@ -84,6 +97,8 @@ struct UserTableFunction {
   std::function<arrow::Result<std::shared_ptr<arrow::RecordBatch>>(
       const std::shared_ptr<arrow::RecordBatch>& args)>
       call;
+  /// Set by `analyze` for a call with a table argument.
+  TableArgumentRequest table_request;
   /// A function without `output_schema` (Spark's `analyze`): the function for these
   /// arguments, with its columns.
   std::function<arrow::Result<std::shared_ptr<const UserTableFunction>>(

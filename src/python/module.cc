@@ -274,8 +274,9 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
   }
 
   // runner.analyze_table_function(command, args, constant and table flags): (serialized DataType,
-  // pickled AnalyzeResult). `args` is one row: each constant argument's value, else NULL.
-  arrow::Result<std::pair<std::string, std::string>> AnalyzeTableFunction(
+  // pickled AnalyzeResult, withSinglePartition, partitionBy, orderBy, select). `args` is one
+  // row: each constant argument's value, else NULL.
+  arrow::Result<TableFunctionAnalysis> AnalyzeTableFunction(
       const std::string& command, const std::vector<ember::TableFunctionArgument>& args) override {
     arrow::FieldVector fields;
     arrow::ArrayVector columns;
@@ -297,14 +298,22 @@ class PythonFunctionRunner final : public ember::ConnectPythonRunner {
     }
     auto batch = arrow::RecordBatch::Make(arrow::schema(fields), 1, columns);
     ARROW_ASSIGN_OR_RAISE(auto exported, Exported(*batch));
-    return WithGil([&]() -> arrow::Result<std::pair<std::string, std::string>> {
+    return WithGil([&]() -> arrow::Result<TableFunctionAnalysis> {
       nb::tuple result = nb::cast<nb::tuple>(function_->attr("analyze_table_function")(
           nb::bytes(command.data(), command.size()), OwnedCapsule(std::move(exported.first)),
           OwnedCapsule(std::move(exported.second)), constant, tables));
+      TableFunctionAnalysis out;
       auto schema = nb::cast<nb::bytes>(result[0]);
       auto pickled = nb::cast<nb::bytes>(result[1]);
-      return std::make_pair(std::string(schema.c_str(), schema.size()),
-                            std::string(pickled.c_str(), pickled.size()));
+      out.schema.assign(schema.c_str(), schema.size());
+      out.pickled.assign(pickled.c_str(), pickled.size());
+      out.single_partition = nb::cast<bool>(result[2]);
+      out.partition_by = nb::cast<std::vector<std::string>>(result[3]);
+      for (const auto& order : nb::cast<std::vector<std::tuple<std::string, bool, int>>>(result[4])) {
+        out.order_by.push_back({std::get<0>(order), std::get<1>(order), std::get<2>(order)});
+      }
+      out.select = nb::cast<std::vector<std::pair<std::string, std::string>>>(result[5]);
+      return out;
     });
   }
 

@@ -292,7 +292,10 @@ _ARROW_TABLE_UDF = 301  # SQL_ARROW_TABLE_UDF: an Arrow-optimized UDTF
 
 def _analyze_table_function(handler: Any, batch: Any, constant: list, tables: list) -> Any:
     """Spark's analyze step for a UDTF without a return type: AnalyzeArguments in, the
-    AnalyzeResult checked; a failure is Spark's TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON."""
+    AnalyzeResult checked; a failure is Spark's TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON.
+    Gives (the schema as a serialized Connect DataType, the pickled result,
+    withSinglePartition, partitionBy's names, orderBy's (name, ascending, nulls: 0 default,
+    1 first, 2 last), select's (name, alias))."""
     import inspect
     import pickle
 
@@ -300,7 +303,8 @@ def _analyze_table_function(handler: Any, batch: Any, constant: list, tables: li
     from pyspark.sql.connect.types import pyspark_types_to_proto_types
     from pyspark.sql.pandas.types import from_arrow_type
     from pyspark.sql.types import StructType
-    from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult
+    from pyspark.sql.udtf import (AnalyzeArgument, AnalyzeResult, OrderingColumn,
+                                  PartitioningColumn, SelectedColumn)
 
     name = handler.__name__
     prefix = f"Failed to evaluate the user-defined table function '{name}'"
@@ -342,12 +346,7 @@ def _analyze_table_function(handler: Any, batch: Any, constant: list, tables: li
                 f"{prefix} because the static 'analyze' method expects a result of type "
                 "pyspark.sql.udtf.AnalyzeResult with a 'schema' field comprising a StructType, "
                 f"but the 'schema' field had the wrong type: {type(result.schema)}")
-        if any(tables) and (result.withSinglePartition or result.partitionBy or result.orderBy
-                            or result.select):
-            raise PySparkValueError(
-                "Ember does not take partitionBy, orderBy, select or withSinglePartition in "
-                "the AnalyzeResult of a table function yet.")
-        if result.withSinglePartition or result.partitionBy:
+        if not any(tables) and (result.withSinglePartition or result.partitionBy):
             field = "withSinglePartition' field set to 'true" if result.withSinglePartition \
                 else "partitionBy' list set to non-empty"
             raise PySparkValueError(
@@ -356,13 +355,27 @@ def _analyze_table_function(handler: Any, batch: Any, constant: list, tables: li
                 "argument. Please update the query so that it provides a table argument, or "
                 "else update the table function so that its 'analyze' method returns an "
                 "'AnalyzeResult' object without it, and then try the query again.")
+        for field, kind in (("partitionBy", PartitioningColumn), ("orderBy", OrderingColumn),
+                            ("select", SelectedColumn)):
+            value = getattr(result, field)
+            if not isinstance(value, (list, tuple)) or not all(isinstance(v, kind) for v in value):
+                raise PySparkValueError(
+                    f"{prefix} because the static 'analyze' method returned an 'AnalyzeResult' "
+                    f"object with the '{field}' field set to a value besides a list or tuple of "
+                    f"'{kind.__name__}' objects. Please update the table function and then try "
+                    "the query again.")
     except Exception as error:
         raise AnalysisError(
             "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON",
             "Failed to analyze the Python user defined table function: "
             + _traceback_text(error), "38000") from None
+    nulls = {None: 0, True: 1, False: 2}
     return (pyspark_types_to_proto_types(result.schema).SerializeToString(),
-            pickle.dumps(result))
+            pickle.dumps(result), bool(result.withSinglePartition),
+            [column.name for column in result.partitionBy],
+            [(column.name, bool(column.ascending), nulls[column.overrideNullsFirst])
+             for column in result.orderBy],
+            [(column.name, column.alias or "") for column in result.select])
 
 
 def _call_table_function(handler: Any, eval_type: int, batch: Any, result_schema: Any,

@@ -384,11 +384,28 @@ Result<std::shared_ptr<const UserTableFunction>> Translator::PythonTableFunction
       -> Result<std::shared_ptr<const UserTableFunction>> {
     ARROW_ASSIGN_OR_RAISE(auto analyzed, python->AnalyzeTableFunction(command, args));
     pb::DataType proto;
-    if (!proto.ParseFromString(analyzed.first)) {
+    if (!proto.ParseFromString(analyzed.schema)) {
       return arrow::Status::Invalid("analyze() of a table function gave an unreadable schema");
     }
     ARROW_ASSIGN_OR_RAISE(auto type, FromProto(proto));
-    return bind(arrow::schema(type->fields()), std::move(analyzed.second));
+    auto function = bind(arrow::schema(type->fields()), std::move(analyzed.pickled));
+    // Its requests of a table argument's rows, SQL expressions over the table's columns.
+    TableArgumentRequest& request = function->table_request;
+    request.single_partition = analyzed.single_partition;
+    for (const auto& text : analyzed.partition_by) {
+      ARROW_ASSIGN_OR_RAISE(auto key, sql::ParseExpression(text));
+      request.partition_by.push_back(std::move(key));
+    }
+    for (const auto& order : analyzed.order_by) {
+      ARROW_ASSIGN_OR_RAISE(auto key, sql::ParseExpression(order.expression));
+      const bool nulls_first = order.nulls == 0 ? order.ascending : order.nulls == 1;
+      request.order_by.push_back(plan::SortOrder(std::move(key), order.ascending, nulls_first));
+    }
+    for (const auto& [text, alias] : analyzed.select) {
+      ARROW_ASSIGN_OR_RAISE(auto column, sql::ParseExpression(text));
+      request.select.push_back(alias.empty() ? column : plan::Alias(std::move(column), alias));
+    }
+    return std::shared_ptr<const UserTableFunction>(std::move(function));
   };
   return function;
 }

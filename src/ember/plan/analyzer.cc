@@ -341,7 +341,9 @@ Result<ExprPtr> Analyzer::ResolveTableFunctionCall(const Expr& call, const Scope
       for (const auto& a : scope.attributes) columns.push_back(AttributeRef(a));
       arg = Call("struct", std::move(columns));
     }
-    ARROW_ASSIGN_OR_RAISE(arg, Resolve(arg, scope));
+    if (!arg->resolved()) {  // a call resolved before (its analyze() done) keeps its arguments
+      ARROW_ASSIGN_OR_RAISE(arg, Resolve(arg, scope));
+    }
     TableFunctionArgument argument{arg->type, nullptr,
                                    i < call.keywords.size() ? call.keywords[i] : std::string(),
                                    is_table};
@@ -352,6 +354,12 @@ Result<ExprPtr> Analyzer::ResolveTableFunctionCall(const Expr& call, const Scope
   }
   if (!out->table_function->output_schema) {
     ARROW_ASSIGN_OR_RAISE(out->table_function, out->table_function->analyze(arguments));
+    // analyze() may choose the table argument's columns the function sees.
+    const auto& select = out->table_function->table_request.select;
+    for (size_t i = 0; i < arguments.size() && !select.empty(); ++i) {
+      if (!arguments[i].is_table) continue;
+      ARROW_ASSIGN_OR_RAISE(out->args[i], Resolve(Call("struct", select), scope));
+    }
   }
   out->type = arrow::struct_(out->table_function->output_schema->fields());
   out->nullable = false;
@@ -471,7 +479,8 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
   for (const auto& a : unresolved_args) {
     ARROW_ASSIGN_OR_RAISE(auto r, Resolve(a, scope));
     if (def->aggregate && ContainsAggregate(*r) && !scope.metrics) return NestedAggregate();
-    args.push_back(StripAlias(r));
+    // struct(a AS x) names its field by the alias (its type rule strips it).
+    args.push_back(def->name == "struct" ? r : StripAlias(r));
   }
   auto call = std::make_shared<Expr>(e);
   call->args = unresolved_args;  // for messages, which show the user's expression
@@ -1563,11 +1572,26 @@ Result<PlanPtr> Analyzer::Resolve(const PlanPtr& plan) const {
         return p.alias.empty() ? range : SubqueryAlias(range, p.alias);
       }
       PlanPtr generated;
-      if (p.partitioned) {
-        ARROW_ASSIGN_OR_RAISE(generated, PartitionedGenerate(child, p));
+      auto partitioned = std::make_shared<LogicalPlan>(p);
+      ExprPtr call = p.exprs[0];
+      if (p.generated_only && !p.partitioned) {
+        // Without PARTITION BY, the function's analyze() may ask for partitions (resolved once
+        // here: analyze() runs the user's code).
+        ARROW_ASSIGN_OR_RAISE(call, Resolve(p.exprs[0], Scope{child->output}));
+        if (call->table_function && call->table_function->table_request.partitioned()) {
+          const auto& request = call->table_function->table_request;
+          partitioned->partitioned = true;
+          partitioned->groupings = request.partition_by;
+          partitioned->exprs = {call};
+          partitioned->exprs.insert(partitioned->exprs.end(), request.order_by.begin(),
+                                    request.order_by.end());
+        }
+      }
+      if (partitioned->partitioned) {
+        ARROW_ASSIGN_OR_RAISE(generated, PartitionedGenerate(child, *partitioned));
       } else {
         ARROW_ASSIGN_OR_RAISE(generated,
-                              Generate(child, child->output, p.exprs[0], p.name_parts, p.alias));
+                              Generate(child, child->output, call, p.name_parts, p.alias));
       }
       if (!p.generated_only) return generated;
       std::vector<ExprPtr> columns;

@@ -1572,6 +1572,7 @@ Catalog BuildCatalog() {
                                         ? args[i]->name
                                         : "col" + std::to_string(i + 1);
                  fields.push_back(arrow::field(name, args[i]->type, args[i]->nullable));
+                 args[i] = StripAlias(args[i]);
                }
                return TypedCall{arrow::struct_(fields), false, std::move(args)};
              },

@@ -494,7 +494,7 @@ def table_functions(spark, stream):
     by keyword, SQL table-valued functions, LATERAL over a table and over a stream, TABLE
     arguments, analyze() with constant and table arguments, Arrow UDTFs, range() with
     partitions, VALUES, and Spark's errors for wrong rows."""
-    from pyspark.sql.types import IntegerType, StructType
+    from pyspark.sql.types import IntegerType, StringType, StructType
     from pyspark.sql.udtf import AnalyzeResult
 
     @F.udtf(returnType="x: int, square: int")
@@ -534,6 +534,31 @@ def table_functions(spark, stream):
            "analyze": [Echo(F.lit("a")).columns, rows(Echo(F.array(F.lit(1), F.lit(2)))),
                        rows(Echo(F.named_struct(F.lit("x"), F.lit(1), F.lit("y"), F.lit("z"))))]}
 
+    @F.udtf
+    class Requested:
+        """analyze() asks for partitions, their order and the columns it sees, and hands
+        __init__ a value."""
+        @staticmethod
+        def analyze(prefix, table):
+            from pyspark.sql.udtf import OrderingColumn, PartitioningColumn, SelectedColumn
+
+            return AnalyzeResult(
+                StructType().add("tag", StringType()).add("last", IntegerType())
+                .add("columns", StringType()),
+                partitionBy=[PartitioningColumn("k % 2")],
+                orderBy=[OrderingColumn("v", ascending=False)],
+                select=[SelectedColumn("v"), SelectedColumn("k", alias="key")])
+
+        def __init__(self, analyze_result=None):
+            self.tag, self.last, self.columns = None, None, None
+
+        def eval(self, prefix, row):
+            self.tag = f"{prefix}{row['key'] % 2}"
+            self.last, self.columns = row["v"], ",".join(row.__fields__)
+
+        def terminate(self):
+            yield self.tag, self.last, self.columns
+
     @F.udtf(returnType="k: int, total: int, first: int, rows: int")
     class Totals:
         def __init__(self):
@@ -549,6 +574,7 @@ def table_functions(spark, stream):
     spark.udtf.register("words", Words)
     spark.udtf.register("echo", Echo)
     spark.udtf.register("totals", Totals)
+    spark.udtf.register("requested", Requested)
     spark.sql("CREATE OR REPLACE TEMPORARY VIEW pairs AS "
               "SELECT * FROM VALUES (1, 2, 'a b'), (5, 6, NULL) AS p(a, b, s)")
     for name, text in [
@@ -566,6 +592,9 @@ def table_functions(spark, stream):
                                     "FROM range(10)) PARTITION BY k + 1 ORDER BY v)"),
         ("single_partition", "SELECT * FROM totals(TABLE(SELECT id AS k, id AS v FROM range(5)) "
                              "WITH SINGLE PARTITION ORDER BY v DESC)"),
+        ("analyze_requests", "SELECT * FROM requested('p', TABLE(SELECT CAST(id AS INT) AS k, "
+                             "CAST(id * 10 AS INT) AS v FROM range(6))) ORDER BY tag"),
+        ("struct_alias", "SELECT struct(id AS c, id) AS s FROM range(1)"),
     ]:
         result = spark.sql(text)
         doc[name] = [result.columns, rows(result)]
