@@ -716,6 +716,10 @@ TEST(SqlParserTest, TableValuedFunctionsAndValues) {
   EXPECT_EQ(Query("SELECT * FROM VALUES (1, 'x'), (2, NULL) AS v(a, b)"),
             "Select [*]\n  SubqueryAlias v(a, b)\n    Values (1:int, 'x') (2:int, NULL:void)\n");
   EXPECT_EQ(Query("VALUES 1, 2"), "Values (1:int) (2:int)\n");
+  // LATERAL over a table argument: a cross join with the rows before.
+  EXPECT_EQ(Query("SELECT * FROM u, LATERAL f(TABLE(t)) g"),
+            "Select [*]\n  Join Cross\n    Relation u\n    Generate f(*) alias=g generated-only\n"
+            "      Relation t\n");
   EXPECT_EQ(QueryError("SELECT * FROM f(TABLE(t), TABLE(u))"),
             "[UNSUPPORTED_FEATURE] The feature is not supported: table-valued functions with "
             "more than one table in Ember's SQL. SQLSTATE: 0A000 (line 1, pos 26)");

@@ -1808,9 +1808,7 @@ class Parser {
       }
       if (IsWord(Peek(), "TABLE") && (IsSymbol(Peek(1), "(") || IsName(Peek(1)))) {
         const Token& word = Next();
-        if (table || child) {
-          return Unsupported(word, "table-valued functions with more than one table");
-        }
+        if (table) return Unsupported(word, "table-valued functions with more than one table");
         ARROW_ASSIGN_OR_RAISE(table, TableArgument());
         ARROW_RETURN_NOT_OK(TablePartitioning(node.get()));
         args.push_back(plan::Star());
@@ -1825,16 +1823,21 @@ class Parser {
     if (std::any_of(keywords.begin(), keywords.end(), [](const auto& k) { return !k.empty(); })) {
       call->keywords = std::move(keywords);
     }
-    if (table) {
-      node->children = {std::move(table)};
-      node->generated_only = true;
-    } else if (child) {
-      node->children = {std::move(child)};
-    }
     node->exprs[0] = std::move(call);
     ARROW_ASSIGN_OR_RAISE(auto alias, TableAlias());
     if (alias) node->alias = std::move(*alias);
-    return node;
+    if (!table) {
+      if (child) node->children = {std::move(child)};
+      return node;
+    }
+    node->children = {std::move(table)};
+    node->generated_only = true;
+    if (!child) return node;
+    // LATERAL f(TABLE(t)): its rows do not depend on the rows before it, a cross join.
+    auto join = NewPlan(PlanKind::kJoin);
+    join->join_type = plan::JoinType::kCross;
+    join->children = {std::move(child), std::move(node)};
+    return join;
   }
 
   // After TABLE: `name`, `(name)` or `(query)`.
