@@ -327,18 +327,7 @@ Result<DataFrame> Session::Sql(const std::string& text) {
 }
 
 Result<DataFrame> Session::Range(int64_t start, int64_t end, int64_t step) {
-  if (step == 0) {
-    return UserError(ErrorKind::kIllegalArgument, "INVALID_PARAMETER_VALUE",
-                     "The value of parameter(s) `step` in `range` is invalid: step must not be 0.",
-                     "22023");
-  }
-  arrow::Int64Builder builder;
-  for (int64_t v = start; step > 0 ? v < end : v > end; v += step) {
-    ARROW_RETURN_NOT_OK(builder.Append(v));
-  }
-  std::shared_ptr<arrow::Array> ids;
-  ARROW_RETURN_NOT_OK(builder.Finish(&ids));
-  auto table = arrow::Table::Make(arrow::schema({arrow::field("id", arrow::int64(), false)}), {ids});
+  ARROW_ASSIGN_OR_RAISE(auto table, plan::RangeTable(start, end, step, 1));
   return FromArrow(table);
 }
 

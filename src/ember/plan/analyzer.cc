@@ -71,6 +71,28 @@ std::shared_ptr<LogicalPlan> NewNode(PlanKind kind, std::vector<PlanPtr> childre
 
 }  // namespace
 
+Result<std::shared_ptr<arrow::Table>> RangeTable(int64_t start, int64_t end, int64_t step,
+                                                 int64_t partitions) {
+  if (step == 0) {
+    return UserError(ErrorKind::kIllegalArgument, "INVALID_PARAMETER_VALUE",
+                     "The value of parameter(s) `step` in `range` is invalid: step must not be 0.",
+                     "22023");
+  }
+  arrow::Int64Builder ids;
+  for (int64_t v = start; step > 0 ? v < end : v > end; v += step) {
+    ARROW_RETURN_NOT_OK(ids.Append(v));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto column, ids.Finish());
+  const int64_t parts = std::max<int64_t>(partitions, 1);
+  arrow::ArrayVector chunks;
+  for (int64_t i = 0; i < parts; ++i) {
+    const int64_t from = column->length() * i / parts, to = column->length() * (i + 1) / parts;
+    chunks.push_back(column->Slice(from, to - from));
+  }
+  return arrow::Table::Make(arrow::schema({arrow::field("id", arrow::int64(), false)}),
+                            {std::make_shared<arrow::ChunkedArray>(chunks, arrow::int64())});
+}
+
 PlanPtr OneRowRelation() {
   auto one_row = NewNode(PlanKind::kLocalTable, {});
   one_row->table = arrow::Table::Make(arrow::schema({}), arrow::ArrayVector{}, 1);
@@ -1471,29 +1493,9 @@ Result<PlanPtr> Analyzer::RangeRelation(const Expr& call) const {
     ARROW_ASSIGN_OR_RAISE(auto value, options_.evaluate(resolved, arrow::int64()));
     values.push_back(value->is_valid ? static_cast<const arrow::Int64Scalar&>(*value).value : 0);
   }
-  const int64_t start = n == 1 ? 0 : values[0];
-  const int64_t end = n == 1 ? values[0] : values[1];
-  const int64_t step = n >= 3 ? values[2] : 1;
-  if (step == 0) {
-    return UserError(ErrorKind::kIllegalArgument, "INVALID_PARAMETER_VALUE",
-                     "The value of parameter(s) `step` in `range` is invalid: step must not be 0.",
-                     "22023");
-  }
-  arrow::Int64Builder ids;
-  for (int64_t v = start; step > 0 ? v < end : v > end; v += step) {
-    ARROW_RETURN_NOT_OK(ids.Append(v));
-  }
-  ARROW_ASSIGN_OR_RAISE(auto column, ids.Finish());
-  // numPartitions: Spark's partitions of the range, as batches (a table function's partition).
-  const int64_t parts = n == 4 ? std::max<int64_t>(values[3], 1) : 1;
-  arrow::ArrayVector chunks;
-  for (int64_t i = 0; i < parts; ++i) {
-    const int64_t from = column->length() * i / parts, to = column->length() * (i + 1) / parts;
-    chunks.push_back(column->Slice(from, to - from));
-  }
   auto node = NewNode(PlanKind::kLocalTable, {});
-  node->table = arrow::Table::Make(arrow::schema({arrow::field("id", arrow::int64(), false)}),
-                                   {std::make_shared<arrow::ChunkedArray>(chunks, arrow::int64())});
+  ARROW_ASSIGN_OR_RAISE(node->table, RangeTable(n == 1 ? 0 : values[0], n == 1 ? values[0] : values[1],
+                                                n >= 3 ? values[2] : 1, n == 4 ? values[3] : 1));
   node->output = {Attribute{"id", NewAttributeId(), arrow::int64(), false, ""}};
   return node;
 }

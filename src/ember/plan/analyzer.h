@@ -3,6 +3,7 @@
 // which walks the parser's tree and calls the same builders.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -117,6 +118,11 @@ class Analyzer {
 
   AnalyzerOptions options_;
 };
+
+/// spark.range's rows, the column `id` (bigint) from `start` up to `end` by `step`, in
+/// `partitions` chunks (a table function's partitions); Spark's error for a step of 0.
+arrow::Result<std::shared_ptr<arrow::Table>> RangeTable(int64_t start, int64_t end, int64_t step,
+                                                        int64_t partitions);
 
 /// Spark's OneRowRelation: one row without columns (SELECT without FROM).
 PlanPtr OneRowRelation();

@@ -1999,22 +1999,8 @@ class Parser {
 
   // VALUES row, ...: each row `(e, ...)` or a single `e`; the analyzer makes them a table.
   arrow::Result<PlanPtr> Values() {
-    Next();  // VALUES
     auto node = NewPlan(PlanKind::kLocalTable);
-    do {
-      std::vector<ExprPtr> row;
-      if (AcceptSymbol("(")) {
-        do {
-          ARROW_ASSIGN_OR_RAISE(auto e, Expression());
-          row.push_back(std::move(e));
-        } while (AcceptSymbol(","));
-        ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
-      } else {
-        ARROW_ASSIGN_OR_RAISE(auto e, Expression());
-        row.push_back(std::move(e));
-      }
-      node->projections.push_back(std::move(row));
-    } while (AcceptSymbol(","));
+    ARROW_RETURN_NOT_OK(ValuesRows(&node->projections));
     return node;
   }
 
