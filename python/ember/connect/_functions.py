@@ -297,9 +297,9 @@ def _analyze_table_function(handler: Any, batch: Any, constant: list, tables: li
     withSinglePartition, partitionBy's names, orderBy's (name, ascending, nulls: 0 default,
     1 first, 2 last), select's (name, alias))."""
     import inspect
-    import pickle
 
     from pyspark.errors import PySparkValueError
+    from pyspark.serializers import CloudPickleSerializer
     from pyspark.sql.connect.types import pyspark_types_to_proto_types
     from pyspark.sql.pandas.types import from_arrow_type
     from pyspark.sql.types import StructType
@@ -370,8 +370,10 @@ def _analyze_table_function(handler: Any, batch: Any, constant: list, tables: li
             "Failed to analyze the Python user defined table function: "
             + _traceback_text(error), "38000") from None
     nulls = {None: 0, True: 1, False: 2}
+    # Pickled as Spark's worker pickles it (cloudpickle: a class of the user's own, such as an
+    # AnalyzeResult subclass, goes by value).
     return (pyspark_types_to_proto_types(result.schema).SerializeToString(),
-            pickle.dumps(result), bool(result.withSinglePartition),
+            CloudPickleSerializer().dumps(result), bool(result.withSinglePartition),
             [column.name for column in result.partitionBy],
             [(column.name, bool(column.ascending), nulls[column.overrideNullsFirst])
              for column in result.orderBy],
@@ -499,9 +501,9 @@ def _run_table_function(handler: Any, eval_type: int, batch: Any, result_schema:
             udtf.cleanup()
 
     if arrow:
-        table = pa.Table.from_batches(rows, schema=output_schema) if rows else \
-            output_schema.empty_table()
-        columns_out = [table.column(i).combine_chunks() for i in range(width)]
+        columns_out = [pa.concat_arrays([pa.array([], type=field.type)]
+                                        + [batch.column(i).cast(field.type) for batch in rows])
+                       for i, field in enumerate(output_schema)]
     else:
         # Column by column, each value as Spark's pickled UDTFs convert it (of another type:
         # NULL).
