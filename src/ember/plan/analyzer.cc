@@ -501,8 +501,7 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
   for (const auto& a : unresolved_args) {
     ARROW_ASSIGN_OR_RAISE(auto r, Resolve(a, scope));
     if (def->aggregate && ContainsAggregate(*r) && !scope.metrics) return NestedAggregate();
-    // struct(a AS x) names its field by the alias (its type rule strips it).
-    args.push_back(def->name == "struct" ? r : StripAlias(r));
+    args.push_back(def->takes_aliases ? r : StripAlias(r));
   }
   auto call = std::make_shared<Expr>(e);
   call->args = unresolved_args;  // for messages, which show the user's expression
@@ -689,6 +688,7 @@ Result<PlanPtr> Analyzer::GroupMap(const std::vector<GroupedSide>& sides,
   return node;
 }
 
+namespace {
 Status AliasNumberMismatch(size_t columns, size_t aliases) {
   return UserError(ErrorKind::kAnalysis, "UDTF_ALIAS_NUMBER_MISMATCH",
                    "The number of aliases supplied in the AS clause does not match the number "
@@ -696,6 +696,7 @@ Status AliasNumberMismatch(size_t columns, size_t aliases) {
                        " aliases but got " + std::to_string(aliases) + ".",
                    "42802");
 }
+}  // namespace
 
 Result<PlanPtr> Analyzer::Generate(const PlanPtr& child, const std::vector<Attribute>& scope,
                                    const ExprPtr& generator, const std::vector<std::string>& names,

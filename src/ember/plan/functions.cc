@@ -1562,7 +1562,7 @@ Catalog BuildCatalog() {
                }
                return arrow::Status::Invalid("no field ", name);
              }));
-  Add(c, Scalar(
+  FunctionDef make_struct = Scalar(
              "struct", 1, -1,
              [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
                arrow::FieldVector fields;
@@ -1582,7 +1582,9 @@ Catalog BuildCatalog() {
                for (const auto& f : call.type->fields()) names.push_back(f->name());
                return Fn("make_struct", std::move(a),
                          std::make_shared<cp::MakeStructOptions>(names));
-             }));
+             });
+  make_struct.takes_aliases = true;
+  Add(c, std::move(make_struct));
   // named_struct(name1, value1, ...): the names are string literals.
   Add(c, Scalar(
              "named_struct", 2, -1,

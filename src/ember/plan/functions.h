@@ -46,6 +46,8 @@ struct FunctionDef {
   bool generator = false;
   bool generator_outer = false;
   bool generator_position = false;
+  // The type rule sees its arguments with their aliases (struct(a AS x) names a field x).
+  bool takes_aliases = false;
   int min_args = 0;
   int max_args = 0;  // -1: any number
   TypeRule type_rule;
