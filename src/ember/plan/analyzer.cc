@@ -1556,53 +1556,56 @@ Result<PlanPtr> Analyzer::InlineTable(const std::vector<std::vector<ExprPtr>>& r
   return node;
 }
 
+// A Generate from the parser: LATERAL VIEW [OUTER] generator(...) alias [AS] names, a
+// table-valued function in FROM (without a child: over one row), or one that follows other
+// relations (LATERAL f(...)), maybe over a table argument's partitions.
+Result<PlanPtr> Analyzer::ResolveGenerate(const LogicalPlan& p) const {
+  PlanPtr child = OneRowRelation();
+  if (!p.children.empty()) {
+    ARROW_ASSIGN_OR_RAISE(child, Resolve(p.children[0]));
+  } else if (IsRangeCall(*p.exprs[0])) {
+    ARROW_ASSIGN_OR_RAISE(auto range, RangeRelation(*p.exprs[0]));
+    return p.alias.empty() ? range : SubqueryAlias(range, p.alias);
+  }
+  PlanPtr generated;
+  auto partitioned = std::make_shared<LogicalPlan>(p);
+  ExprPtr call = p.exprs[0];
+  if (p.generated_only && !p.partitioned) {
+    // Without PARTITION BY, the function's analyze() may ask for partitions (resolved once
+    // here: analyze() runs the user's code).
+    ARROW_ASSIGN_OR_RAISE(call, Resolve(p.exprs[0], Scope{child->output}));
+    if (call->table_function && call->table_function->table_request.partitioned()) {
+      const auto& request = call->table_function->table_request;
+      partitioned->partitioned = true;
+      partitioned->groupings = request.partition_by;
+      partitioned->exprs = {call};
+      partitioned->exprs.insert(partitioned->exprs.end(), request.order_by.begin(),
+                                request.order_by.end());
+    }
+  }
+  if (partitioned->partitioned) {
+    ARROW_ASSIGN_OR_RAISE(generated, PartitionedGenerate(child, *partitioned));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(generated,
+                          Generate(child, child->output, call, p.name_parts, p.alias));
+  }
+  if (!p.generated_only) return generated;
+  std::vector<ExprPtr> columns;
+  for (size_t i = generated->children[0]->output.size(); i < generated->output.size(); ++i) {
+    columns.push_back(AttributeRef(generated->output[i]));
+  }
+  return MakeProject(generated, std::move(columns));
+}
+
 Result<PlanPtr> Analyzer::Resolve(const PlanPtr& plan) const {
   const LogicalPlan& p = *plan;
   switch (p.kind) {
     case PlanKind::kLocalTable:
       if (!p.table && !p.projections.empty()) return InlineTable(p.projections);
       return plan;
-    case PlanKind::kGenerate: {
+    case PlanKind::kGenerate:
       if (!p.output.empty()) return plan;
-      // From the parser: LATERAL VIEW [OUTER] generator(...) alias [AS] names, a
-      // table-valued function in FROM (without a child: over one row), or one that follows
-      // other relations (LATERAL f(...)).
-      PlanPtr child = OneRowRelation();
-      if (!p.children.empty()) {
-        ARROW_ASSIGN_OR_RAISE(child, Resolve(p.children[0]));
-      } else if (IsRangeCall(*p.exprs[0])) {
-        ARROW_ASSIGN_OR_RAISE(auto range, RangeRelation(*p.exprs[0]));
-        return p.alias.empty() ? range : SubqueryAlias(range, p.alias);
-      }
-      PlanPtr generated;
-      auto partitioned = std::make_shared<LogicalPlan>(p);
-      ExprPtr call = p.exprs[0];
-      if (p.generated_only && !p.partitioned) {
-        // Without PARTITION BY, the function's analyze() may ask for partitions (resolved once
-        // here: analyze() runs the user's code).
-        ARROW_ASSIGN_OR_RAISE(call, Resolve(p.exprs[0], Scope{child->output}));
-        if (call->table_function && call->table_function->table_request.partitioned()) {
-          const auto& request = call->table_function->table_request;
-          partitioned->partitioned = true;
-          partitioned->groupings = request.partition_by;
-          partitioned->exprs = {call};
-          partitioned->exprs.insert(partitioned->exprs.end(), request.order_by.begin(),
-                                    request.order_by.end());
-        }
-      }
-      if (partitioned->partitioned) {
-        ARROW_ASSIGN_OR_RAISE(generated, PartitionedGenerate(child, *partitioned));
-      } else {
-        ARROW_ASSIGN_OR_RAISE(generated,
-                              Generate(child, child->output, call, p.name_parts, p.alias));
-      }
-      if (!p.generated_only) return generated;
-      std::vector<ExprPtr> columns;
-      for (size_t i = generated->children[0]->output.size(); i < generated->output.size(); ++i) {
-        columns.push_back(AttributeRef(generated->output[i]));
-      }
-      return MakeProject(generated, std::move(columns));
-    }
+      return ResolveGenerate(p);
     case PlanKind::kUnresolvedRelation: {
       if (!options_.lookup_relation) {
         return Status::Invalid("no catalog to look up ", p.name_parts.back());

@@ -102,6 +102,7 @@ class Analyzer {
   arrow::Result<ExprPtr> ResolveColumn(const Expr& column, const Scope& scope) const;
   arrow::Result<ExprPtr> ResolveTableFunctionCall(const Expr& call, const Scope& scope) const;
   bool IsRangeCall(const Expr& call) const;
+  arrow::Result<PlanPtr> ResolveGenerate(const LogicalPlan& p) const;
   arrow::Result<PlanPtr> PartitionedGenerate(const PlanPtr& child, const LogicalPlan& p) const;
   arrow::Result<PlanPtr> InlineTable(const std::vector<std::vector<ExprPtr>>& rows) const;
   arrow::Result<PlanPtr> RangeRelation(const Expr& call) const;
