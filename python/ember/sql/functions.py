@@ -211,6 +211,14 @@ def round(col: Any, scale: int = 0) -> Column:
     return _call("round", _to_col(col), scale)
 
 
+def floor(col: Any) -> Column:
+    return _call("floor", _to_col(col))
+
+
+def ceil(col: Any) -> Column:
+    return _call("ceil", _to_col(col))
+
+
 def concat_ws(sep: str, *cols: Any) -> Column:
     return _call("concat_ws", sep, *_columns(cols))
 

@@ -225,6 +225,9 @@ std::string DisplayName(const Expr& e) {
   if (f == "not") return "(NOT " + arg(0) + ")";
   if (f == "negative") return "(- " + arg(0) + ")";
   if (f == "~") return "~" + arg(0);
+  if ((f == "floor" || f == "ceil") && e.args.size() == 1) {  // Spark's Floor, Ceil: FLOOR(x)
+    return (f == "floor" ? "FLOOR(" : "CEIL(") + arg(0) + ")";
+  }
   if (f == "power") {  // Spark's Pow is named POWER; `pow` keeps the name it was called by
     return "POWER(" + arg(0) + ", " + arg(1) + ")";
   }

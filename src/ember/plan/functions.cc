@@ -1110,6 +1110,43 @@ Catalog BuildCatalog() {
                            std::make_shared<cp::SliceOptions>(start, stop));
                }));
   }
+  // floor(x), ceil(x) (ceiling): a double rounds to a bigint as Java's Math.floor(x).toLong
+  // does (NaN is 0, beyond the long range the nearest long), an integer is itself as a bigint,
+  // a decimal(p, s) rounds to decimal(p - s + 1, 0).
+  for (const char* name : {"floor", "ceil", "ceiling"}) {
+    const std::string kernel = std::string(name) == "floor" ? "floor" : "ceil";
+    Add(c, Scalar(
+               name, 1, 1,
+               [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 ARROW_ASSIGN_OR_RAISE(auto typed, NumericUnaryRule(call, std::move(args)));
+                 if (IsDecimal(*typed.type)) {
+                   const auto& d = static_cast<const arrow::Decimal128Type&>(*typed.type);
+                   typed.type = arrow::decimal128(std::min(38, d.precision() - d.scale() + 1), 0);
+                 } else {
+                   typed.type = arrow::int64();
+                 }
+                 return typed;
+               },
+               [kernel](const Expr& call, std::vector<cp::Expression> a,
+                        const EvalContext&) -> Result<cp::Expression> {
+                 const auto& from = *call.args[0]->type;
+                 if (IsDecimal(from)) return Fn(kernel, {a[0]});
+                 if (IsIntegral(from)) return CastTo(a[0], arrow::int64());
+                 auto rounded = Fn(kernel, {CastTo(a[0], arrow::float64())});
+                 constexpr double kTwoTo63 = 9223372036854775808.0;
+                 // Within the long range (the largest double below 2^63 is 2^63 - 1024), NaN as
+                 // 0, so that the cast is exact; values at 2^63 or above are Long.MAX_VALUE.
+                 auto inside = Fn("max_element_wise",
+                                  {Fn("min_element_wise",
+                                      {rounded, cp::literal(kTwoTo63 - 1024.0)}),
+                                   cp::literal(-kTwoTo63)});
+                 inside = Fn("if_else", {Fn("is_nan", {rounded}), cp::literal(0.0), inside});
+                 return Fn("if_else",
+                           {Fn("greater_equal", {rounded, cp::literal(kTwoTo63)}),
+                            cp::literal(std::numeric_limits<int64_t>::max()),
+                            CastTo(inside, arrow::int64())});
+               }));
+  }
   // round(x, d): Spark rounds half away from zero.
   Add(c, Scalar(
              "round", 1, 2,

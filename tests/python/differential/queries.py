@@ -126,6 +126,23 @@ def q_numeric_types(spark, F):
 
 
 @query(
+    """SELECT id, CAST(floor(d) AS BIGINT), CAST(ceil(d) AS BIGINT), CAST(floor(f) AS BIGINT),
+              CAST(floor(i) AS BIGINT), ceil(dec)::DECIMAL(11,0), floor(dec)::DECIMAL(11,0)
+       FROM events WHERE id < 2000 ORDER BY id""",
+    ordered=True,
+)
+def q_floor_ceil(spark, F):
+    """floor and ceil: bigints from doubles, floats and ints, decimal(p - s + 1, 0) from decimals."""
+    e = spark.table("events")
+    return (
+        e.where("id < 2000")
+        .select("id", F.floor("d"), F.ceil("d"), F.floor("f"), F.floor("i"), F.ceil("dec"),
+                F.floor("dec"))
+        .orderBy("id")
+    )
+
+
+@query(
     """SELECT id, i * 2 AS twice_i, upper(cat) AS up_cat, d > 500 AS big,
               coalesce(name, 'none') AS name_or_none, CAST(i AS BIGINT) + l AS total
        FROM events WHERE id < 2000 ORDER BY id""",
