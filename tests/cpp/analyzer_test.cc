@@ -321,6 +321,20 @@ std::vector<std::string> Texts(const std::shared_ptr<arrow::Table>& t, int colum
   return out;
 }
 
+TEST_F(SessionTest, OrderByAllSortsByEverySelectedColumnAndOrdinalsCountAStarsColumns) {
+  // ages 30, 25, 30, NULL: by age DESC (NULLs last), then name DESC.
+  auto t = Query("SELECT age, name FROM people ORDER BY ALL DESC");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(Texts(t, 1), (std::vector<std::string>{"cy", "ann", "bob", "dee"}));
+  t = Query("SELECT * FROM people ORDER BY 3, 2 DESC");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(Texts(t, 1), (std::vector<std::string>{"dee", "bob", "cy", "ann"}));
+  // A column named `all` is a column.
+  t = Query("SELECT id AS all, name FROM people ORDER BY all DESC");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(Texts(t, 1), (std::vector<std::string>{"dee", "cy", "bob", "ann"}));
+}
+
 TEST_F(SessionTest, TableFunctionRowsJoinTheirArgumentRowsAndPartitionsEachGetACall) {
   auto calls = std::make_shared<int>(0);
   session_->RegisterTableFunction("repeat_n", RepeatN(calls));

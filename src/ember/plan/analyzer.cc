@@ -1339,6 +1339,13 @@ Result<PlanPtr> Analyzer::Drop(const PlanPtr& child, const std::vector<ExprPtr>&
 
 // --- SQL --------------------------------------------------------------------------------------
 
+bool Analyzer::IsOrderByAll(const Expr& e, const std::vector<Attribute>& input) const {
+  return e.kind == ExprKind::kColumn && e.name_parts.size() == 1 &&
+         Lower(e.name_parts[0]) == "all" &&
+         std::none_of(input.begin(), input.end(),
+                      [&](const Attribute& a) { return NameEquals(a.name, "all"); });
+}
+
 Result<PlanPtr> Analyzer::ResolveSelect(const LogicalPlan& select) const {
   const SelectBlock& block = *select.select;
   PlanPtr from;
@@ -1384,6 +1391,15 @@ Result<PlanPtr> Analyzer::ResolveSelect(const LogicalPlan& select) const {
     ExprPtr child = o->args[0];
     if (auto item = ordinal(child)) child = item;
     order_by.push_back(SortOrder(child, o->ascending, o->nulls_first));
+  }
+  // ORDER BY ALL (unless a column is named `all`): every select item, in order.
+  if (order_by.size() == 1 && IsOrderByAll(*order_by[0]->args[0], from->output)) {
+    const bool ascending = order_by[0]->ascending, nulls_first = order_by[0]->nulls_first;
+    order_by.clear();
+    for (const auto& item : select_items) {
+      order_by.push_back(SortOrder(item->kind == ExprKind::kAlias ? item->args[0] : item,
+                                   ascending, nulls_first));
+    }
   }
 
   bool aggregate = !block.group_by.empty() || block.having;

@@ -109,6 +109,7 @@ class Analyzer {
   arrow::Result<std::vector<ExprPtr>> ExpandStars(const std::vector<ExprPtr>& exprs,
                                                   const Scope& scope) const;
   arrow::Result<PlanPtr> ResolveSelect(const LogicalPlan& select) const;
+  bool IsOrderByAll(const Expr& e, const std::vector<Attribute>& input) const;
   arrow::Result<PlanPtr> WithGenerator(const PlanPtr& child, std::vector<ExprPtr>* exprs) const;
   arrow::Result<PlanPtr> WithEventTime(const PlanPtr& child, ExprPtr* resolved,
                                        const Scope& scope) const;
