@@ -112,8 +112,8 @@ class Runner:
     def analyze_table_function(self, command: bytes, schema: Any, array: Any,
                                constant: list, tables: list) -> Any:
         """A UDTF's static analyze() for its arguments (one row: a constant argument's value,
-        else NULL; `tables`: which are TABLE arguments): (its schema as a serialized Connect
-        DataType, its pickled result)."""
+        else NULL; `tables`: which are TABLE arguments), as _analyze_table_function gives
+        it."""
         import pyarrow as pa
 
         return _analyze_table_function(self._function("", command),

@@ -11,6 +11,7 @@
 #include <arrow/record_batch.h>
 #include <arrow/table.h>
 
+#include "ember/exec/group_map.h"
 #include "ember/user_function.h"
 
 namespace ember::exec {
@@ -216,28 +217,24 @@ Result<std::shared_ptr<arrow::Table>> GeneratePartitions(const std::shared_ptr<a
   auto fields = input->schema()->fields();
   fields.insert(fields.end(), spec.fields.begin(), spec.fields.end());
   auto schema = arrow::schema(fields);
-  ARROW_ASSIGN_OR_RAISE(auto rows, input->CombineChunksToBatch());
-  const cp::ExecBatch whole(*rows);
-  // A partition ends where a key differs from the row before.
-  auto same_keys = [&](int64_t a, int64_t b) -> Result<bool> {
-    for (int k : keys) {
-      ARROW_ASSIGN_OR_RAISE(auto x, rows->column(k)->GetScalar(a));
-      ARROW_ASSIGN_OR_RAISE(auto y, rows->column(k)->GetScalar(b));
-      if (!x->Equals(*y)) return false;
-    }
-    return true;
-  };
+  // The partitions as GroupRows finds groups: a group's rows keep their order.
+  GroupedInput partitions{input, keys, {}, {}};
+  for (int i = 0; i < input->num_columns(); ++i) {
+    partitions.data_columns.push_back(i);
+    partitions.data_names.push_back(input->schema()->field(i)->name());
+  }
+  ARROW_ASSIGN_OR_RAISE(auto grouped, GroupRows(partitions));
+  const cp::ExecBatch whole(*grouped.rows);
+  const auto& offsets =
+      static_cast<const arrow::Int64Array&>(*grouped.groups->GetColumnByName("offset"));
+  const auto& lengths =
+      static_cast<const arrow::Int64Array&>(*grouped.groups->GetColumnByName("length"));
   arrow::RecordBatchVector out;
-  int64_t start = 0;
-  for (int64_t i = 1; i <= rows->num_rows(); ++i) {
-    if (i < rows->num_rows()) {
-      ARROW_ASSIGN_OR_RAISE(bool same, same_keys(i - 1, i));
-      if (same) continue;
-    }
-    ARROW_ASSIGN_OR_RAISE(auto generated, Generated(spec, whole.Slice(start, i - start)));
+  for (int64_t g = 0; g < grouped.groups->num_rows(); ++g) {
+    ARROW_ASSIGN_OR_RAISE(auto generated,
+                          Generated(spec, whole.Slice(offsets.Value(g), lengths.Value(g))));
     ARROW_ASSIGN_OR_RAISE(auto batch, generated.ToRecordBatch(schema));
     out.push_back(std::move(batch));
-    start = i;
   }
   return arrow::Table::FromRecordBatches(schema, out);
 }

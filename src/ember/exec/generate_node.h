@@ -47,8 +47,8 @@ Generator TableFunctionGenerator(std::shared_ptr<const UserTableFunction> functi
 arrow::Result<arrow::acero::Declaration> GenerateDeclaration(arrow::acero::Declaration input,
                                                              GenerateSpec spec);
 
-/// The same over a table argument's partitions (a table function's PARTITION BY): `input`
-/// sorted so that equal `keys` (column indices) are adjacent, each run of them one call.
+/// The same over a table argument's partitions (a table function's PARTITION BY): a call per
+/// group of equal `keys` (column indices), its rows in `input`'s order.
 arrow::Result<std::shared_ptr<arrow::Table>> GeneratePartitions(
     const std::shared_ptr<arrow::Table>& input, GenerateSpec spec, const std::vector<int>& keys);
 

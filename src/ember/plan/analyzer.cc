@@ -1448,8 +1448,8 @@ Result<PlanPtr> Analyzer::ResolveSelect(const LogicalPlan& select) const {
 
 // A table function over a table argument's partitions (from the parser: PARTITION BY in
 // `groupings`, none for WITH SINGLE PARTITION, ORDER BY after the call in `exprs`): the rows
-// sorted by the keys (computed ones as extra columns) and then the order, so that each
-// partition is a run of rows, one call each; the function sees the table's own columns.
+// sorted by the keys (computed ones as extra columns: the partitions in key order) and then
+// the order, one call per partition; the function sees the table's own columns.
 Result<PlanPtr> Analyzer::PartitionedGenerate(const PlanPtr& child, const LogicalPlan& p) const {
   const Scope scope{child->output};
   std::vector<ExprPtr> columns, keys;
