@@ -145,15 +145,13 @@ bool IsGeneratorCall(const Expr& e) {
   return def && def->generator;
 }
 
-// Spark's foldable: an expression of constants, the same on every row and every run.
+// Spark's foldable: an expression of constants, the same on every row and every run. (Every
+// built-in function is deterministic so far; a random one would not be foldable.)
 bool IsFoldable(const Expr& e) {
-  static const std::set<std::string> random = {"rand", "randn", "random", "uuid", "shuffle"};
   switch (e.kind) {
     case ExprKind::kLiteral: return true;
     case ExprKind::kCall:
-      if (e.function || e.table_function || random.count(Lower(e.name)) || IsAggregateCall(e)) {
-        return false;
-      }
+      if (e.function || e.table_function || IsAggregateCall(e)) return false;
       break;
     case ExprKind::kCast:
     case ExprKind::kAlias: break;
@@ -1555,14 +1553,13 @@ Result<PlanPtr> Analyzer::InlineTable(const std::vector<std::vector<ExprPtr>>& r
   arrow::FieldVector fields;
   arrow::ArrayVector columns;
   for (size_t c = 0; c < width; ++c) {
-    ARROW_ASSIGN_OR_RAISE(auto builder, arrow::MakeBuilder(types[c]));
-    bool nullable = false;
-    for (const auto& row : resolved) {
-      ARROW_ASSIGN_OR_RAISE(auto value, options_.evaluate(row[c], types[c]));
-      nullable = nullable || !value->is_valid;
-      ARROW_RETURN_NOT_OK(builder->AppendScalar(*value));
-    }
-    ARROW_ASSIGN_OR_RAISE(auto column, builder->Finish());
+    // A column at once: the array of its cells, each cast to the column's type.
+    std::vector<ExprPtr> cells;
+    for (const auto& row : resolved) cells.push_back(Cast(row[c], types[c]));
+    ARROW_ASSIGN_OR_RAISE(auto list, options_.evaluate(Call("array", std::move(cells)),
+                                                       arrow::list(types[c])));
+    auto column = static_cast<const arrow::BaseListScalar&>(*list).value;
+    const bool nullable = column->null_count() > 0;
     const std::string name = "col" + std::to_string(c + 1);
     fields.push_back(arrow::field(name, types[c], nullable));
     columns.push_back(std::move(column));
