@@ -26,6 +26,8 @@ class Column {
   Column Cast(std::shared_ptr<arrow::DataType> type, bool try_cast = false) const;
   Column Sort(bool ascending, bool nulls_first) const;
   Column GetField(const std::string& name) const;
+  /// A struct's field, an array's element (from 0) or a map's value: Spark's extract value.
+  Column GetItem(const Column& key) const;
   /// Spark's name for this column when it has no alias.
   std::string Name() const;
 

@@ -53,6 +53,11 @@ std::string Show(const plan::Expr& e) {
              (e.nulls_first ? " NULLS FIRST" : " NULLS LAST");
     case ExprKind::kAttribute:
       return "#" + e.name;
+    case ExprKind::kLambda: {
+      std::string out = "(";
+      for (size_t i = 0; i < e.name_parts.size(); ++i) out += (i ? ", " : "") + e.name_parts[i];
+      return out + ") -> " + Show(*e.args[0]);
+    }
   }
   return "?";
 }
@@ -322,8 +327,12 @@ TEST(SqlParserTest, FunctionCalls) {
   EXPECT_EQ(Expr("left(s, 2)"), "left(s, 2:int)");
   EXPECT_EQ(Expr("first(x IGNORE NULLS)"), "first(x, true:boolean)");
   EXPECT_EQ(Expr("last(x) ignore nulls"), "last(x, true:boolean)");
-  EXPECT_EQ(Expr("named_struct('a', 1).a"), "get_field(named_struct('a', 1:int), 'a')");
-  EXPECT_EQ(Expr("(s).x.y"), "get_field(get_field(s, 'x'), 'y')");
+  EXPECT_EQ(Expr("named_struct('a', 1).a"), "extract_value(named_struct('a', 1:int), 'a')");
+  EXPECT_EQ(Expr("(s).x.y"), "extract_value(extract_value(s, 'x'), 'y')");
+  EXPECT_EQ(Expr("a[0].x"), "extract_value(extract_value(a, 0:int), 'x')");
+  EXPECT_EQ(Expr("m['k'][i + 1]"), "extract_value(extract_value(m, 'k'), +(i, 1:int))");
+  EXPECT_EQ(Expr("transform(a, x -> x + 1)"), "transform(a, (x) -> +(x, 1:int))");
+  EXPECT_EQ(Expr("filter(a, (x, i) -> i > 0)"), "filter(a, (x, i) -> >(i, 0:int))");
   EXPECT_EQ(Expr("db.fn(1)"), "db.fn(1:int)");
   auto count = ParseExpression("count(DISTINCT a)");
   ASSERT_TRUE(count.ok());
@@ -688,7 +697,6 @@ TEST(SqlParserTest, UnsupportedFeaturesSayWhat) {
   EXPECT_EQ(QueryError("SELECT a FROM t LIMIT 1 OFFSET 2"),
             "[UNSUPPORTED_FEATURE] The feature is not supported: OFFSET in Ember's SQL. "
             "SQLSTATE: 0A000 (line 1, pos 24)");
-  ExpectParseError(ParseExpression("transform(xs, x -> x + 1)").status(), "UNSUPPORTED_FEATURE");
   ExpectParseError(ParseExpression("sum(x) FILTER (WHERE x > 0)").status(), "UNSUPPORTED_FEATURE");
   ExpectParseError(ParseQuery("SELECT * FROM t SORT BY a").status(), "UNSUPPORTED_FEATURE");
 }

@@ -18,7 +18,11 @@ Column Column::Sort(bool ascending, bool nulls_first) const {
 }
 
 Column Column::GetField(const std::string& name) const {
-  return Column(plan::Call("get_field", {expr_, plan::Literal(std::make_shared<arrow::StringScalar>(name))}));
+  return GetItem(Column(plan::Literal(std::make_shared<arrow::StringScalar>(name))));
+}
+
+Column Column::GetItem(const Column& key) const {
+  return Column(plan::Call("extract_value", {expr_, key.expr_}));
 }
 
 std::string Column::Name() const { return plan::DisplayName(*expr_); }

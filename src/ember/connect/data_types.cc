@@ -47,9 +47,7 @@ Result<std::shared_ptr<arrow::DataType>> FromJson(const nlohmann::json& type) {
   if (kind == "map") {
     ARROW_ASSIGN_OR_RAISE(auto key, FromJson(type["keyType"]));
     ARROW_ASSIGN_OR_RAISE(auto value, FromJson(type["valueType"]));
-    return std::make_shared<arrow::MapType>(
-        arrow::field("key", std::move(key), false),
-        arrow::field("value", std::move(value), type.value("valueContainsNull", true)));
+    return plan::MapOf(std::move(key), std::move(value), type.value("valueContainsNull", true));
   }
   return Unsupported(kind);
 }
@@ -93,9 +91,7 @@ Result<std::shared_ptr<arrow::DataType>> FromProto(const pb::DataType& type) {
     case pb::DataType::kMap: {
       ARROW_ASSIGN_OR_RAISE(auto key, FromProto(type.map().key_type()));
       ARROW_ASSIGN_OR_RAISE(auto value, FromProto(type.map().value_type()));
-      return std::make_shared<arrow::MapType>(
-          arrow::field("key", std::move(key), false),
-          arrow::field("value", std::move(value), type.map().value_contains_null()));
+      return plan::MapOf(std::move(key), std::move(value), type.map().value_contains_null());
     }
     case pb::DataType::kUnparsed: return ParseSchemaString(type.unparsed().data_type_string());
     default: return Unsupported(type.ShortDebugString());

@@ -146,8 +146,10 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
     }
     case E::kAlias: {
       const auto& alias = expression.alias();
-      if (alias.name_size() != 1) return Unsupported("an alias of several names");
       ARROW_ASSIGN_OR_RAISE(auto child, Expression(alias.expr()));
+      if (alias.name_size() != 1) {
+        return Column(plan::MultiAlias(child.expr(), {alias.name().begin(), alias.name().end()}));
+      }
       // A name given to a column that has its default one (a time window) replaces it.
       if (child.expr()->kind == plan::ExprKind::kAlias) child = Column(child.expr()->args[0]);
       return child.Alias(alias.name(0));
@@ -184,12 +186,22 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
     case E::kUnresolvedExtractValue: {
       const auto& extract = expression.unresolved_extract_value();
       ARROW_ASSIGN_OR_RAISE(auto child, Expression(extract.child()));
-      const auto& key = extract.extraction();
-      if (key.has_literal() && key.literal().has_string()) {
-        return child.GetField(key.literal().string());
-      }
-      return Unsupported("extracting a value by a key that is not a field name");
+      ARROW_ASSIGN_OR_RAISE(auto key, Expression(extract.extraction()));
+      return child.GetItem(key);
     }
+    case E::kLambdaFunction: {
+      const auto& lambda = expression.lambda_function();
+      ARROW_ASSIGN_OR_RAISE(auto body, Expression(lambda.function()));
+      std::vector<std::string> names;
+      for (const auto& variable : lambda.arguments()) {
+        if (variable.name_parts_size() != 1) return Unsupported("a lambda variable of several names");
+        names.push_back(variable.name_parts(0));
+      }
+      return Column(plan::Lambda(body.expr(), std::move(names)));
+    }
+    case E::kUnresolvedNamedLambdaVariable:
+      return Column(plan::Column({expression.unresolved_named_lambda_variable().name_parts().begin(),
+                                  expression.unresolved_named_lambda_variable().name_parts().end()}));
     case E::kCommonInlineUserDefinedFunction: {
       const auto& call = expression.common_inline_user_defined_function();
       ARROW_ASSIGN_OR_RAISE(auto args, Arguments(call.arguments()));

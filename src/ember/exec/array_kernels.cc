@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "ember/exec/kernel_util.h"
 #include "ember/exec/kernels.h"
 #include "ember/plan/type_names.h"
 
@@ -220,7 +221,6 @@ Status SplitExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* 
 Status MakeArrayExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
   const int64_t width = batch.num_values();
   const auto& type = static_cast<const arrow::ListType&>(*out->type());
-  // The elements row by row: column j of row i is element i * width + j.
   std::vector<int32_t> offsets(static_cast<size_t>(batch.length + 1));
   for (int64_t i = 0; i <= batch.length; ++i) offsets[i] = static_cast<int32_t>(i * width);
   std::shared_ptr<arrow::Array> values;
@@ -232,15 +232,7 @@ Status MakeArrayExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResu
       ARROW_ASSIGN_OR_RAISE(auto column, ArgArray(batch, j));
       columns.push_back(std::move(column));
     }
-    ARROW_ASSIGN_OR_RAISE(auto stacked, arrow::Concatenate(columns));
-    arrow::Int64Builder indices;
-    ARROW_RETURN_NOT_OK(indices.Reserve(batch.length * width));
-    for (int64_t i = 0; i < batch.length; ++i) {
-      for (int64_t j = 0; j < width; ++j) indices.UnsafeAppend(j * batch.length + i);
-    }
-    ARROW_ASSIGN_OR_RAISE(auto order, indices.Finish());
-    ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(stacked, order));
-    values = taken.make_array();
+    ARROW_ASSIGN_OR_RAISE(values, RowMajor(columns, batch.length));
   }
   auto offset_buffer = arrow::Buffer::FromVector(std::move(offsets));
   auto result = std::make_shared<arrow::ListArray>(out->type()->GetSharedPtr(), batch.length,
@@ -254,9 +246,20 @@ Result<arrow::TypeHolder> MakeArrayType(cp::KernelContext*,
   return arrow::TypeHolder(plan::ArrayOf(args.empty() ? arrow::null() : args[0].GetSharedPtr()));
 }
 
-// --- element_at -------------------------------------------------------------------------------
+// --- element_at, a[i], get, try_element_at ------------------------------------------------------
 
-// element_at(array, index): 1-based, negative from the end; ANSI errors for 0 and out of bounds.
+// How an index picks an array's element: counted from 1 (negative: from the end) or from 0, and
+// whether an index out of bounds is an error (ANSI) or NULL.
+struct Indexing {
+  bool one_based;
+  bool out_of_bounds_is_null;
+};
+constexpr Indexing kElementAt{true, false};     // element_at(a, i)
+constexpr Indexing kTryElementAt{true, true};   // try_element_at(a, i)
+constexpr Indexing kSubscript{false, false};    // a[i]
+constexpr Indexing kGet{false, true};           // get(a, i)
+
+template <const Indexing& kIndexing>
 Status ElementAtExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
   ARROW_ASSIGN_OR_RAISE(auto list_array, ArgArray(batch, 0));
   ARROW_ASSIGN_OR_RAISE(auto index_array, ArgArray(batch, 1));
@@ -270,21 +273,34 @@ Status ElementAtExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResu
       continue;
     }
     int64_t n = lists.value_length(i), k = index.Value(i);
-    if (k == 0) {
+    if (kIndexing.one_based && k == 0) {
       return UserError(ErrorKind::kRuntime, "INVALID_INDEX_OF_ZERO",
                        "The index 0 is invalid. An index shall be either < 0 or > 0 (the first "
                        "element has index 1).",
                        "22003");
     }
-    if (k > n || -k > n) {
-      return UserError(ErrorKind::kRuntime, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT",
-                       "The index " + std::to_string(k) + " is out of bounds. The array has " +
-                           std::to_string(n) +
-                           " elements. Use `try_element_at` to tolerate accessing element at "
-                           "invalid index and return NULL instead.",
+    // The element's position from the list's start, or -1 when there is none.
+    int64_t at = kIndexing.one_based ? (k > 0 ? k - 1 : n + k) : k;
+    if (at < 0 || at >= n) {
+      if (kIndexing.out_of_bounds_is_null) {
+        take.UnsafeAppendNull();
+        continue;
+      }
+      const std::string bounds = "The index " + std::to_string(k) +
+                                 " is out of bounds. The array has " + std::to_string(n) +
+                                 " elements. ";
+      if (kIndexing.one_based) {
+        return UserError(ErrorKind::kRuntime, "INVALID_ARRAY_INDEX_IN_ELEMENT_AT",
+                         bounds + "Use `try_element_at` to tolerate accessing element at "
+                                  "invalid index and return NULL instead.",
+                         "22003");
+      }
+      return UserError(ErrorKind::kRuntime, "INVALID_ARRAY_INDEX",
+                       bounds + "Use the SQL function `get()` to tolerate accessing element at "
+                                "invalid index and return NULL instead.",
                        "22003");
     }
-    take.UnsafeAppend(lists.value_offset(i) + (k > 0 ? k - 1 : n + k));
+    take.UnsafeAppend(lists.value_offset(i) + at);
   }
   ARROW_ASSIGN_OR_RAISE(auto indices, take.Finish());
   ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(lists.values(), indices));
@@ -656,20 +672,10 @@ Result<arrow::TypeHolder> SameType(cp::KernelContext*, const std::vector<arrow::
   return args[0];
 }
 
-Status Add(cp::FunctionRegistry* registry, const std::string& name, cp::Arity arity,
-           std::vector<cp::InputType> inputs, cp::OutputType output, cp::ArrayKernelExec exec) {
-  auto fn = std::make_shared<cp::ScalarFunction>(name, arity, cp::FunctionDoc::Empty());
-  cp::ScalarKernel kernel(std::move(inputs), std::move(output), exec);
-  kernel.null_handling = cp::NullHandling::COMPUTED_NO_PREALLOCATE;
-  kernel.mem_allocation = cp::MemAllocation::NO_PREALLOCATE;
-  ARROW_RETURN_NOT_OK(fn->AddKernel(std::move(kernel)));
-  return registry->AddFunction(std::move(fn));
-}
-
 }  // namespace
 
 Status RegisterArrayKernels(cp::FunctionRegistry* registry) {
-  ARROW_RETURN_NOT_OK(Add(registry, "ember_split", cp::Arity::Ternary(),
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_split", cp::Arity::Ternary(),
                           {cp::InputType(arrow::Type::STRING), cp::InputType(arrow::Type::STRING),
                            cp::InputType(arrow::Type::INT32)},
                           cp::OutputType(plan::ArrayOf(arrow::utf8())), SplitExec));
@@ -688,32 +694,39 @@ Status RegisterArrayKernels(cp::FunctionRegistry* registry) {
     ARROW_RETURN_NOT_OK(fn->AddKernel(std::move(kernel)));
     ARROW_RETURN_NOT_OK(registry->AddFunction(std::move(fn)));
   }
-  ARROW_RETURN_NOT_OK(Add(registry, "ember_element_at", cp::Arity::Binary(),
-                          {cp::InputType(arrow::Type::LIST), cp::InputType(arrow::Type::INT32)},
-                          cp::OutputType(ElementType), ElementAtExec));
-  ARROW_RETURN_NOT_OK(Add(registry, "ember_array_contains", cp::Arity::Binary(),
+  for (auto [name, exec] : {std::pair<const char*, cp::ArrayKernelExec>{
+                                "ember_element_at", ElementAtExec<kElementAt>},
+                            {"ember_try_element_at", ElementAtExec<kTryElementAt>},
+                            {"ember_array_item", ElementAtExec<kSubscript>},
+                            {"ember_get", ElementAtExec<kGet>}}) {
+    ARROW_RETURN_NOT_OK(AddScalarKernel(
+        registry, name, cp::Arity::Binary(),
+        {cp::InputType(arrow::Type::LIST), cp::InputType(arrow::Type::INT32)},
+        cp::OutputType(ElementType), exec));
+  }
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_array_contains", cp::Arity::Binary(),
                           {cp::InputType(arrow::Type::LIST), cp::InputType::Any()},
                           cp::OutputType(arrow::boolean()), ArrayContainsExec));
-  ARROW_RETURN_NOT_OK(Add(registry, "ember_sort_array", cp::Arity::Binary(),
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_sort_array", cp::Arity::Binary(),
                           {cp::InputType(arrow::Type::LIST), cp::InputType(arrow::Type::BOOL)},
                           cp::OutputType(SameType), SortArrayExec));
-  ARROW_RETURN_NOT_OK(Add(registry, "ember_array_max", cp::Arity::Unary(),
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_array_max", cp::Arity::Unary(),
                           {cp::InputType(arrow::Type::LIST)}, cp::OutputType(ElementType),
                           ExtremeExec<true>));
-  ARROW_RETURN_NOT_OK(Add(registry, "ember_array_min", cp::Arity::Unary(),
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_array_min", cp::Arity::Unary(),
                           {cp::InputType(arrow::Type::LIST)}, cp::OutputType(ElementType),
                           ExtremeExec<false>));
-  ARROW_RETURN_NOT_OK(Add(registry, "ember_array_distinct", cp::Arity::Unary(),
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_array_distinct", cp::Arity::Unary(),
                           {cp::InputType(arrow::Type::LIST)}, cp::OutputType(SameType),
                           ArrayDistinctExec));
-  ARROW_RETURN_NOT_OK(Add(registry, "ember_array_compact", cp::Arity::Unary(),
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_array_compact", cp::Arity::Unary(),
                           {cp::InputType(arrow::Type::LIST)}, cp::OutputType(SameType),
                           ArrayCompactExec));
-  ARROW_RETURN_NOT_OK(Add(registry, "ember_slice", cp::Arity::Ternary(),
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_slice", cp::Arity::Ternary(),
                           {cp::InputType(arrow::Type::LIST), cp::InputType(arrow::Type::INT32),
                            cp::InputType(arrow::Type::INT32)},
                           cp::OutputType(SameType), SliceExec));
-  ARROW_RETURN_NOT_OK(Add(registry, "ember_array_join", cp::Arity::Ternary(),
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_array_join", cp::Arity::Ternary(),
                           {cp::InputType(arrow::Type::LIST), cp::InputType(arrow::Type::STRING),
                            cp::InputType(arrow::Type::STRING)},
                           cp::OutputType(arrow::utf8()), ArrayJoinExec));

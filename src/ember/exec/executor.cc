@@ -40,6 +40,55 @@ int64_t BatchSizeFromEnvironment() {
   return value ? std::atoll(value) : 0;
 }
 
+Result<cp::Expression> LowerExpr(const Expr& e, const plan::EvalContext& ctx);
+
+namespace {
+
+// The attributes an expression reads, less the lambda variables it defines (a nested lambda's).
+void OuterAttributes(const Expr& e, std::vector<int64_t>* read, std::set<int64_t>* defined) {
+  if (e.kind == ExprKind::kAttribute) {
+    if (std::find(read->begin(), read->end(), e.id) == read->end()) read->push_back(e.id);
+    return;
+  }
+  if (e.kind == ExprKind::kLambda) {
+    for (size_t k = 1; k < e.args.size(); ++k) defined->insert(e.args[k]->id);
+  }
+  for (const auto& a : e.args) OuterAttributes(*a, read, defined);
+}
+
+// A higher-order function: its lambdas' bodies lowered over their variables' columns, and the
+// outer columns they read passed as arguments (ember_higher_order evaluates the bodies).
+Result<cp::Expression> LowerHigherOrder(const Expr& e, const plan::FunctionDef& def,
+                                        const plan::EvalContext& ctx) {
+  HigherOrderCall call;
+  call.function = def.name == "reduce" ? "aggregate" : def.name;
+  call.result_type = e.type;
+  std::vector<cp::Expression> args;
+  std::vector<int64_t> read;
+  std::set<int64_t> defined;
+  for (const auto& a : e.args) {
+    if (a->kind != ExprKind::kLambda) {
+      ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*a, ctx));
+      args.push_back(std::move(lowered));
+      continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto body, LowerExpr(*a->args[0], ctx));
+    call.bodies.push_back(std::move(body));
+    std::vector<std::string> variables;
+    for (size_t k = 1; k < a->args.size(); ++k) variables.push_back(ColumnName(a->args[k]->id));
+    call.variables.push_back(std::move(variables));
+    OuterAttributes(*a, &read, &defined);
+  }
+  for (int64_t id : read) {
+    if (defined.count(id)) continue;
+    call.outer_columns.push_back(ColumnName(id));
+    args.push_back(cp::field_ref(ColumnName(id)));
+  }
+  return CallHigherOrder(std::move(call), std::move(args));
+}
+
+}  // namespace
+
 Result<cp::Expression> LowerExpr(const Expr& e, const plan::EvalContext& ctx) {
   switch (e.kind) {
     case ExprKind::kAttribute:
@@ -54,6 +103,10 @@ Result<cp::Expression> LowerExpr(const Expr& e, const plan::EvalContext& ctx) {
       return plan::LowerCast(arg, e.args[0]->type, e.type, e.try_cast, ctx);
     }
     case ExprKind::kCall: {
+      if (const plan::FunctionDef* def = plan::FindFunction(e.name);
+          def && def->lambda_variables && !e.function) {
+        return LowerHigherOrder(e, *def, ctx);
+      }
       std::vector<cp::Expression> args;
       for (const auto& a : e.args) {
         ARROW_ASSIGN_OR_RAISE(auto lowered, LowerExpr(*a, ctx));
@@ -247,7 +300,8 @@ class PlanBuilder {
           spec.generator = TableFunctionGenerator(call.table_function, call.keywords);
         } else {
           const plan::FunctionDef& def = *plan::FindFunction(call.name);
-          spec.generator = ExplodeGenerator(def.generator_outer, def.generator_position);
+          spec.generator = ExplodeGenerator(def.generator_outer, def.generator_position,
+                                            plan::GeneratesFields(call));
         }
         if (p.partitioned) {
           // The child's rows are sorted by the partitions' keys: one call per partition.

@@ -154,8 +154,8 @@ constexpr const char* kMapBatches = "ember_map_batches";
 
 }  // namespace
 
-Generator ExplodeGenerator(bool outer, bool position) {
-  return [outer, position](const std::vector<std::shared_ptr<arrow::Array>>& args,
+Generator ExplodeGenerator(bool outer, bool position, bool fields) {
+  return [outer, position, fields](const std::vector<std::shared_ptr<arrow::Array>>& args,
                            int64_t) -> Result<GeneratedRows> {
     const auto& lists = static_cast<const arrow::ListArray&>(*args[0]);
     // Per output row: its input row, its element (NULL for an outer row), its position.
@@ -182,7 +182,15 @@ Generator ExplodeGenerator(bool outer, bool position) {
     }
     ARROW_ASSIGN_OR_RAISE(auto element_indices, elements.Finish());
     ARROW_ASSIGN_OR_RAISE(auto element, cp::Take(*lists.values(), *element_indices));
-    out.columns.push_back(std::move(element));
+    if (!fields) {
+      out.columns.push_back(std::move(element));
+      return out;
+    }
+    const auto& structs = static_cast<const arrow::StructArray&>(*element);
+    for (int k = 0; k < structs.num_fields(); ++k) {
+      ARROW_ASSIGN_OR_RAISE(auto field, structs.GetFlattenedField(k));
+      out.columns.push_back(std::move(field));
+    }
     return out;
   };
 }

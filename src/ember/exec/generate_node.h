@@ -34,10 +34,11 @@ struct GenerateSpec {
   Generator generator;
 };
 
-/// explode (a list's elements), posexplode (a position, int from
-/// 0, before each), and their _outer forms (a NULL or empty list gives one row of NULLs rather
-/// than none).
-Generator ExplodeGenerator(bool outer, bool position);
+/// explode (a list's elements, a map's entries), posexplode (a position, int from 0, before
+/// each), and their _outer forms (a NULL or empty list gives one row of NULLs rather than none).
+/// With `fields`, each element is a struct whose fields are the columns (a map's key and value,
+/// inline's structs).
+Generator ExplodeGenerator(bool outer, bool position, bool fields);
 
 /// A user's table function, each argument passed by its keyword (empty: by position).
 Generator TableFunctionGenerator(std::shared_ptr<const UserTableFunction> function,

@@ -1,4 +1,5 @@
 #include "ember/exec/kernels.h"
+#include "ember/exec/kernel_util.h"
 
 #include <cctype>
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include <arrow/array/array_binary.h>
 #include <arrow/array/array_primitive.h>
+#include <arrow/array/concatenate.h>
 #include <arrow/array/util.h>
 #include <arrow/array/builder_primitive.h>
 #include <arrow/compute/api.h>
@@ -390,9 +392,38 @@ arrow::Status RegisterKernels() {
     }
     if (status.ok()) status = RegisterHyperLogLogKernels(registry);
     if (status.ok()) status = RegisterArrayKernels(registry);
+    if (status.ok()) status = RegisterMapKernels(registry);
+    if (status.ok()) status = RegisterHigherOrderKernel(registry);
     if (status.ok()) status = RegisterUserFunctionKernel(registry);
   });
   return status;
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> RowMajor(
+    const std::vector<std::shared_ptr<arrow::Array>>& columns, int64_t length) {
+  // The columns one after another, then taken in row order: cell j of row i is at
+  // j * length + i.
+  ARROW_ASSIGN_OR_RAISE(auto stacked, arrow::Concatenate(columns));
+  const int64_t width = static_cast<int64_t>(columns.size());
+  arrow::Int64Builder indices;
+  ARROW_RETURN_NOT_OK(indices.Reserve(length * width));
+  for (int64_t i = 0; i < length; ++i) {
+    for (int64_t j = 0; j < width; ++j) indices.UnsafeAppend(j * length + i);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto order, indices.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(stacked, order));
+  return taken.make_array();
+}
+
+arrow::Status AddScalarKernel(cp::FunctionRegistry* registry, const std::string& name,
+                              cp::Arity arity, std::vector<cp::InputType> inputs,
+                              cp::OutputType output, cp::ArrayKernelExec exec) {
+  auto fn = std::make_shared<cp::ScalarFunction>(name, arity, cp::FunctionDoc::Empty());
+  cp::ScalarKernel kernel(std::move(inputs), std::move(output), exec);
+  kernel.null_handling = cp::NullHandling::COMPUTED_NO_PREALLOCATE;
+  kernel.mem_allocation = cp::MemAllocation::NO_PREALLOCATE;
+  ARROW_RETURN_NOT_OK(fn->AddKernel(std::move(kernel)));
+  return registry->AddFunction(std::move(fn));
 }
 
 arrow::Result<std::shared_ptr<arrow::Array>> ArgArray(const cp::ExecSpan& batch, int i) {

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
+#include <arrow/compute/expression.h>
 #include <arrow/result.h>
 #include <arrow/status.h>
 #include <arrow/type_fwd.h>
@@ -41,6 +43,25 @@ arrow::Status RegisterHyperLogLogKernels(arrow::compute::FunctionRegistry* regis
 
 /// Registers the collection functions (array_kernels.cc).
 arrow::Status RegisterArrayKernels(arrow::compute::FunctionRegistry* registry);
+
+/// A call of a higher-order function (transform, filter, exists, forall, aggregate, map_filter,
+/// transform_keys, transform_values), its arguments the collection, aggregate's zero, then the
+/// outer columns its lambdas read.
+struct HigherOrderCall {
+  std::string function;
+  std::vector<arrow::compute::Expression> bodies;   // each lambda's body
+  std::vector<std::vector<std::string>> variables;  // each lambda's variables, as column names
+  std::vector<std::string> outer_columns;           // what the bodies read besides, as named
+  std::shared_ptr<arrow::DataType> result_type;
+};
+arrow::compute::Expression CallHigherOrder(HigherOrderCall call,
+                                           std::vector<arrow::compute::Expression> args);
+
+/// Registers ember_higher_order (lambda_kernel.cc).
+arrow::Status RegisterHigherOrderKernel(arrow::compute::FunctionRegistry* registry);
+
+/// Registers the map functions (map_kernels.cc).
+arrow::Status RegisterMapKernels(arrow::compute::FunctionRegistry* registry);
 
 /// Registers ember_user_function, which calls a user's function (user_function_kernel.cc).
 arrow::Status RegisterUserFunctionKernel(arrow::compute::FunctionRegistry* registry);

@@ -228,8 +228,17 @@ ExprPtr Named(const ExprPtr& resolved, const ExprPtr& original) {
     return resolved;
   }
   const Expr& r = *resolved;
-  if (r.kind == ExprKind::kCall && r.name == "get_field" && original->kind == ExprKind::kColumn) {
+  if (r.kind == ExprKind::kCall && r.name == "extract_value" && original->kind == ExprKind::kColumn) {
     return Alias(resolved, original->name_parts.back());
+  }
+  if (r.kind == ExprKind::kCall && r.name == "extract_value" && original->kind == ExprKind::kCall &&
+      original->args.size() == 2) {
+    // Named as written, but as what its base turned out to be: s.f for a struct, m[k] for a map.
+    auto typed = std::make_shared<Expr>(*original);
+    auto base = std::make_shared<Expr>(*original->args[0]);
+    base->type = r.args[0]->type;
+    typed->args[0] = base;
+    return Alias(resolved, DisplayName(*typed));
   }
   // Spark's ResolveAliases: a cast of a column is named after the column.
   if (r.kind == ExprKind::kCast && r.args[0]->kind == ExprKind::kAttribute) {
@@ -340,9 +349,51 @@ Result<ExprPtr> Analyzer::ResolveColumn(const Expr& column, const Scope& scope) 
   }
   ExprPtr out = AttributeRef(*matches[0]);
   for (size_t i = used; i < parts.size(); ++i) {
-    ARROW_ASSIGN_OR_RAISE(out, Resolve(Call("get_field", {out, Literal(std::make_shared<arrow::StringScalar>(parts[i]))}), scope));
+    ARROW_ASSIGN_OR_RAISE(out, Resolve(Call("extract_value", {out, Literal(std::make_shared<arrow::StringScalar>(parts[i]))}), scope));
   }
   return out;
+}
+
+// Spark's ResolveLambdaVariables: the lambda's variables become attributes of their own, typed by
+// the function, that its body sees before (and instead of) the columns of the same names.
+Result<ExprPtr> Analyzer::ResolveLambda(const Expr& call, const FunctionDef& def,
+                                        const std::vector<ExprPtr>& args, size_t index,
+                                        const Scope& scope) const {
+  const Expr& lambda = *call.args[index];
+  if (!def.lambda_variables) {
+    return UserError(ErrorKind::kAnalysis, "INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION",
+                     "Invalid lambda function call. A lambda function should only be used in a "
+                     "higher order function. However, its class is " + Backquote(Lower(call.name)) +
+                         ", which is not a higher order function.",
+                     "42K0D");
+  }
+  const size_t arity = lambda.name_parts.size();
+  ARROW_ASSIGN_OR_RAISE(auto variables, def.lambda_variables(call, args, index, arity));
+  if (variables.size() != arity) {
+    return UserError(ErrorKind::kAnalysis, "INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH",
+                     "Invalid lambda function call. A higher order function expects " +
+                         std::to_string(arity) + " arguments, but got " +
+                         std::to_string(variables.size()) + ".",
+                     "42K0D");
+  }
+  std::vector<Attribute> inner;
+  for (size_t k = 0; k < arity; ++k) {
+    inner.push_back(Attribute{lambda.name_parts[k], NewAttributeId(), variables[k].type,
+                              variables[k].nullable, ""});
+  }
+  for (const auto& a : scope.attributes) {
+    bool shadowed = std::any_of(inner.begin(), inner.end(), [&](const Attribute& v) {
+      return a.qualifier.empty() && Lower(v.name) == Lower(a.name);
+    });
+    if (!shadowed) inner.push_back(a);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto body, Resolve(lambda.args[0], Scope{inner, scope.metrics}));
+  auto out = std::make_shared<Expr>(lambda);
+  out->args = {body};
+  for (size_t k = 0; k < arity; ++k) out->args.push_back(AttributeRef(inner[k]));
+  out->type = body->type;
+  out->nullable = body->nullable;
+  return ExprPtr(out);
 }
 
 // A call of a user's table function: its arguments resolved, and a function that names its
@@ -403,6 +454,11 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
     case ExprKind::kStar:
       return UserError(ErrorKind::kAnalysis, "INVALID_USAGE_OF_STAR_OR_REGEX",
                        "Invalid usage of '*' in expression.", "42000");
+    case ExprKind::kLambda:
+      return UserError(ErrorKind::kAnalysis, "INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION",
+                       "Invalid lambda function call. A lambda function should only be used in "
+                       "a higher order function.",
+                       "42K0D");
     case ExprKind::kAlias: {
       ARROW_ASSIGN_OR_RAISE(auto child, Resolve(e.args[0], scope));
       return Alias(child, e.name);
@@ -495,14 +551,20 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
                          " is not.",
                      "0A000");
   }
-  std::vector<ExprPtr> args;
-  for (const auto& a : unresolved_args) {
-    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(a, scope));
+  std::vector<ExprPtr> args(unresolved_args.size());
+  for (size_t i = 0; i < unresolved_args.size(); ++i) {
+    if (unresolved_args[i]->kind == ExprKind::kLambda) continue;
+    ARROW_ASSIGN_OR_RAISE(auto r, Resolve(unresolved_args[i], scope));
     if (def->aggregate && ContainsAggregate(*r) && !scope.metrics) return NestedAggregate();
-    args.push_back(def->takes_aliases ? r : StripAlias(r));
+    args[i] = def->takes_aliases ? r : StripAlias(r);
   }
   auto call = std::make_shared<Expr>(e);
   call->args = unresolved_args;  // for messages, which show the user's expression
+  // A lambda's variables are typed from the other arguments (a transform's from its array).
+  for (size_t i = 0; i < unresolved_args.size(); ++i) {
+    if (unresolved_args[i]->kind != ExprKind::kLambda) continue;
+    ARROW_ASSIGN_OR_RAISE(args[i], ResolveLambda(*call, *def, args, i, scope));
+  }
   ARROW_ASSIGN_OR_RAISE(auto typed, def->type_rule(*call, std::move(args)));
   // A rule that lost its type or an argument is Ember's bug: an error here, not a crash later.
   if (!typed.type || std::any_of(typed.args.begin(), typed.args.end(),
@@ -539,7 +601,7 @@ Result<std::vector<ExprPtr>> Analyzer::ExpandStars(const std::vector<ExprPtr>& e
                          "42704");
       }
       for (const auto& f : base->type->fields()) {
-        out.push_back(Alias(Call("get_field", {base, Literal(std::make_shared<arrow::StringScalar>(f->name()))}), f->name()));
+        out.push_back(Alias(Call("extract_value", {base, Literal(std::make_shared<arrow::StringScalar>(f->name()))}), f->name()));
       }
     }
   }
@@ -578,6 +640,14 @@ Result<PlanPtr> Analyzer::WithGenerator(const PlanPtr& child, std::vector<ExprPt
     const ExprPtr original = (*exprs)[i];
     const ExprPtr& e = StripAlias(original);
     if (!IsGeneratorCall(*e)) {
+      if (original->kind == ExprKind::kAlias && !original->name_parts.empty()) {
+        std::string names;
+        for (const auto& n : original->name_parts) names += (names.empty() ? "" : ", ") + n;
+        return UserError(ErrorKind::kAnalysis, "MULTI_ALIAS_WITHOUT_GENERATOR",
+                         "Multi part aliasing (" + names + ") is not supported with " +
+                             DisplayName(*e) + " as it is not a generator function.",
+                         "42K0E");
+      }
       if (ContainsGenerator(*e)) {
         return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS",
                          "The generator is not supported: nested in expressions \"" +
@@ -587,7 +657,10 @@ Result<PlanPtr> Analyzer::WithGenerator(const PlanPtr& child, std::vector<ExprPt
       continue;
     }
     std::vector<std::string> names;
-    if (original->kind == ExprKind::kAlias) names.push_back(original->name);
+    if (original->kind == ExprKind::kAlias) {
+      names = original->name_parts.empty() ? std::vector<std::string>{original->name}
+                                           : original->name_parts;
+    }
     ARROW_ASSIGN_OR_RAISE(out, Generate(out, child->output, e, names, ""));
     const size_t generated = out->output.size() - out->children[0]->output.size();
     std::vector<ExprPtr> columns;
@@ -720,8 +793,15 @@ Result<PlanPtr> Analyzer::Generate(const PlanPtr& child, const std::vector<Attri
     if (def.generator_position) {
       generated.push_back(Attribute{"pos", NewAttributeId(), arrow::int32(), outer, qualifier});
     }
-    generated.push_back(Attribute{"col", NewAttributeId(), call->type, outer || call->nullable,
-                                  qualifier});
+    if (GeneratesFields(*call)) {
+      for (const auto& field : call->type->fields()) {
+        generated.push_back(Attribute{field->name(), NewAttributeId(), field->type(),
+                                      outer || call->nullable || field->nullable(), qualifier});
+      }
+    } else {
+      generated.push_back(Attribute{"col", NewAttributeId(), call->type, outer || call->nullable,
+                                    qualifier});
+    }
   }
   if (!names.empty()) {
     if (names.size() != generated.size()) {
@@ -773,7 +853,7 @@ Result<PlanPtr> Analyzer::WithEventTime(const PlanPtr& child, ExprPtr* resolved,
         expand->projections.push_back(std::move(projection));
       }
       auto field = [&](const char* name) {
-        return Call("get_field", {AttributeRef(window), Literal(std::make_shared<arrow::StringScalar>(name))});
+        return Call("extract_value", {AttributeRef(window), Literal(std::make_shared<arrow::StringScalar>(name))});
       };
       ARROW_ASSIGN_OR_RAISE(
           auto inside, Resolve(Call("and", {Call("<=", {field("start"), e->args[0]}),

@@ -14,6 +14,8 @@
 
 namespace ember::plan {
 
+struct FunctionDef;
+
 struct AnalyzerOptions {
   bool case_sensitive = false;  // spark.sql.caseSensitive
   /// Finds a temporary view or table by its name parts, at a version or timestamp when the
@@ -101,6 +103,9 @@ class Analyzer {
   arrow::Result<ExprPtr> Resolve(const ExprPtr& expr, const Scope& scope) const;
   arrow::Result<ExprPtr> ResolveColumn(const Expr& column, const Scope& scope) const;
   arrow::Result<ExprPtr> ResolveTableFunctionCall(const Expr& call, const Scope& scope) const;
+  arrow::Result<ExprPtr> ResolveLambda(const Expr& call, const FunctionDef& def,
+                                       const std::vector<ExprPtr>& args, size_t index,
+                                       const Scope& scope) const;
   bool IsRangeCall(const Expr& call) const;
   arrow::Result<PlanPtr> ResolveGenerate(const LogicalPlan& p) const;
   arrow::Result<PlanPtr> PartitionedGenerate(const PlanPtr& child, const LogicalPlan& p) const;

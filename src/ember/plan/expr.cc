@@ -1,5 +1,6 @@
 #include "ember/plan/expr.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include <arrow/scalar.h>
@@ -126,6 +127,23 @@ ExprPtr Cast(ExprPtr child, std::shared_ptr<arrow::DataType> type, bool try_cast
   return e;
 }
 
+ExprPtr Lambda(ExprPtr body, std::vector<std::string> names) {
+  auto e = New(ExprKind::kLambda);
+  e->args = {std::move(body)};
+  e->name_parts = std::move(names);
+  return e;
+}
+
+ExprPtr MultiAlias(ExprPtr child, std::vector<std::string> names) {
+  auto e = New(ExprKind::kAlias);
+  e->type = child->type;
+  e->nullable = child->nullable;
+  e->args = {std::move(child)};
+  e->name = names.empty() ? "" : names[0];
+  e->name_parts = std::move(names);
+  return e;
+}
+
 ExprPtr Alias(ExprPtr child, std::string name) {
   auto e = New(ExprKind::kAlias);
   e->type = child->type;
@@ -182,6 +200,23 @@ std::string LiteralName(const arrow::Scalar& value) {
 
 }  // namespace
 
+namespace {
+
+// The expression with references to the variables `names` shown as Spark shows them.
+ExprPtr AnonymousVariables(const ExprPtr& e, const std::vector<std::string>& names) {
+  const bool variable =
+      (e->kind == ExprKind::kColumn && e->name_parts.size() == 1 &&
+       std::find(names.begin(), names.end(), e->name_parts[0]) != names.end()) ||
+      (e->kind == ExprKind::kAttribute &&
+       std::find(names.begin(), names.end(), e->name) != names.end());
+  if (variable) return Column({"namedlambdavariable()"});
+  auto out = std::make_shared<Expr>(*e);
+  for (auto& arg : out->args) arg = AnonymousVariables(arg, names);
+  return out;
+}
+
+}  // namespace
+
 std::string DisplayName(const Expr& e) {
   switch (e.kind) {
     case ExprKind::kColumn: {
@@ -202,6 +237,12 @@ std::string DisplayName(const Expr& e) {
     case ExprKind::kSortOrder:
       return DisplayName(*e.args[0]) + (e.ascending ? " ASC" : " DESC") +
              (e.nulls_first ? " NULLS FIRST" : " NULLS LAST");
+    case ExprKind::kLambda: {
+      // Spark's LambdaFunction shows every variable as namedlambdavariable().
+      std::string out = "lambdafunction(" + DisplayName(*AnonymousVariables(e.args[0], e.name_parts));
+      for (size_t k = 0; k < e.name_parts.size(); ++k) out += ", namedlambdavariable()";
+      return out + ")";
+    }
     case ExprKind::kCall:
       break;
   }
@@ -239,7 +280,22 @@ std::string DisplayName(const Expr& e) {
     return out + "))";
   }
   if (f == "like") return arg(0) + " LIKE " + arg(1);
-  if (f == "get_field") return arg(0) + "." + e.args[1]->value->ToString();
+  if (f == "extract_value") {  // Spark's GetStructField (and of an array's structs): a.f, else a[k]
+    const auto& base = e.args[0]->type;
+    const bool field = base ? base->id() == arrow::Type::STRUCT ||
+                                  (base->id() == arrow::Type::LIST &&
+                                   base->field(0)->type()->id() == arrow::Type::STRUCT &&
+                                   e.args[1]->type && e.args[1]->type->id() == arrow::Type::STRING)
+                            : e.args[1]->kind == ExprKind::kLiteral && e.args[1]->value &&
+                                  e.args[1]->value->type->id() == arrow::Type::STRING;
+    if (field) return arg(0) + "." + e.args[1]->value->ToString();
+    return arg(0) + "[" + arg(1) + "]";
+  }
+  if ((f == "aggregate" || f == "reduce") && e.args.size() == 3) {
+    // Spark shows the identity finish it supplies.
+    return f + "(" + arg(0) + ", " + arg(1) + ", " + arg(2) +
+           ", lambdafunction(namedlambdavariable(), namedlambdavariable()))";
+  }
   if (f == "when") {
     std::string out = "CASE";
     size_t i = 0;

@@ -34,6 +34,8 @@ enum class ExprKind {
   kCast,       // CAST(child AS type) or TRY_CAST
   kAlias,      // child AS name
   kSortOrder,  // child ASC|DESC NULLS FIRST|LAST; appears only in sort lists
+  kLambda,     // `(x, i) -> body`, an argument of a higher-order function: args[0] is the body,
+               // name_parts the variables' names; resolved, args[1..] are the variables
 };
 
 /// A column of a plan's output. The id is unique in the process and never reused, so two columns
@@ -50,7 +52,7 @@ int64_t NewAttributeId();
 
 struct Expr {
   ExprKind kind = ExprKind::kLiteral;
-  std::vector<std::string> name_parts;      // kColumn, kStar
+  std::vector<std::string> name_parts;      // kColumn, kStar; kAlias of several names (a generator's)
   std::string name;                         // kCall function, kAlias name, kAttribute name
   int64_t id = -1;                          // kAttribute
   int64_t plan_id = -1;                     // kColumn taken from a DataFrame: df["x"]
@@ -73,6 +75,10 @@ struct Expr {
 };
 
 ExprPtr Column(std::vector<std::string> name_parts, int64_t plan_id = -1);
+/// `(x, i) -> body`: a lambda of variables `names` (columns of those names in `body`).
+ExprPtr Lambda(ExprPtr body, std::vector<std::string> names);
+/// `explode(m) AS (k, v)`: names for each column of a generator.
+ExprPtr MultiAlias(ExprPtr child, std::vector<std::string> names);
 /// Splits "a.b" on dots outside backquotes; "`a.b`" is one name.
 ExprPtr ColumnFromString(const std::string& text, int64_t plan_id = -1);
 ExprPtr Star(std::vector<std::string> qualifier = {});

@@ -39,6 +39,7 @@ bool IsNumeric(const arrow::DataType& t) {
 bool IsString(const arrow::DataType& t) { return t.id() == arrow::Type::STRING; }
 bool IsTimestamp(const arrow::DataType& t) { return t.id() == arrow::Type::TIMESTAMP; }
 static bool IsNull(const arrow::DataType& t) { return t.id() == arrow::Type::NA; }
+static bool IsMap(const arrow::DataType& t) { return t.id() == arrow::Type::MAP; }
 static bool IsDecimal(const arrow::DataType& t) { return t.id() == arrow::Type::DECIMAL128; }
 
 namespace {
@@ -160,6 +161,11 @@ Result<TypedCall> ComparisonRule(const Expr& call, std::vector<ExprPtr> args) {
                       "the left and right operands of the binary operator have incompatible "
                       "types (" + TypeQuoted(*a->type) + " and " + TypeQuoted(*b->type) + ")");
     }
+  }
+  if (IsMap(*common)) {
+    return Mismatch(call, "INVALID_ORDERING_TYPE",
+                    "The `" + call.name + "` does not support ordering on type " +
+                        TypeQuoted(*common));
   }
   a = CastIfNeeded(a, common);
   b = CastIfNeeded(b, common);
@@ -620,13 +626,79 @@ Status NotArray(const Expr& call, size_t index, const Expr& arg, bool or_map) {
   return UnexpectedType(call, index, arg, or_map ? "(\"ARRAY\" or \"MAP\")" : "\"ARRAY\"");
 }
 
+// The index of a struct's field named `name` in any case, or -1.
+int FieldIndexIgnoreCase(const arrow::DataType& structs, const std::string& name) {
+  for (int i = 0; i < structs.num_fields(); ++i) {
+    if (NameEqualsIgnoreCase(structs.field(i)->name(), name)) return i;
+  }
+  return -1;
+}
+
+const arrow::MapType& AsMap(const ExprPtr& e) { return static_cast<const arrow::MapType&>(*e->type); }
+
+// An array and an integral index (element_at, get, a[i]): the index as an int, the element's
+// type; nullable unless Spark knows the element of array(...) at a constant index in bounds.
+Result<TypedCall> ArrayIndexRule(const Expr& call, std::vector<ExprPtr> args, bool one_based) {
+  if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], true);
+  if (!IsIntegral(*args[1]->type) && !IsNull(*args[1]->type)) {
+    return UnexpectedType(call, 1, *args[1], one_based ? "\"INT\"" : "\"INTEGRAL\"");
+  }
+  args[1] = CastIfNeeded(args[1], arrow::int32());
+  auto element = AsList(args[0]).value_type();
+  bool nullable = true;
+  const Expr& array = *StripAlias(args[0]);
+  std::string array_name = array.name;
+  std::transform(array_name.begin(), array_name.end(), array_name.begin(), ::tolower);
+  if (array.kind == ExprKind::kCall && array_name == "array") {
+    auto index = LiteralInt(call, args[1]);
+    int64_t n = static_cast<int64_t>(array.args.size());
+    if (index.ok()) {
+      int64_t at = one_based ? (*index > 0 ? *index - 1 : *index < 0 ? n + *index : -1) : *index;
+      if (at >= 0 && at < n) nullable = array.args[static_cast<size_t>(at)]->nullable;
+    }
+  }
+  return TypedCall{element, nullable, std::move(args)};
+}
+
+// How a key looked up in a map meets the map's key type: m[k] casts any key Spark can cast,
+// element_at widens the key to the map's key type, map_contains_key widens either to the other
+// (the lookup kernel casts the map's keys to the key's type).
+enum class KeyCoercion { kCast, kWidenKey, kWidenEither };
+
+Result<ExprPtr> MapKey(const Expr& call, const ExprPtr& map, const ExprPtr& key,
+                       KeyCoercion coercion) {
+  auto key_type = AsMap(map).key_type();
+  if (coercion == KeyCoercion::kCast && CanCast(*key->type, *key_type)) {
+    return CastIfNeeded(key, key_type);
+  }
+  auto wider = WiderType(key_type, key->type);
+  if (!wider || (coercion != KeyCoercion::kWidenEither && !wider->Equals(*key_type))) {
+    return Mismatch(call, "MAP_FUNCTION_DIFF_TYPES",
+                    "Input to `" + call.name + "` should have been \"MAP\" followed by a value "
+                        "with same key type, but it's [" + TypeQuoted(*map->type) + ", " +
+                        TypeQuoted(*key->type) + "]");
+  }
+  return CastIfNeeded(key, wider);
+}
+
 // explode(a), explode_outer(a), posexplode(a), posexplode_outer(a): the analyzer moves them into
-// a Generate node (Analyzer::WithGenerator); typed as their element, nullable as it is.
-FunctionDef Generator(std::string name, bool outer, bool position) {
+// a Generate node (Analyzer::Generate); typed as their element, nullable as it is. A map's
+// element is its entry, a struct of key and value; inline's is a struct of its array: the
+// struct's fields are then the generated columns.
+FunctionDef Generator(std::string name, bool outer, bool position, bool inline_structs = false) {
   FunctionDef def = Scalar(
       std::move(name), 1, 1,
-      [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
-        if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], true);
+      [inline_structs](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        const auto& type = *args[0]->type;
+        if (inline_structs) {
+          if (!IsArray(type) || AsList(args[0]).value_type()->id() != arrow::Type::STRUCT) {
+            return UnexpectedType(call, 0, *args[0], "\"ARRAY<STRUCT>\"");
+          }
+        } else if (IsMap(type)) {
+          return TypedCall{AsMap(args[0]).value_type(), false, std::move(args)};
+        } else if (!IsArray(type)) {
+          return NotArray(call, 0, *args[0], true);
+        }
         auto element = AsList(args[0]).value_field();
         return TypedCall{element->type(), element->nullable(), std::move(args)};
       },
@@ -634,6 +706,7 @@ FunctionDef Generator(std::string name, bool outer, bool position) {
   def.generator = true;
   def.generator_outer = outer;
   def.generator_position = position;
+  def.generator_inline = inline_structs;
   return def;
 }
 
@@ -642,6 +715,8 @@ void AddArrayFunctions(Catalog& c) {
   Add(c, Generator("explode_outer", true, false));
   Add(c, Generator("posexplode", false, true));
   Add(c, Generator("posexplode_outer", true, true));
+  Add(c, Generator("inline", false, false, true));
+  Add(c, Generator("inline_outer", true, false, true));
   // split(str, regex[, limit]): Java's String.split, limit <= 0 keeping trailing empty strings.
   Add(c, Scalar(
              "split", 2, 3,
@@ -686,41 +761,47 @@ void AddArrayFunctions(Catalog& c) {
     Add(c, Scalar(
                name, 1, 1,
                [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
-                 if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], true);
+                 if (!IsArray(*args[0]->type) && !IsMap(*args[0]->type)) {
+                   return NotArray(call, 0, *args[0], true);
+                 }
                  return Typed(std::move(args), arrow::int32());
                },
-               [](const Expr&, std::vector<cp::Expression> a,
+               [](const Expr& call, std::vector<cp::Expression> a,
                   const EvalContext&) -> Result<cp::Expression> {
+                 // A map's size is its keys' (arrow measures lists only).
+                 if (IsMap(*call.args[0]->type)) a[0] = Fn("ember_map_keys", {a[0]});
                  return CastTo(Fn("list_value_length", std::move(a)), arrow::int32());
                }));
   }
   // element_at(a, i): 1-based, negative from the end; ANSI errors for 0 or past the end.
-  Add(c, Scalar(
-             "element_at", 2, 2,
-             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
-               if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], true);
-               if (!IsIntegral(*args[1]->type) && !IsNull(*args[1]->type)) {
-                 return UnexpectedType(call, 1, *args[1], "\"INT\"");
-               }
-               args[1] = CastIfNeeded(args[1], arrow::int32());
-               auto element = AsList(args[0]).value_type();
-               // Spark knows the element of array(...) at a constant index in its bounds.
-               bool nullable = true;
-               const Expr& array = *StripAlias(args[0]);
-               std::string array_name = array.name;
-               std::transform(array_name.begin(), array_name.end(), array_name.begin(), ::tolower);
-               if (array.kind == ExprKind::kCall && array_name == "array") {
-                 auto index = LiteralInt(call, args[1]);
-                 int64_t n = static_cast<int64_t>(array.args.size());
-                 if (index.ok() && *index != 0 && *index <= n && -*index <= n) {
-                   nullable = array.args[static_cast<size_t>(*index > 0 ? *index - 1 : n + *index)]->nullable;
+  // element_at(m, k): k's value, NULL without one. try_element_at: NULL past the end too.
+  for (auto [name, kernel] : {std::pair{"element_at", "ember_element_at"},
+                              {"try_element_at", "ember_try_element_at"}}) {
+    std::string array_kernel = kernel;
+    Add(c, Scalar(
+               name, 2, 2,
+               [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 if (IsMap(*args[0]->type)) {
+                   ARROW_ASSIGN_OR_RAISE(args[1], MapKey(call, args[0], args[1], KeyCoercion::kWidenKey));
+                   return TypedCall{AsMap(args[0]).item_type(), true, std::move(args)};
                  }
-               }
-               return TypedCall{element, nullable, std::move(args)};
+                 return ArrayIndexRule(call, std::move(args), /*one_based=*/true);
+               },
+               [array_kernel](const Expr& call, std::vector<cp::Expression> a,
+                              const EvalContext&) -> Result<cp::Expression> {
+                 if (IsMap(*call.args[0]->type)) return Fn("ember_map_value", std::move(a));
+                 return Fn(array_kernel, std::move(a));
+               }));
+  }
+  // get(a, i): 0-based, NULL outside the array.
+  Add(c, Scalar(
+             "get", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               return ArrayIndexRule(call, std::move(args), /*one_based=*/false);
              },
              [](const Expr&, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {
-               return Fn("ember_element_at", std::move(a));
+               return Fn("ember_get", std::move(a));
              }));
   // array_contains(a, v): true if an element equals v, else NULL if an element is NULL.
   Add(c, Scalar(
@@ -848,6 +929,365 @@ void AddMoreArrayFunctions(Catalog& c) {
                if (a.size() == 2) a.push_back(Lit(arrow::MakeNullScalar(arrow::utf8())));
                return Fn("ember_array_join", std::move(a));
              }));
+}
+
+// --- structs --------------------------------------------------------------------------------
+
+// make_struct's options for a struct of `type`: its names and its fields' nullability, so that
+// the values built have the type the analyzer gave them.
+std::shared_ptr<cp::MakeStructOptions> StructOptions(const arrow::DataType& type) {
+  std::vector<std::string> names;
+  std::vector<bool> nullable;
+  std::vector<std::shared_ptr<const arrow::KeyValueMetadata>> metadata;
+  for (const auto& f : type.fields()) {
+    names.push_back(f->name());
+    nullable.push_back(f->nullable());
+    metadata.push_back(f->metadata());
+  }
+  return std::make_shared<cp::MakeStructOptions>(names, nullable, metadata);
+}
+
+// --- maps -------------------------------------------------------------------------------------
+
+Status NotMap(const Expr& call, size_t index, const Expr& arg) {
+  return UnexpectedType(call, index, arg, "\"MAP\"");
+}
+
+cp::Expression EmptyMap(const std::shared_ptr<arrow::DataType>& type) {
+  const auto& map = static_cast<const arrow::MapType&>(*type);
+  auto entries = *arrow::MakeEmptyArray(map.value_type());
+  return Lit(std::make_shared<arrow::MapScalar>(entries, type));
+}
+
+void AddMapFunctions(Catalog& c) {
+  // map(k1, v1, ...): the keys' common type and the values'; never NULL itself.
+  Add(c, Scalar(
+             "map", 0, -1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (args.size() % 2 != 0) {
+                 return UserError(ErrorKind::kAnalysis, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+                                  "The `map` requires 2n (n > 0) parameters but the actual "
+                                  "number is " + std::to_string(args.size()) + ". Please, refer "
+                                  "to 'https://spark.apache.org/docs/latest/"
+                                  "sql-ref-functions.html' for a fix.",
+                                  "42605");
+               }
+               std::vector<ExprPtr> keys, values;
+               for (size_t i = 0; i < args.size(); ++i) (i % 2 ? values : keys).push_back(args[i]);
+               auto common = [&](std::vector<ExprPtr> part, const char* which) -> Result<TypedCall> {
+                 auto typed = CommonType(call, std::move(part));
+                 if (typed.ok()) return typed;
+                 std::string types;
+                 for (size_t i = 0; i < args.size(); ++i) {
+                   if ((i % 2 == 1) == (which[0] == 'v')) {
+                     types += (types.empty() ? "" : " or ") + TypeQuoted(*args[i]->type);
+                   }
+                 }
+                 return Mismatch(call, std::string("CREATE_MAP_") +
+                                           (which[0] == 'v' ? "VALUE" : "KEY") + "_DIFF_TYPES",
+                                 std::string("The given ") + which + " of function `map` should "
+                                     "all be the same type, but they are [" + types + "]");
+               };
+               ARROW_ASSIGN_OR_RAISE(auto typed_keys, common(std::move(keys), "keys"));
+               ARROW_ASSIGN_OR_RAISE(auto typed_values, common(std::move(values), "values"));
+               if (IsMap(*typed_keys.type)) {
+                 return Mismatch(call, "INVALID_MAP_KEY_TYPE",
+                                 "The key of map cannot be/contain " + TypeQuoted(*typed_keys.type));
+               }
+               std::vector<ExprPtr> out;
+               for (size_t i = 0; i < typed_keys.args.size(); ++i) {
+                 out.push_back(typed_keys.args[i]);
+                 out.push_back(typed_values.args[i]);
+               }
+               auto type = MapOf(typed_keys.type, typed_values.type, AnyNullable(typed_values.args));
+               return TypedCall{type, false, std::move(out)};
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               if (a.empty()) return EmptyMap(call.type);
+               return Fn("ember_make_map", std::move(a));
+             }));
+  // map_keys(m), map_values(m), map_entries(m): arrays over the map's own buffers.
+  for (auto [name, kernel] : {std::pair{"map_keys", "ember_map_keys"},
+                              {"map_values", "ember_map_values"},
+                              {"map_entries", "ember_map_entries"}}) {
+    std::string fn_name = name, k = kernel;
+    Add(c, Scalar(
+               name, 1, 1,
+               [fn_name](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 if (!IsMap(*args[0]->type)) return NotMap(call, 0, *args[0]);
+                 const auto& map = AsMap(args[0]);
+                 auto type = fn_name == "map_keys"     ? ArrayOf(map.key_type(), false)
+                             : fn_name == "map_values" ? ArrayOf(map.item_type(),
+                                                                 map.item_field()->nullable())
+                                                       : ArrayOf(map.value_type(), false);
+                 return Typed(std::move(args), type);
+               },
+               [k](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> { return Fn(k, std::move(a)); }));
+  }
+  // map_from_arrays(keys, values): NULL when either is; arrays of unequal lengths are an error.
+  Add(c, Scalar(
+             "map_from_arrays", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               for (size_t i = 0; i < 2; ++i) {
+                 if (!IsArray(*args[i]->type)) return NotArray(call, i, *args[i], false);
+               }
+               const auto& values = AsList(args[1]);
+               auto type = MapOf(AsList(args[0]).value_type(), values.value_type(),
+                                 values.value_field()->nullable());
+               return Typed(std::move(args), type);
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_map_from_arrays", std::move(a));
+             }));
+  // map_from_entries(array of (key, value) structs): NULL when the array or an entry is.
+  Add(c, Scalar(
+             "map_from_entries", 1, 1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               const auto& type = *args[0]->type;
+               if (!IsArray(type) || AsList(args[0]).value_type()->id() != arrow::Type::STRUCT ||
+                   AsList(args[0]).value_type()->num_fields() != 2) {
+                 return UnexpectedType(call, 0, *args[0], "\"ARRAY\" of pair \"STRUCT\"");
+               }
+               const auto& pair = *AsList(args[0]).value_type();
+               auto map = MapOf(pair.field(0)->type(), pair.field(1)->type(),
+                                pair.field(1)->nullable());
+               bool nullable = args[0]->nullable || AsList(args[0]).value_field()->nullable();
+               return TypedCall{map, nullable, std::move(args)};
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_map_from_entries", std::move(a));
+             }));
+  // map_contains_key(m, k): the key and the map's keys widened to one type.
+  Add(c, Scalar(
+             "map_contains_key", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               for (const auto& arg : args) {
+                 if (IsNull(*arg->type)) {
+                   return Mismatch(call, "NULL_TYPE",
+                                   "Null typed values cannot be used as arguments of "
+                                   "`map_contains_key`");
+                 }
+               }
+               if (!IsMap(*args[0]->type)) return NotMap(call, 0, *args[0]);
+               ARROW_ASSIGN_OR_RAISE(args[1],
+                                     MapKey(call, args[0], args[1], KeyCoercion::kWidenEither));
+               return TypedCall{arrow::boolean(), true, std::move(args)};
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_map_contains_key", std::move(a));
+             }));
+  // map_concat(m1, ...): every map's entries; NULL when a map is; map_concat() is an empty
+  // map<string,string>.
+  Add(c, Scalar(
+             "map_concat", 0, -1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (args.empty()) {
+                 return TypedCall{MapOf(arrow::utf8(), arrow::utf8()), false, {}};
+               }
+               std::string types;
+               bool all_maps = true;
+               for (const auto& arg : args) {
+                 types += (types.empty() ? "" : ", ") + TypeQuoted(*arg->type);
+                 all_maps = all_maps && IsMap(*arg->type);
+               }
+               if (!all_maps) {
+                 return Mismatch(call, "MAP_CONCAT_DIFF_TYPES",
+                                 "The `map_concat` should all be of type map, but it's [" +
+                                     types + "]");
+               }
+               auto type = args[0]->type;
+               for (const auto& arg : args) {
+                 auto wider = WiderType(type, arg->type);
+                 if (!wider) {
+                   std::string alternatives;
+                   for (const auto& a : args) {
+                     alternatives += (alternatives.empty() ? "" : " or ") + TypeQuoted(*a->type);
+                   }
+                   return Mismatch(call, "DATA_DIFF_TYPES",
+                                   "Input to `map_concat` should all be the same type, but it's (" +
+                                       alternatives + ")");
+                 }
+                 type = wider;
+               }
+               for (auto& arg : args) arg = CastIfNeeded(arg, type);
+               return Typed(std::move(args), type);
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               if (a.empty()) return EmptyMap(call.type);
+               return Fn("ember_map_concat", std::move(a));
+             }));
+  // str_to_map(text[, pair_delimiter[, key_value_delimiter]]): delimiters ',' and ':' unless
+  // given, both regular expressions.
+  Add(c, Scalar(
+             "str_to_map", 1, 3,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (args.size() < 2) args.push_back(Literal(std::make_shared<arrow::StringScalar>(",")));
+               if (args.size() < 3) args.push_back(Literal(std::make_shared<arrow::StringScalar>(":")));
+               ARROW_ASSIGN_OR_RAISE(auto typed, StringArgsRule(call, std::move(args), arrow::utf8()));
+               typed.type = MapOf(arrow::utf8(), arrow::utf8());
+               return typed;
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_str_to_map", std::move(a));
+             }));
+}
+
+// --- higher-order functions -------------------------------------------------------------------
+
+bool IsLambda(const ExprPtr& e) { return e && e->kind == ExprKind::kLambda; }
+
+Status NotLambda(const Expr& call, size_t index, const Expr& arg) {
+  return UnexpectedType(call, index, arg, "\"LAMBDA\"");
+}
+
+// The body's type must be boolean (filter, exists, forall, map_filter).
+Status BooleanLambda(const Expr& call, size_t index, const ExprPtr& lambda) {
+  if (lambda->type->id() == arrow::Type::BOOL) return Status::OK();
+  return UnexpectedType(call, index, *lambda, "\"BOOLEAN\"");
+}
+
+// A higher-order function of an array: `f(a, x -> ...)` or, when `with_index`, also
+// `f(a, (x, i) -> ...)`; `type` gives its type and nullability from the array and the lambda.
+FunctionDef ArrayHigherOrder(
+    std::string name, bool with_index,
+    std::function<Result<TypedCall>(const Expr& call, std::vector<ExprPtr> args)> type) {
+  FunctionDef def = Scalar(
+      std::move(name), 2, 2,
+      [type](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], false);
+        if (!IsLambda(args[1])) return NotLambda(call, 1, *args[1]);
+        return type(call, std::move(args));
+      },
+      nullptr);
+  def.lambda_variables = [with_index](const Expr& call, const std::vector<ExprPtr>& args, size_t,
+                                      size_t arity) -> Result<std::vector<LambdaVariable>> {
+    if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], false);
+    auto element = AsList(args[0]).value_field();
+    std::vector<LambdaVariable> variables{{element->type(), element->nullable()}};
+    if (with_index && arity == 2) variables.push_back({arrow::int32(), false});
+    return variables;
+  };
+  return def;
+}
+
+// A higher-order function of a map: `f(m, (k, v) -> ...)`.
+FunctionDef MapHigherOrder(
+    std::string name,
+    std::function<Result<TypedCall>(const Expr& call, std::vector<ExprPtr> args)> type) {
+  FunctionDef def = Scalar(
+      std::move(name), 2, 2,
+      [type](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        if (!IsMap(*args[0]->type)) return NotMap(call, 0, *args[0]);
+        if (!IsLambda(args[1])) return NotLambda(call, 1, *args[1]);
+        return type(call, std::move(args));
+      },
+      nullptr);
+  def.lambda_variables = [](const Expr& call, const std::vector<ExprPtr>& args, size_t,
+                            size_t) -> Result<std::vector<LambdaVariable>> {
+    if (!IsMap(*args[0]->type)) return NotMap(call, 0, *args[0]);
+    const auto& map = AsMap(args[0]);
+    return std::vector<LambdaVariable>{{map.key_type(), false},
+                                       {map.item_type(), map.item_field()->nullable()}};
+  };
+  return def;
+}
+
+void AddHigherOrderFunctions(Catalog& c) {
+  // transform(a, x -> y), transform(a, (x, i) -> y): each element mapped.
+  Add(c, ArrayHigherOrder("transform", true, [](const Expr&, std::vector<ExprPtr> args) {
+        auto type = ArrayOf(args[1]->type, args[1]->nullable);
+        bool nullable = args[0]->nullable;
+        return Result<TypedCall>(TypedCall{type, nullable, std::move(args)});
+      }));
+  // filter(a, x -> bool), filter(a, (x, i) -> bool): the elements where it is true.
+  Add(c, ArrayHigherOrder("filter", true, [](const Expr& call, std::vector<ExprPtr> args)
+                                              -> Result<TypedCall> {
+        ARROW_RETURN_NOT_OK(BooleanLambda(call, 1, args[1]));
+        auto type = args[0]->type;
+        bool nullable = args[0]->nullable;
+        return TypedCall{type, nullable, std::move(args)};
+      }));
+  // exists(a, x -> bool), forall(a, x -> bool): SQL's three-valued OR and AND of the predicates.
+  for (const char* name : {"exists", "forall"}) {
+    Add(c, ArrayHigherOrder(name, false, [](const Expr& call, std::vector<ExprPtr> args)
+                                             -> Result<TypedCall> {
+          ARROW_RETURN_NOT_OK(BooleanLambda(call, 1, args[1]));
+          bool nullable = args[0]->nullable || args[1]->nullable ||
+                          AsList(args[0]).value_field()->nullable();
+          return TypedCall{arrow::boolean(), nullable, std::move(args)};
+        }));
+  }
+  // aggregate(a, zero, (acc, x) -> acc[, acc -> result]), reduce: a fold from zero.
+  for (const char* name : {"aggregate", "reduce"}) {
+    FunctionDef fold = Scalar(
+        name, 3, 4,
+        [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+          if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], false);
+          for (size_t i = 2; i < args.size(); ++i) {
+            if (!IsLambda(args[i])) return NotLambda(call, i, *args[i]);
+          }
+          // The accumulator has zero's type, and the merge must keep it.
+          if (SparkTypeName(*args[1]->type) != SparkTypeName(*args[2]->type)) {
+            return Mismatch(call, "UNEXPECTED_INPUT_TYPE",
+                            "The third parameter requires the " + TypeQuoted(*args[1]->type) +
+                                " type, however " + Quoted(*args[2]) + " has the type " +
+                                TypeQuoted(*args[2]->type));
+          }
+          const ExprPtr& last = args.back();
+          auto type = last->type;
+          bool nullable = true;
+          return TypedCall{type, nullable, std::move(args)};
+        },
+        nullptr);
+    fold.lambda_variables = [](const Expr& call, const std::vector<ExprPtr>& args, size_t index,
+                               size_t) -> Result<std::vector<LambdaVariable>> {
+      if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], false);
+      if (index == 1) return std::vector<LambdaVariable>{};
+      // The accumulator has the merge's type; the merge's own is not known before it is
+      // resolved, so the accumulator takes zero's type (Spark asks them to be one).
+      auto acc = args[1]->type;
+      if (index == 3 && args[2]) acc = args[2]->type;
+      auto element = AsList(args[0]).value_field();
+      if (index == 2) {
+        return std::vector<LambdaVariable>{{acc, true}, {element->type(), element->nullable()}};
+      }
+      return std::vector<LambdaVariable>{{acc, true}};
+    };
+    Add(c, std::move(fold));
+  }
+  // map_filter(m, (k, v) -> bool): the entries where it is true.
+  Add(c, MapHigherOrder("map_filter", [](const Expr& call, std::vector<ExprPtr> args)
+                                          -> Result<TypedCall> {
+        ARROW_RETURN_NOT_OK(BooleanLambda(call, 1, args[1]));
+        auto type = args[0]->type;
+        bool nullable = args[0]->nullable;
+        return TypedCall{type, nullable, std::move(args)};
+      }));
+  // transform_values(m, (k, v) -> v2), transform_keys(m, (k, v) -> k2): new keys are checked as
+  // a new map's.
+  Add(c, MapHigherOrder("transform_values", [](const Expr&, std::vector<ExprPtr> args) {
+        auto type = MapOf(AsMap(args[0]).key_type(), args[1]->type, args[1]->nullable);
+        bool nullable = args[0]->nullable;
+        return Result<TypedCall>(TypedCall{type, nullable, std::move(args)});
+      }));
+  Add(c, MapHigherOrder("transform_keys", [](const Expr& call, std::vector<ExprPtr> args)
+                                              -> Result<TypedCall> {
+        if (IsMap(*args[1]->type)) {
+          return Mismatch(call, "INVALID_MAP_KEY_TYPE",
+                          "The key of map cannot be/contain " + TypeQuoted(*args[1]->type));
+        }
+        const auto& map = AsMap(args[0]);
+        auto type = MapOf(args[1]->type, map.item_type(), map.item_field()->nullable());
+        bool nullable = args[0]->nullable;
+        return TypedCall{type, nullable, std::move(args)};
+      }));
 }
 
 Catalog BuildCatalog() {
@@ -1552,52 +1992,67 @@ Catalog BuildCatalog() {
                auto micros = CastTo(Fn("struct_field", {a[0]}, std::make_shared<cp::StructFieldOptions>(std::vector<int>{end})), arrow::int64());
                return CastTo(Fn("subtract", {micros, I64(1)}), TimestampType());
              }));
-  // Struct field access, produced by the analyzer for `col("w.start")` and getField.
+  // Spark's ExtractValue: a struct's field (s.f, s['f']), the field of an array's structs
+  // (a.f: an array of the field), an array's element counted from 0 (a[i]: ANSI error outside
+  // it), a map's value (m[k]: NULL without one). From `col("w.start")`, getField, getItem, [].
   Add(c, Scalar(
-             "get_field", 2, 2,
+             "extract_value", 2, 2,
              [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
-               ARROW_ASSIGN_OR_RAISE(auto name, LiteralString(call, args[1]));
-               const auto& t = *args[0]->type;
-               if (t.id() != arrow::Type::STRUCT) {
-                 return UserError(ErrorKind::kAnalysis, "INVALID_EXTRACT_BASE_FIELD_TYPE",
-                                  "Can't extract a value from " + Quoted(*args[0]) +
-                                      ". Need a complex type [STRUCT, ARRAY, MAP] but got " +
-                                      TypeQuoted(t) + ".",
-                                  "42000");
-               }
-               for (const auto& f : t.fields()) {
-                 std::string a = f->name(), b = name;
-                 std::transform(a.begin(), a.end(), a.begin(), ::tolower);
-                 std::transform(b.begin(), b.end(), b.begin(), ::tolower);
-                 if (a == b) {
-                   auto type = f->type();
-                   return Typed(std::move(args), type);
+               const auto& base = *args[0]->type;
+               const bool fields_of_array = IsArray(base) &&
+                                            AsList(args[0]).value_type()->id() == arrow::Type::STRUCT &&
+                                            IsString(*args[1]->type);
+               if (base.id() == arrow::Type::STRUCT || fields_of_array) {
+                 if (!IsString(*args[1]->type) || !LiteralString(call, args[1]).ok()) {
+                   return UserError(ErrorKind::kAnalysis, "INVALID_EXTRACT_FIELD_TYPE",
+                                    "Field name should be a non-null string literal, but it's " +
+                                        Quoted(*args[1]) + ".",
+                                    "42000");
                  }
+                 const std::string name = *LiteralString(call, args[1]);
+                 const auto& structs = fields_of_array ? *AsList(args[0]).value_type() : base;
+                 int index = FieldIndexIgnoreCase(structs, name);
+                 if (index < 0) {
+                   std::string names;
+                   for (const auto& f : structs.fields()) {
+                     names += (names.empty() ? "`" : ", `") + f->name() + "`";
+                   }
+                   return UserError(ErrorKind::kAnalysis, "FIELD_NOT_FOUND",
+                                    "No such struct field `" + name + "` in " + names + ".",
+                                    "42704");
+                 }
+                 const auto& field = structs.field(index);
+                 if (fields_of_array) {
+                   bool contains_null = AsList(args[0]).value_field()->nullable() || field->nullable();
+                   bool nullable = args[0]->nullable;
+                   return TypedCall{ArrayOf(field->type(), contains_null), nullable, std::move(args)};
+                 }
+                 bool nullable = args[0]->nullable || field->nullable();
+                 return TypedCall{field->type(), nullable, std::move(args)};
                }
-               return UserError(ErrorKind::kAnalysis, "FIELD_NOT_FOUND",
-                                "No such struct field `" + name + "` in " + [&] {
-                                  std::string out;
-                                  for (const auto& f : t.fields()) {
-                                    out += (out.empty() ? "`" : ", `") + f->name() + "`";
-                                  }
-                                  return out;
-                                }() + ".",
-                                "42704");
+               if (IsArray(base)) return ArrayIndexRule(call, std::move(args), /*one_based=*/false);
+               if (IsMap(base)) {
+                 ARROW_ASSIGN_OR_RAISE(args[1], MapKey(call, args[0], args[1], KeyCoercion::kCast));
+                 return TypedCall{AsMap(args[0]).item_type(), true, std::move(args)};
+               }
+               return UserError(ErrorKind::kAnalysis, "INVALID_EXTRACT_BASE_FIELD_TYPE",
+                                "Can't extract a value from " + Quoted(*args[0]) +
+                                    ". Need a complex type [STRUCT, ARRAY, MAP] but got " +
+                                    TypeQuoted(base) + ".",
+                                "42000");
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {
+               const auto& base = *call.args[0]->type;
+               if (IsMap(base)) return Fn("ember_map_value", std::move(a));
+               const bool by_name = IsString(*call.args[1]->type);
+               if (IsArray(base) && !by_name) return Fn("ember_array_item", std::move(a));
                ARROW_ASSIGN_OR_RAISE(auto name, LiteralString(call, call.args[1]));
-               const auto& t = *call.args[0]->type;
-               for (int i = 0; i < t.num_fields(); ++i) {
-                 std::string x = t.field(i)->name(), y = name;
-                 std::transform(x.begin(), x.end(), x.begin(), ::tolower);
-                 std::transform(y.begin(), y.end(), y.begin(), ::tolower);
-                 if (x == y) {
-                   return Fn("struct_field", {a[0]},
-                             std::make_shared<cp::StructFieldOptions>(std::vector<int>{i}));
-                 }
-               }
-               return arrow::Status::Invalid("no field ", name);
+               const auto& structs = IsArray(base) ? *AsList(call.args[0]).value_type() : base;
+               auto index = std::make_shared<cp::StructFieldOptions>(
+                   std::vector<int>{FieldIndexIgnoreCase(structs, name)});
+               if (IsArray(base)) return Fn("ember_array_struct_field", {a[0]}, index);
+               return Fn("struct_field", {a[0]}, index);
              }));
   FunctionDef make_struct = Scalar(
              "struct", 1, -1,
@@ -1615,10 +2070,7 @@ Catalog BuildCatalog() {
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {
-               std::vector<std::string> names;
-               for (const auto& f : call.type->fields()) names.push_back(f->name());
-               return Fn("make_struct", std::move(a),
-                         std::make_shared<cp::MakeStructOptions>(names));
+               return Fn("make_struct", std::move(a), StructOptions(*call.type));
              });
   make_struct.takes_aliases = true;
   Add(c, std::move(make_struct));
@@ -1641,12 +2093,9 @@ Catalog BuildCatalog() {
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {
-               std::vector<std::string> names;
-               for (const auto& f : call.type->fields()) names.push_back(f->name());
                std::vector<cp::Expression> values;
                for (size_t i = 1; i < a.size(); i += 2) values.push_back(std::move(a[i]));
-               return Fn("make_struct", std::move(values),
-                         std::make_shared<cp::MakeStructOptions>(names));
+               return Fn("make_struct", std::move(values), StructOptions(*call.type));
              }));
   // Column.withField and dropFields (Spark's UpdateFields) on one level of a struct: the Connect
   // translation nests them for a path "a.b". A NULL struct stays NULL.
@@ -1712,6 +2161,8 @@ Catalog BuildCatalog() {
   // Collections: arrays are arrow lists (ArrayOf).
   AddArrayFunctions(c);
   AddMoreArrayFunctions(c);
+  AddMapFunctions(c);
+  AddHigherOrderFunctions(c);
   // Aggregates.
   {
     // count(DISTINCT a, b, ...) takes several columns.
@@ -1788,6 +2239,12 @@ const FunctionDef* FindFunction(const std::string& name) {
   return it == catalog.end() ? nullptr : &it->second;
 }
 
+bool GeneratesFields(const Expr& call) {
+  const FunctionDef* def = FindFunction(call.name);
+  return def && def->generator &&
+         (def->generator_inline || call.args[0]->type->id() == arrow::Type::MAP);
+}
+
 bool IsAggregateCall(const Expr& expr) {
   if (expr.kind != ExprKind::kCall) return false;
   if (expr.function) return static_cast<bool>(expr.function->aggregate);
@@ -1808,6 +2265,22 @@ std::shared_ptr<arrow::DataType> WiderType(const std::shared_ptr<arrow::DataType
   if (a->Equals(*b)) return a;
   if (IsNull(*a)) return b;
   if (IsNull(*b)) return a;
+  // Arrays and maps widen element by element, and may hold NULLs when either may.
+  if (IsArray(*a) && IsArray(*b)) {
+    const auto& la = static_cast<const arrow::ListType&>(*a);
+    const auto& lb = static_cast<const arrow::ListType&>(*b);
+    auto element = WiderType(la.value_type(), lb.value_type());
+    if (!element) return nullptr;
+    return ArrayOf(element, la.value_field()->nullable() || lb.value_field()->nullable());
+  }
+  if (IsMap(*a) && IsMap(*b)) {
+    const auto& ma = static_cast<const arrow::MapType&>(*a);
+    const auto& mb = static_cast<const arrow::MapType&>(*b);
+    auto key = WiderType(ma.key_type(), mb.key_type());
+    auto value = WiderType(ma.item_type(), mb.item_type());
+    if (!key || !value) return nullptr;
+    return MapOf(key, value, ma.item_field()->nullable() || mb.item_field()->nullable());
+  }
   if (IsNumeric(*a) && IsNumeric(*b)) {
     if (IsDecimal(*a) || IsDecimal(*b)) {
       if (a->id() == arrow::Type::FLOAT || a->id() == arrow::Type::DOUBLE ||

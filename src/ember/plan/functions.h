@@ -37,6 +37,17 @@ using TypeRule = std::function<arrow::Result<TypedCall>(const Expr& call, std::v
 using ScalarLowering = std::function<arrow::Result<arrow::compute::Expression>(
     const Expr& call, std::vector<arrow::compute::Expression> args, const EvalContext& ctx)>;
 
+/// A lambda variable's type and nullability.
+struct LambdaVariable {
+  std::shared_ptr<arrow::DataType> type;
+  bool nullable = true;
+};
+
+/// A higher-order function's rule for the variables of its lambda argument `index` with `arity`
+/// variables, given its other arguments resolved (`args[index]` is null).
+using LambdaRule = std::function<arrow::Result<std::vector<LambdaVariable>>(
+    const Expr& call, const std::vector<ExprPtr>& args, size_t index, size_t arity)>;
+
 struct FunctionDef {
   std::string name;
   bool aggregate = false;
@@ -46,6 +57,10 @@ struct FunctionDef {
   bool generator = false;
   bool generator_outer = false;
   bool generator_position = false;
+  // inline: the element is a struct whose fields are the generated columns.
+  bool generator_inline = false;
+  // A higher-order function (transform, filter, ...): its lambdas' variables.
+  LambdaRule lambda_variables;
   // The type rule sees its arguments with their aliases (struct(a AS x) names a field x).
   bool takes_aliases = false;
   int min_args = 0;
@@ -70,6 +85,10 @@ arrow::Result<std::shared_ptr<arrow::compute::FunctionOptions>> AggregateOptions
 
 /// The definition of a function by case-insensitive name, or null.
 const FunctionDef* FindFunction(const std::string& name);
+
+/// Whether a generator call's element is a struct whose fields are its generated columns (a
+/// map's key and value, inline's struct fields) rather than one column.
+bool GeneratesFields(const Expr& call);
 
 /// Whether the expression is a call of an aggregate function: the catalog's, or a user's
 /// grouped-aggregate function (pandas_udf GROUPED_AGG).

@@ -18,6 +18,14 @@ std::shared_ptr<arrow::DataType> ArrayOf(std::shared_ptr<arrow::DataType> elemen
   return arrow::list(arrow::field("element", std::move(element), contains_null));
 }
 
+std::shared_ptr<arrow::DataType> MapOf(std::shared_ptr<arrow::DataType> key,
+                                       std::shared_ptr<arrow::DataType> value,
+                                       bool value_contains_null) {
+  return std::make_shared<arrow::MapType>(arrow::field("key", std::move(key), false),
+                                          arrow::field("value", std::move(value),
+                                                       value_contains_null));
+}
+
 std::string SparkTypeName(const arrow::DataType& type, bool upper) {
   std::string name;
   switch (type.id()) {
@@ -50,7 +58,7 @@ std::string SparkTypeName(const arrow::DataType& type, bool upper) {
     }
     case arrow::Type::MAP: {
       const auto& m = static_cast<const arrow::MapType&>(type);
-      return (upper ? "MAP<" : "map<") + SparkTypeName(*m.key_type(), upper) + "," +
+      return (upper ? "MAP<" : "map<") + SparkTypeName(*m.key_type(), upper) + (upper ? ", " : ",") +
              SparkTypeName(*m.item_type(), upper) + ">";
     }
     case arrow::Type::STRUCT: {
@@ -145,7 +153,7 @@ class TypeNameReader {
       if (!Accept(',')) return Error();
       ARROW_ASSIGN_OR_RAISE(auto value, Read());
       if (!Accept('>')) return Error();
-      return arrow::map(key, value);
+      return MapOf(key, value);
     }
     if (word == "struct") {
       if (!Accept('<')) return Error();

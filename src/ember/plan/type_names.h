@@ -28,6 +28,12 @@ std::shared_ptr<arrow::Schema> AsNullable(const arrow::Schema& schema);
 std::shared_ptr<arrow::DataType> ArrayOf(std::shared_ptr<arrow::DataType> element,
                                          bool contains_null = true);
 
+/// Spark's MapType(key, value, valueContainsNull): an arrow map of fields "key" (never NULL) and
+/// "value" (nullable when the map may hold NULL values).
+std::shared_ptr<arrow::DataType> MapOf(std::shared_ptr<arrow::DataType> key,
+                                       std::shared_ptr<arrow::DataType> value,
+                                       bool value_contains_null = true);
+
 /// Spark's TimestampType: microseconds, instant semantics.
 std::shared_ptr<arrow::DataType> TimestampType();
 

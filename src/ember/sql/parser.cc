@@ -2011,7 +2011,15 @@ class Parser {
     ARROW_ASSIGN_OR_RAISE(auto e, Expression());
     const Token& token = Peek();
     if (AcceptWord("AS")) {
-      if (IsSymbol(Peek(), "(")) return Unsupported(Peek(), "multiple aliases AS (...)");
+      if (AcceptSymbol("(")) {  // explode(m) AS (k, v): a name per generated column
+        std::vector<std::string> names;
+        do {
+          if (!IsName(Peek())) return SyntaxError(Peek());
+          names.push_back(Next().value);
+        } while (AcceptSymbol(","));
+        if (!AcceptSymbol(")")) return SyntaxError(Peek());
+        return plan::MultiAlias(e, std::move(names));
+      }
       if (!IsName(Peek())) return SyntaxError(Peek());
       return plan::Alias(e, Next().value);
     }
@@ -2197,7 +2205,7 @@ class Parser {
       if (IsSymbol(token, ".") && IsName(Peek(1))) {
         Next();
         std::string field = Next().value;
-        e = plan::Call("get_field", {e, StringLiteral(field)});
+        e = plan::Call("extract_value", {e, StringLiteral(field)});
       } else if (IsSymbol(token, "::")) {
         Next();
         const Token& type_start = Peek();
@@ -2206,7 +2214,10 @@ class Parser {
         ARROW_ASSIGN_OR_RAISE(auto type, TypeFromText(type_start, end));
         e = plan::Cast(e, type);
       } else if (IsSymbol(token, "[")) {
-        return Unsupported(token, "subscripts expr[...]");
+        Next();
+        ARROW_ASSIGN_OR_RAISE(auto key, Expression());
+        if (!AcceptSymbol("]")) return SyntaxError(Peek());
+        e = plan::Call("extract_value", {e, key});
       } else if (IsSymbol(token, "->")) {
         return Unsupported(token, "lambda functions");
       } else {
@@ -2357,6 +2368,21 @@ class Parser {
     return plan::Column(std::move(parts));
   }
 
+  // The number of variables of a lambda that starts here (`x ->`, `(x, y) ->`), or 0.
+  size_t LambdaVariablesAhead() {
+    if (IsName(Peek()) && IsSymbol(Peek(1), "->")) return 1;
+    if (!IsSymbol(Peek(), "(")) return 0;
+    size_t names = 0, at = 1;
+    while (IsName(Peek(at))) {
+      ++names;
+      ++at;
+      if (IsSymbol(Peek(at), ")")) return IsSymbol(Peek(at + 1), "->") ? names : 0;
+      if (!IsSymbol(Peek(at), ",")) return 0;
+      ++at;
+    }
+    return 0;
+  }
+
   arrow::Result<ExprPtr> FunctionCall(const std::string& name) {
     Next();  // (
     std::vector<ExprPtr> args;
@@ -2377,8 +2403,23 @@ class Parser {
       } else {
         bool substring = name == "substring" || name == "substr";
         do {
-          // struct(a, b AS c) names its fields; other functions take plain expressions.
-          ARROW_ASSIGN_OR_RAISE(auto arg, name == "struct" ? NamedExpression() : Expression());
+          // struct(a, b AS c) names its fields; other functions take plain expressions, or a
+          // lambda `x -> ...`, `(x, i) -> ...` (a higher-order function's).
+          ExprPtr arg;
+          if (size_t names = LambdaVariablesAhead()) {
+            std::vector<std::string> variables;
+            const bool parenthesized = AcceptSymbol("(");
+            for (size_t k = 0; k < names; ++k) {
+              if (k > 0) Next();  // ,
+              variables.push_back(Next().value);
+            }
+            if (parenthesized) Next();  // )
+            Next();                     // ->
+            ARROW_ASSIGN_OR_RAISE(auto body, Expression());
+            arg = plan::Lambda(std::move(body), std::move(variables));
+          } else {
+            ARROW_ASSIGN_OR_RAISE(arg, name == "struct" ? NamedExpression() : Expression());
+          }
           // f(v, w => x): an argument by keyword.
           std::string keyword;
           if (IsSymbol(Peek(), "=>")) {

@@ -4,7 +4,7 @@
 // conventions, which the analyzer relies on:
 // - A column `t.a` is Column({"t", "a"}); `a.b.c` stays one column of three parts, whether it
 //   names a qualified column or a struct field. `*` is Star(), `t.*` is Star({"t"}).
-// - `x.field` after a parenthesised expression or a function call is get_field(x, 'field').
+// - `x.field` after a parenthesised expression or a function call is extract_value(x, 'field').
 // - Operators are Calls named as in expr.h's DisplayName: + - * / % div = <=> < <= > >= and or
 //   not, negative (unary minus), ~, & | ^, concat (`||`), isnull, isnotnull, in (value first),
 //   like, ilike, rlike (a third argument is the ESCAPE character), when (condition, value pairs
