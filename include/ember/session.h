@@ -109,6 +109,8 @@ class Session : public std::enable_shared_from_this<Session> {
   /// expressions (after the built-in functions, as Spark's search path has them); a function
   /// registered again under a name replaces it.
   void RegisterFunction(const std::string& name, std::shared_ptr<const UserFunction> function);
+  /// The names of the functions registered with RegisterFunction, lower-cased.
+  std::vector<std::string> UserFunctionNames() const;
   /// spark.udtf.register: a temporary table function of this session, called by its name in
   /// SQL's FROM (`f(1)`, `t, LATERAL f(t.a)`); registered again, it replaces the earlier one.
   void RegisterTableFunction(const std::string& name,

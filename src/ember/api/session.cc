@@ -714,6 +714,13 @@ bool Session::DropTempView(const std::string& name) {
   return views_.erase(Lower(name)) > 0;
 }
 
+std::vector<std::string> Session::UserFunctionNames() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> names;
+  for (const auto& [k, v] : functions_) names.push_back(k);
+  return names;
+}
+
 std::vector<std::string> Session::TempViewNames() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::string> names;

@@ -3,13 +3,17 @@
 #include <arrow/builder.h>
 #include <arrow/table.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <functional>
 
 #include "ember/api/session_catalog.h"
 #include "ember/error.h"
 #include "ember/iceberg/catalog.h"
 #include "ember/iceberg/table.h"
 #include "ember/plan/analyzer.h"
+#include "ember/plan/functions.h"
 #include "ember/plan/type_names.h"
 #include "ember/session.h"
 #include "ember/sql/parser.h"
@@ -42,6 +46,36 @@ Result<std::shared_ptr<arrow::Table>> StringTable(const std::vector<std::string>
   }
   return arrow::Table::Make(arrow::schema(fields), columns,
                             static_cast<int64_t>(rows.size()));
+}
+
+// Spark's pattern of SHOW ... LIKE: alternatives separated by `|`, each matched against the
+// whole name without regard to case, `*` standing for any characters and `.` for one.
+bool MatchesShowPattern(const std::string& name, const std::string& pattern) {
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  // Matches name[i..] against alternative[j..]; `*` retries from every later position.
+  std::function<bool(const std::string&, size_t, size_t)> match =
+      [&](const std::string& alt, size_t i, size_t j) -> bool {
+    if (j == alt.size()) return i == name.size();
+    if (alt[j] == '*') {
+      for (size_t k = i; k <= name.size(); ++k) {
+        if (match(alt, k, j + 1)) return true;
+      }
+      return false;
+    }
+    if (i == name.size()) return false;
+    return (alt[j] == '.' || lower(alt[j]) == lower(name[i])) && match(alt, i + 1, j + 1);
+  };
+  size_t start = 0;
+  while (start <= pattern.size()) {
+    size_t bar = pattern.find('|', start);
+    if (bar == std::string::npos) bar = pattern.size();
+    std::string alt = pattern.substr(start, bar - start);
+    alt.erase(0, alt.find_first_not_of(' '));
+    alt.erase(alt.find_last_not_of(' ') + 1);
+    if (match(alt, 0, 0)) return true;
+    start = bar + 1;
+  }
+  return false;
 }
 
 Result<DataFrame> Empty(Session& session) {
@@ -278,7 +312,9 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
       }
       std::vector<std::vector<std::string>> rows;
       ARROW_ASSIGN_OR_RAISE(auto namespaces, resolved.first->ListNamespaces(resolved.second));
-      for (const auto& ns : namespaces) rows.push_back({ns});
+      for (const auto& ns : namespaces) {
+        if (!st.pattern || MatchesShowPattern(ns, *st.pattern)) rows.push_back({ns});
+      }
       ARROW_ASSIGN_OR_RAISE(auto table, StringTable({"namespace"}, rows));
       return session.FromArrow(table);
     }
@@ -311,11 +347,30 @@ Result<DataFrame> ExecuteStatement(Session& session, const sql::Statement& st) {
         }
       }
       for (const auto& view : session.TempViewNames()) rows.push_back({"", view, "true"});
+      if (st.pattern) {
+        std::erase_if(rows, [&](const auto& row) { return !MatchesShowPattern(row[1], *st.pattern); });
+      }
       ARROW_ASSIGN_OR_RAISE(auto table, StringTable({"namespace", "tableName", "isTemporary"}, rows));
       // isTemporary is a boolean in Spark.
       ARROW_ASSIGN_OR_RAISE(auto df, session.FromArrow(table));
       return df.Select({Col("namespace"), Col("tableName"),
                         Col("isTemporary").Cast(arrow::boolean()).Alias("isTemporary")});
+    }
+    case StatementKind::kShowFunctions: {
+      // Spark's list: the built-in functions (operators too), then the session's own, sorted.
+      std::vector<std::string> names;
+      if (st.function_scope != "USER") names = plan::FunctionNames();
+      if (st.function_scope != "SYSTEM") {
+        for (auto& name : session.UserFunctionNames()) names.push_back(std::move(name));
+      }
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& name : names) {
+        if (!st.pattern || MatchesShowPattern(name, *st.pattern)) rows.push_back({name});
+      }
+      ARROW_ASSIGN_OR_RAISE(auto table, StringTable({"function"}, rows));
+      return session.FromArrow(table);
     }
     case StatementKind::kDescribeTable: {
       ARROW_ASSIGN_OR_RAISE(auto df, session.Table(Joined(st.name)));

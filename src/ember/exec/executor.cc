@@ -834,6 +834,9 @@ Status ToSparkError(const Status& status) {
                      "22003");
   }
   if (m.find("Failed to parse string") != std::string::npos ||
+      m.find("Failed to parse value") != std::string::npos ||
+      m.find("is not a valid decimal") != std::string::npos ||
+      m.find("Empty string cannot be converted") != std::string::npos ||
       m.find("Invalid cast") != std::string::npos) {
     return UserError(ErrorKind::kNumberFormat, "CAST_INVALID_INPUT",
                      m + ". Correct the value as per the syntax, or change its target type. Use "

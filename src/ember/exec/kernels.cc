@@ -393,6 +393,7 @@ arrow::Status RegisterKernels() {
     if (status.ok()) status = RegisterHyperLogLogKernels(registry);
     if (status.ok()) status = RegisterArrayKernels(registry);
     if (status.ok()) status = RegisterMapKernels(registry);
+    if (status.ok()) status = RegisterScalarKernels(registry);
     if (status.ok()) status = RegisterHigherOrderKernel(registry);
     if (status.ok()) status = RegisterUserFunctionKernel(registry);
   });

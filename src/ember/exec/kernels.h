@@ -60,6 +60,9 @@ arrow::compute::Expression CallHigherOrder(HigherOrderCall call,
 /// Registers ember_higher_order (lambda_kernel.cc).
 arrow::Status RegisterHigherOrderKernel(arrow::compute::FunctionRegistry* registry);
 
+/// Registers the string, math and digest kernels of scalar_kernels.cc.
+arrow::Status RegisterScalarKernels(arrow::compute::FunctionRegistry* registry);
+
 /// Registers the map functions (map_kernels.cc).
 arrow::Status RegisterMapKernels(arrow::compute::FunctionRegistry* registry);
 

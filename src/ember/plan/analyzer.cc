@@ -479,7 +479,8 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
       }
       auto out = std::make_shared<Expr>(e);
       out->args = {child};
-      out->nullable = child->nullable || e.try_cast;
+      out->nullable = !e.typed_literal &&
+                      (child->nullable || e.try_cast || CastForcesNullable(*child->type, *e.type));
       return out;
     }
     case ExprKind::kCall:

@@ -62,6 +62,7 @@ struct Expr {
   std::vector<ExprPtr> args;                // children
   bool distinct = false;                    // kCall aggregate with DISTINCT
   bool try_cast = false;                    // kCast: null instead of an error
+  bool typed_literal = false;               // kCast: DATE'...', TIMESTAMP'...' (never NULL)
   bool ascending = true;                    // kSortOrder
   bool nulls_first = true;                  // kSortOrder
   std::shared_ptr<const UserFunction> function;  // kCall of a user's function, not the catalog's

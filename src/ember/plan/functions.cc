@@ -14,6 +14,7 @@
 #include "ember/common/interval.h"
 #include "ember/common/spark_hash.h"
 #include "ember/error.h"
+#include "ember/plan/function_util.h"
 #include "ember/plan/type_names.h"
 #include "ember/user_function.h"
 
@@ -41,6 +42,10 @@ bool IsTimestamp(const arrow::DataType& t) { return t.id() == arrow::Type::TIMES
 static bool IsNull(const arrow::DataType& t) { return t.id() == arrow::Type::NA; }
 static bool IsMap(const arrow::DataType& t) { return t.id() == arrow::Type::MAP; }
 static bool IsDecimal(const arrow::DataType& t) { return t.id() == arrow::Type::DECIMAL128; }
+
+namespace fn {
+
+bool IsNullType(const arrow::DataType& t) { return IsNull(t); }
 
 namespace {
 
@@ -87,13 +92,15 @@ std::shared_ptr<arrow::DataType> WiderDecimal(const arrow::Decimal128Type& a,
   return arrow::decimal128(std::min(38, range + scale), scale);
 }
 
-std::string Quoted(const Expr& e) { return "\"" + DisplayName(e) + "\""; }
-
 bool NameEqualsIgnoreCase(std::string a, std::string b) {
   std::transform(a.begin(), a.end(), a.begin(), ::tolower);
   std::transform(b.begin(), b.end(), b.begin(), ::tolower);
   return a == b;
 }
+
+}  // namespace
+
+std::string Quoted(const Expr& e) { return "\"" + DisplayName(e) + "\""; }
 std::string TypeQuoted(const arrow::DataType& t) { return "\"" + SparkTypeName(t, true) + "\""; }
 
 arrow::Status Mismatch(const Expr& call, const std::string& sub, const std::string& detail) {
@@ -126,7 +133,7 @@ TypedCall Typed(std::vector<ExprPtr> args, std::shared_ptr<arrow::DataType> type
 // --- type rules -------------------------------------------------------------------------------
 
 // Casts every argument to their common type.
-Result<TypedCall> CommonType(const Expr& call, std::vector<ExprPtr> args, size_t first = 0) {
+Result<TypedCall> CommonType(const Expr& call, std::vector<ExprPtr> args, size_t first) {
   std::shared_ptr<arrow::DataType> common = arrow::null();
   for (size_t i = first; i < args.size(); ++i) {
     auto wider = WiderType(common, args[i]->type);
@@ -363,7 +370,7 @@ cp::Expression Lit(std::shared_ptr<arrow::Scalar> s) { return cp::literal(arrow:
 cp::Expression I64(int64_t v) { return cp::literal(v); }
 
 cp::Expression Fn(std::string name, std::vector<cp::Expression> args,
-                  std::shared_ptr<cp::FunctionOptions> options = nullptr) {
+                  std::shared_ptr<cp::FunctionOptions> options) {
   return cp::call(std::move(name), std::move(args), std::move(options));
 }
 
@@ -382,7 +389,7 @@ cp::Expression WallClock(cp::Expression value, const arrow::DataType& type, cons
   return zoned ? InZone(std::move(value), ctx) : value;
 }
 
-cp::Expression CastTo(cp::Expression e, std::shared_ptr<arrow::DataType> type, bool safe = true) {
+cp::Expression CastTo(cp::Expression e, std::shared_ptr<arrow::DataType> type, bool safe) {
   auto options = safe ? cp::CastOptions::Safe(type) : cp::CastOptions::Unsafe(type);
   return Fn("cast", {std::move(e)}, std::make_shared<cp::CastOptions>(options));
 }
@@ -474,8 +481,6 @@ cp::Expression TimestampText(cp::Expression ts, bool zoned, const EvalContext& c
 
 // --- the catalog ------------------------------------------------------------------------------
 
-using Catalog = std::map<std::string, FunctionDef>;
-
 void Add(Catalog& catalog, FunctionDef def) {
   std::string name = def.name;
   catalog.emplace(std::move(name), std::move(def));
@@ -494,7 +499,7 @@ FunctionDef Scalar(std::string name, int min_args, int max_args, TypeRule rule,
 
 // A scalar function that maps onto one arrow function of the same arity.
 FunctionDef Direct(std::string name, int args, TypeRule rule, std::string arrow_name,
-                   std::shared_ptr<cp::FunctionOptions> options = nullptr) {
+                   std::shared_ptr<cp::FunctionOptions> options) {
   return Scalar(std::move(name), args, args, std::move(rule),
                 [arrow_name, options](const Expr&, std::vector<cp::Expression> a,
                                       const EvalContext&) -> Result<cp::Expression> {
@@ -503,7 +508,7 @@ FunctionDef Direct(std::string name, int args, TypeRule rule, std::string arrow_
 }
 
 FunctionDef Aggregate(std::string name, TypeRule rule, std::string hash_fn, std::string scalar_fn,
-                      std::shared_ptr<cp::FunctionOptions> options = nullptr) {
+                      std::shared_ptr<cp::FunctionOptions> options) {
   FunctionDef def;
   def.name = std::move(name);
   def.aggregate = true;
@@ -515,6 +520,12 @@ FunctionDef Aggregate(std::string name, TypeRule rule, std::string hash_fn, std:
   def.options = std::move(options);
   return def;
 }
+
+}  // namespace fn
+
+namespace {
+
+using namespace fn;  // NOLINT: the catalog's building blocks
 
 // Date and time fields of an instant, in the session zone.
 FunctionDef DateField(std::string name, std::string arrow_name) {
@@ -1316,6 +1327,12 @@ Catalog BuildCatalog() {
   Add(c, Scalar("%", 2, 2, ArithmeticRule,
                 [](const Expr& call, std::vector<cp::Expression> a,
                    const EvalContext&) -> Result<cp::Expression> {
+                  // Java's remainder: the dividend's sign, C's fmod for fractions.
+                  if (call.type->id() == arrow::Type::DOUBLE || call.type->id() == arrow::Type::FLOAT) {
+                    return CastTo(Fn("ember_fmod", {CastTo(a[0], arrow::float64()),
+                                                    CastTo(a[1], arrow::float64())}),
+                                  call.type);
+                  }
                   auto quotient = Fn("divide_checked", {a[0], a[1]});
                   if (!IsIntegral(*call.type)) quotient = Fn("trunc", {quotient});
                   return Fn("subtract", {a[0], Fn("multiply", {quotient, a[1]})});
@@ -1339,9 +1356,11 @@ Catalog BuildCatalog() {
     Add(c, Direct(op, 2, ComparisonRule, fn));
   }
   Add(c, Scalar("<=>", 2, 2, ComparisonRule,
-                [](const Expr&, std::vector<cp::Expression> a,
+                [](const Expr& call, std::vector<cp::Expression> a,
                    const EvalContext&) -> Result<cp::Expression> {
                   auto both_null = Fn("and", {Fn("is_null", {a[0]}), Fn("is_null", {a[1]})});
+                  // A NULL-typed side is always NULL.
+                  if (IsNull(*call.args[0]->type) || IsNull(*call.args[1]->type)) return both_null;
                   auto equal = Fn("coalesce", {Fn("equal", {a[0], a[1]}), cp::literal(false)});
                   return Fn("or", {both_null, equal});
                 }));
@@ -1514,12 +1533,18 @@ Catalog BuildCatalog() {
   for (const char* name : {"length", "char_length", "character_length"}) {
     Add(c, Scalar(
                name, 1, 1,
-               [](const Expr& call, std::vector<ExprPtr> args) {
+               [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 // Binary values count bytes.
+                 if (args[0]->type->id() == arrow::Type::BINARY) {
+                   return Typed(std::move(args), arrow::int32());
+                 }
                  return StringArgsRule(call, std::move(args), arrow::int32());
                },
-               [](const Expr&, std::vector<cp::Expression> a,
+               [](const Expr& call, std::vector<cp::Expression> a,
                   const EvalContext&) -> Result<cp::Expression> {
-                 return CastTo(Fn("utf8_length", std::move(a)), arrow::int32());
+                 bool bytes = call.args[0]->type->id() == arrow::Type::BINARY;
+                 return CastTo(Fn(bytes ? "binary_length" : "utf8_length", std::move(a)),
+                               arrow::int32());
                }));
   }
   for (const char* name : {"substring", "substr"}) {
@@ -2163,6 +2188,9 @@ Catalog BuildCatalog() {
   AddMoreArrayFunctions(c);
   AddMapFunctions(c);
   AddHigherOrderFunctions(c);
+  AddMathFunctions(c);
+  AddStringFunctions(c);
+  AddMiscFunctions(c);
   // Aggregates.
   {
     // count(DISTINCT a, b, ...) takes several columns.
@@ -2225,14 +2253,27 @@ Catalog BuildCatalog() {
 
 }  // namespace
 
+using namespace fn;  // NOLINT: the catalog's building blocks
+
 Result<std::shared_ptr<cp::FunctionOptions>> AggregateOptions(const FunctionDef& def,
                                                               const Expr& call) {
   if (def.call_options) return def.call_options(call);
   return def.options;
 }
 
-const FunctionDef* FindFunction(const std::string& name) {
+const Catalog& TheCatalog() {
   static const Catalog catalog = BuildCatalog();
+  return catalog;
+}
+
+std::vector<std::string> FunctionNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, def] : TheCatalog()) names.push_back(name);
+  return names;
+}
+
+const FunctionDef* FindFunction(const std::string& name) {
+  const Catalog& catalog = TheCatalog();
   std::string lower = name;
   std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
   auto it = catalog.find(lower);
@@ -2309,8 +2350,33 @@ std::shared_ptr<arrow::DataType> WiderType(const std::shared_ptr<arrow::DataType
 ExprPtr CastIfNeeded(const ExprPtr& expr, const std::shared_ptr<arrow::DataType>& type) {
   if (expr->type && expr->type->Equals(*type)) return expr;
   auto cast = std::make_shared<Expr>(*Cast(expr, type));
-  cast->nullable = expr->nullable;
+  cast->nullable = expr->nullable || CastForcesNullable(*expr->type, *type);
   return cast;
+}
+
+bool CastForcesNullable(const arrow::DataType& from, const arrow::DataType& to) {
+  auto id = from.id();
+  if (id == arrow::Type::NA) return false;
+  if (IsString(from)) return to.id() != arrow::Type::BINARY;
+  if (IsString(to)) return false;
+  bool from_float = id == arrow::Type::FLOAT || id == arrow::Type::DOUBLE;
+  if (from_float && IsTimestamp(to)) return true;
+  if (IsTimestamp(from) && to.id() == arrow::Type::DATE32) return false;
+  if (to.id() == arrow::Type::DATE32) return true;
+  if (id == arrow::Type::DATE32) return !IsTimestamp(to);
+  if (IsDecimal(to)) {
+    // Spark's canNullSafeCastToDecimal: the decimal holds every value of the source.
+    const auto& d = static_cast<const arrow::Decimal128Type&>(to);
+    std::shared_ptr<arrow::DataType> source =
+        IsIntegral(from) ? DecimalFor(from)
+        : id == arrow::Type::BOOL ? arrow::decimal128(1, 0)
+        : IsDecimal(from) ? from.GetSharedPtr() : nullptr;
+    if (!source) return true;
+    // A smaller scale rounds rather than overflows: only the integer digits count.
+    const auto& s = static_cast<const arrow::Decimal128Type&>(*source);
+    return d.precision() - d.scale() < s.precision() - s.scale();
+  }
+  return (from_float || IsDecimal(from)) && IsIntegral(to);
 }
 
 bool CanCast(const arrow::DataType& from, const arrow::DataType& to) {
@@ -2326,6 +2392,11 @@ bool CanCast(const arrow::DataType& from, const arrow::DataType& to) {
   if (from.id() == arrow::Type::LIST && to.id() == arrow::Type::LIST) {
     return CanCast(*static_cast<const arrow::ListType&>(from).value_type(),
                    *static_cast<const arrow::ListType&>(to).value_type());
+  }
+  if (from.id() == arrow::Type::MAP && to.id() == arrow::Type::MAP) {
+    const auto& f = static_cast<const arrow::MapType&>(from);
+    const auto& t = static_cast<const arrow::MapType&>(to);
+    return CanCast(*f.key_type(), *t.key_type()) && CanCast(*f.item_type(), *t.item_type());
   }
   if (from.id() == arrow::Type::STRUCT && to.id() == arrow::Type::STRUCT) {
     if (from.num_fields() != to.num_fields()) return false;
@@ -2364,11 +2435,18 @@ Result<cp::Expression> LowerCast(cp::Expression arg, const std::shared_ptr<arrow
         for (const char* w : words) out = Fn("or", {out, Fn("equal", {lower, cp::literal(w)})});
         return out;
       };
-      return Fn("case_when",
-                {Fn("make_struct", {any_of({"t", "true", "y", "yes", "1"}),
-                                    any_of({"f", "false", "n", "no", "0"})},
-                    std::make_shared<cp::MakeStructOptions>(std::vector<std::string>{"t", "f"})),
-                 cp::literal(true), cp::literal(false)});
+      auto yes = any_of({"t", "true", "y", "yes", "1"});
+      auto no = any_of({"f", "false", "n", "no", "0"});
+      if (try_cast) {
+        return Fn("case_when",
+                  {Fn("make_struct", {yes, no},
+                      std::make_shared<cp::MakeStructOptions>(std::vector<std::string>{"t", "f"})),
+                   cp::literal(true), cp::literal(false)});
+      }
+      // Other text reaches arrow's cast, whose error is CAST_INVALID_INPUT.
+      return CastTo(Fn("if_else", {yes, cp::literal("true"),
+                                   Fn("if_else", {no, cp::literal("false"), trimmed})}),
+                    to);
     }
     return CastTo(trimmed, to);
   }
@@ -2409,18 +2487,47 @@ Result<cp::Expression> LowerCast(cp::Expression arg, const std::shared_ptr<arrow
   if (from->id() == arrow::Type::BOOL && IsString(*to)) {
     return Fn("if_else", {arg, cp::literal("true"), cp::literal("false")});
   }
-  if ((from->id() == arrow::Type::DOUBLE || from->id() == arrow::Type::FLOAT) && IsIntegral(*to)) {
-    // Spark truncates toward zero; out-of-range values are an ANSI overflow error.
-    auto options = cp::CastOptions::Safe(to);
-    options.allow_float_truncate = true;
-    return Fn("cast", {Fn("trunc", {arg})}, std::make_shared<cp::CastOptions>(options));
+  const bool from_float = from->id() == arrow::Type::DOUBLE || from->id() == arrow::Type::FLOAT;
+  if ((from_float || IsIntegral(*from)) && IsIntegral(*to) &&
+      (from_float || to->byte_width() < from->byte_width())) {
+    // Spark truncates toward zero; a value outside the type is CAST_OVERFLOW (NULL for TRY_CAST).
+    return Fn("ember_cast_integral", {arg, Lit(arrow::MakeNullScalar(to)), cp::literal(try_cast)});
   }
+  if (IsIntegral(*from) && (to->id() == arrow::Type::FLOAT || to->id() == arrow::Type::DOUBLE)) {
+    return CastTo(arg, to, /*safe=*/false);  // rounded to the nearest, as Java does
+  }
+  if (from_float && IsString(*to)) {
+    return Fn(from->id() == arrow::Type::FLOAT ? "ember_number_text_float"
+                                               : "ember_number_text_double",
+              {arg});
+  }
+  if (from_float && to->id() == arrow::Type::DECIMAL128) {
+    // Spark rounds the double's decimal text half up to the scale; NaN and infinities are NULL.
+    const auto& d = static_cast<const arrow::Decimal128Type&>(*to);
+    auto x = CastTo(arg, arrow::float64());
+    auto rounded = Fn("ember_round_half_up", {x, cp::literal(static_cast<int32_t>(d.scale()))});
+    auto finite = Fn("if_else", {Fn("is_finite", {x}), rounded,
+                                 Lit(arrow::MakeNullScalar(arrow::float64()))});
+    return CastTo(finite, to);
+  }
+  if (from->id() == arrow::Type::BOOL && IsDecimal(*to)) return CastTo(CastTo(arg, arrow::int32()), to);
   if (IsNumeric(*from) && to->id() == arrow::Type::BOOL) {
     return Fn("not_equal", {arg, CastTo(cp::literal(0), from)});
   }
   if (IsIntegral(*from) && to->id() == arrow::Type::DECIMAL128) {
     const auto& d = static_cast<const arrow::Decimal128Type&>(*to);
     return CastTo(CastTo(arg, arrow::decimal128(38, d.scale())), to);
+  }
+  if (IsDecimal(*from) && IsDecimal(*to) &&
+      static_cast<const arrow::Decimal128Type&>(*to).scale() <
+          static_cast<const arrow::Decimal128Type&>(*from).scale()) {
+    // Fewer digits after the point: rounded half up (away from zero), as Java's BigDecimal.
+    int32_t scale = static_cast<const arrow::Decimal128Type&>(*to).scale();
+    auto rounded = Fn("round", {arg},
+                      std::make_shared<cp::RoundOptions>(scale, cp::RoundMode::HALF_TOWARDS_INFINITY));
+    auto options = cp::CastOptions::Safe(to);
+    options.allow_decimal_truncate = true;
+    return Fn("cast", {rounded}, std::make_shared<cp::CastOptions>(options));
   }
   if (from->id() == arrow::Type::DECIMAL128 && IsNumeric(*to)) {
     auto options = cp::CastOptions::Safe(to);

@@ -86,6 +86,9 @@ arrow::Result<std::shared_ptr<arrow::compute::FunctionOptions>> AggregateOptions
 /// The definition of a function by case-insensitive name, or null.
 const FunctionDef* FindFunction(const std::string& name);
 
+/// The names of the catalog's functions (operators by their symbol), sorted.
+std::vector<std::string> FunctionNames();
+
 /// Whether a generator call's element is a struct whose fields are its generated columns (a
 /// map's key and value, inline's struct fields) rather than one column.
 bool GeneratesFields(const Expr& call);
@@ -103,6 +106,10 @@ std::shared_ptr<arrow::DataType> WiderType(const std::shared_ptr<arrow::DataType
 
 /// Wraps a resolved expression in a cast to `type` unless it already has that type.
 ExprPtr CastIfNeeded(const ExprPtr& expr, const std::shared_ptr<arrow::DataType>& type);
+
+/// Whether a cast may give NULL for a value that is not (Spark's Cast.forceNullable): text that
+/// does not parse, a double that is NaN, ...
+bool CastForcesNullable(const arrow::DataType& from, const arrow::DataType& to);
 
 /// Whether Spark allows CAST(from AS to).
 bool CanCast(const arrow::DataType& from, const arrow::DataType& to);

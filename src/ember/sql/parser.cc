@@ -905,7 +905,8 @@ class Parser {
     return SyntaxError(what);
   }
 
-  // SHOW NAMESPACES|DATABASES|SCHEMAS or TABLES, [FROM|IN name] [[LIKE] 'pattern'].
+  // SHOW NAMESPACES|DATABASES|SCHEMAS, TABLES or [USER|SYSTEM|ALL] FUNCTIONS,
+  // [FROM|IN name] [[LIKE] 'pattern'].
   arrow::Status Show(Statement* statement) {
     Next();  // SHOW
     const Token& what = Peek();
@@ -913,6 +914,11 @@ class Parser {
       statement->kind = StatementKind::kShowNamespaces;
     } else if (IsWord(what, "TABLES")) {
       statement->kind = StatementKind::kShowTables;
+    } else if (IsWord(what, "FUNCTIONS") ||
+               ((IsWord(what, "USER") || IsWord(what, "SYSTEM") || IsWord(what, "ALL")) &&
+                IsWord(Peek(1), "FUNCTIONS"))) {
+      statement->kind = StatementKind::kShowFunctions;
+      if (!IsWord(what, "FUNCTIONS")) statement->function_scope = ToUpper(Next().text);
     } else if (what.kind == TokenKind::kWord) {
       std::string shown = ToUpper(what.text);
       if (IsWord(Peek(1), "EXTENDED")) shown += " EXTENDED";
@@ -2595,7 +2601,10 @@ class Parser {
     } else {
       target = plan::TimestampType();
     }
-    return plan::Cast(StringLiteral(literal.value), target);
+    // The text is read in the session's zone, by the analyzer: a cast marked as a literal.
+    auto cast = std::make_shared<plan::Expr>(*plan::Cast(StringLiteral(literal.value), target));
+    cast->typed_literal = true;
+    return cast;
   }
 
   static int HexDigit(char c) {

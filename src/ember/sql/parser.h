@@ -90,6 +90,7 @@ enum class StatementKind {
   kShowNamespaces,   // SHOW NAMESPACES|DATABASES|SCHEMAS: name (IN name; empty: the current
                      // catalog), pattern
   kShowTables,       // SHOW TABLES: name (IN|FROM name; empty: the current namespace), pattern
+  kShowFunctions,    // SHOW [USER|SYSTEM|ALL] FUNCTIONS: function_scope, pattern
   kDescribeTable,    // DESCRIBE|DESC [TABLE]: name, extended
   kInsert,           // INSERT INTO|OVERWRITE: name, overwrite, by_name, insert_columns, and
                      // rows (VALUES) or query
@@ -127,6 +128,7 @@ struct Statement {
   std::map<std::string, std::string> properties;  // DBPROPERTIES or TBLPROPERTIES as written,
                                                   // TRUE and FALSE lower-cased
   std::optional<std::string> pattern;             // SHOW ... [LIKE] 'pattern'
+  std::string function_scope = "ALL";             // SHOW USER|SYSTEM|ALL FUNCTIONS
 
   // CREATE TABLE, REPLACE TABLE.
   std::shared_ptr<arrow::Schema> schema;  // the column list (NOT NULL: not nullable); null when

@@ -1,0 +1,84 @@
+// The building blocks of the function catalog, shared by the files that define its families
+// (functions.cc, functions_math.cc, functions_string.cc, ...): type rules, error conditions and
+// lowering helpers. Internal to the plan layer.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <arrow/compute/api.h>
+
+#include "ember/plan/functions.h"
+
+namespace ember::plan::fn {
+
+namespace cp = arrow::compute;
+
+using Catalog = std::map<std::string, FunctionDef>;
+
+// --- errors -----------------------------------------------------------------------------------
+
+/// `"expr"`: an expression as Spark quotes it in messages.
+std::string Quoted(const Expr& e);
+/// `"TYPE"`: a type as Spark quotes it in messages.
+std::string TypeQuoted(const arrow::DataType& t);
+/// DATATYPE_MISMATCH.<sub> about `call`.
+arrow::Status Mismatch(const Expr& call, const std::string& sub, const std::string& detail);
+/// DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE for argument `index` of `call`.
+arrow::Status UnexpectedType(const Expr& call, size_t index, const Expr& arg,
+                             const std::string& required);
+
+// --- type rules -------------------------------------------------------------------------------
+
+bool IsNullType(const arrow::DataType& t);
+bool AnyNullable(const std::vector<ExprPtr>& args);
+/// A call of `type`, nullable when an argument is.
+TypedCall Typed(std::vector<ExprPtr> args, std::shared_ptr<arrow::DataType> type);
+/// Casts every argument from `first` on to their common type.
+arrow::Result<TypedCall> CommonType(const Expr& call, std::vector<ExprPtr> args, size_t first = 0);
+/// Numeric arguments (text and NULL read as DOUBLE), each cast to DOUBLE; a DOUBLE result.
+arrow::Result<TypedCall> PowerRule(const Expr& call, std::vector<ExprPtr> args);
+/// Every argument as text (when it casts to text); a result of `result`.
+arrow::Result<TypedCall> StringArgsRule(const Expr& call, std::vector<ExprPtr> args,
+                                        std::shared_ptr<arrow::DataType> result);
+/// One numeric argument (text and NULL read as DOUBLE); the argument's type.
+arrow::Result<TypedCall> NumericUnaryRule(const Expr& call, std::vector<ExprPtr> args);
+/// Arguments that must be constants (formats, units, lengths).
+arrow::Result<std::string> LiteralString(const Expr& call, const ExprPtr& arg);
+arrow::Result<int64_t> LiteralInt(const Expr& call, const ExprPtr& arg);
+/// A timestamp argument: text, dates and NULL are cast to one.
+arrow::Result<ExprPtr> AsTimestamp(const Expr& call, ExprPtr arg, size_t index);
+
+// --- lowering helpers -------------------------------------------------------------------------
+
+cp::Expression Lit(std::shared_ptr<arrow::Scalar> s);
+cp::Expression I64(int64_t v);
+cp::Expression Fn(std::string name, std::vector<cp::Expression> args,
+                  std::shared_ptr<cp::FunctionOptions> options = nullptr);
+cp::Expression CastTo(cp::Expression e, std::shared_ptr<arrow::DataType> type, bool safe = true);
+/// A timestamp relabelled to the session zone (the instant unchanged).
+cp::Expression InZone(cp::Expression ts, const EvalContext& ctx);
+/// Calendar fields arrow can read as Spark's: instants in the session zone, the rest as they are.
+cp::Expression WallClock(cp::Expression value, const arrow::DataType& type, const EvalContext& ctx);
+/// The local wall-clock time of an instant, as a zone-less timestamp.
+cp::Expression LocalTime(cp::Expression ts, const EvalContext& ctx);
+
+// --- definitions ------------------------------------------------------------------------------
+
+void Add(Catalog& catalog, FunctionDef def);
+FunctionDef Scalar(std::string name, int min_args, int max_args, TypeRule rule,
+                   ScalarLowering lower);
+/// A scalar function that maps onto one arrow function of the same arity.
+FunctionDef Direct(std::string name, int args, TypeRule rule, std::string arrow_name,
+                   std::shared_ptr<cp::FunctionOptions> options = nullptr);
+FunctionDef Aggregate(std::string name, TypeRule rule, std::string hash_fn, std::string scalar_fn,
+                      std::shared_ptr<cp::FunctionOptions> options = nullptr);
+
+// The families defined outside functions.cc.
+void AddMathFunctions(Catalog& c);
+void AddStringFunctions(Catalog& c);
+void AddMiscFunctions(Catalog& c);
+
+}  // namespace ember::plan::fn

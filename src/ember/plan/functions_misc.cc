@@ -1,0 +1,259 @@
+// Spark's conditional functions (nvl, nvl2, nullif, if, greatest, ...), its casts written as
+// functions (int(x), string(x), ...), typeof, and the functions that are other names of ones the
+// catalog has (mod for %, len for length, ...).
+
+#include <cmath>
+
+#include "ember/plan/function_util.h"
+#include "ember/plan/type_names.h"
+
+namespace ember::plan::fn {
+
+namespace {
+
+using arrow::Result;
+
+// Another name of a function the catalog has: its rules see the call under the original name.
+void Alias(Catalog& c, const std::string& name, const std::string& of) {
+  FunctionDef def = c.at(of);
+  def.name = name;
+  auto renamed = [of](const Expr& call) {
+    Expr copy = call;
+    copy.name = of;
+    return copy;
+  };
+  if (def.type_rule) {
+    def.type_rule = [rule = def.type_rule, renamed](const Expr& call, std::vector<ExprPtr> args) {
+      return rule(renamed(call), std::move(args));
+    };
+  }
+  if (def.lower) {
+    def.lower = [lower = def.lower, renamed](const Expr& call, std::vector<cp::Expression> a,
+                                             const EvalContext& ctx) {
+      return lower(renamed(call), std::move(a), ctx);
+    };
+  }
+  Add(c, std::move(def));
+}
+
+// Spark's wider type of two where text meets another type (findWiderTypeForString of its ANSI
+// coercion): text and an integer make a BIGINT, text and a fraction a DOUBLE, text and another
+// atomic type that type; the text is then cast, and fails if it does not parse.
+std::shared_ptr<arrow::DataType> WiderWithText(const std::shared_ptr<arrow::DataType>& a,
+                                               const std::shared_ptr<arrow::DataType>& b) {
+  if (auto wider = WiderType(a, b)) return wider;
+  if (IsString(*b) && !IsString(*a)) return WiderWithText(b, a);
+  if (!IsString(*a)) return nullptr;
+  if (IsIntegral(*b)) return arrow::int64();
+  if (IsNumeric(*b)) return arrow::float64();
+  switch (b->id()) {
+    case arrow::Type::BOOL: case arrow::Type::DATE32: case arrow::Type::TIMESTAMP:
+    case arrow::Type::BINARY:
+      return b;
+    default:
+      return nullptr;
+  }
+}
+
+// The arguments from `first` on cast to their common type (text promoted as WiderWithText).
+Result<TypedCall> CommonWithText(const Expr& call, std::vector<ExprPtr> args, size_t first = 0) {
+  std::shared_ptr<arrow::DataType> common = arrow::null();
+  for (size_t i = first; i < args.size() && common; ++i) common = WiderWithText(common, args[i]->type);
+  if (!common) return CommonType(call, std::move(args), first);  // its DATA_DIFF_TYPES error
+  for (size_t i = first; i < args.size(); ++i) args[i] = CastIfNeeded(args[i], common);
+  return fn::Typed(std::move(args), common);
+}
+
+cp::Expression Null(const std::shared_ptr<arrow::DataType>& type) {
+  return cp::literal(arrow::MakeNullScalar(type));
+}
+
+
+// A cast written as a function: int(x) is CAST(x AS INT).
+FunctionDef CastFunction(std::string name, std::shared_ptr<arrow::DataType> type) {
+  return Scalar(
+      std::move(name), 1, 1,
+      [type](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        if (!CanCast(*args[0]->type, *type)) {
+          return Mismatch(call, "CAST_WITHOUT_SUGGESTION",
+                          "cannot cast " + TypeQuoted(*args[0]->type) + " to " +
+                              TypeQuoted(*type));
+        }
+        bool nullable = args[0]->nullable;
+        args[0] = CastIfNeeded(args[0], type);
+        return TypedCall{type, nullable || args[0]->nullable, std::move(args)};
+      },
+      [](const Expr&, std::vector<cp::Expression> a,
+         const EvalContext&) -> Result<cp::Expression> { return a[0]; });
+}
+
+// greatest / least: the largest / smallest non-NULL argument; NULL when all are.
+FunctionDef Extreme(std::string name, std::string kernel) {
+  return Scalar(
+      std::move(name), 2, -1,
+      [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        ARROW_ASSIGN_OR_RAISE(auto typed, CommonType(call, std::move(args)));
+        typed.nullable = std::all_of(typed.args.begin(), typed.args.end(),
+                                     [](const ExprPtr& a) { return a->nullable; });
+        return typed;
+      },
+      [kernel](const Expr& call, std::vector<cp::Expression> a,
+               const EvalContext&) -> Result<cp::Expression> {
+        if (IsNullType(*call.type)) return Null(call.type);
+        auto type = call.type->id();
+        bool fractional = type == arrow::Type::DOUBLE || type == arrow::Type::FLOAT;
+        std::vector<cp::Expression> nans;
+        if (fractional) {
+          for (const auto& arg : a) nans.push_back(Fn("coalesce", {Fn("is_nan", {arg}), cp::literal(false)}));
+        }
+        auto extreme = Fn(kernel, a, std::make_shared<cp::ElementWiseAggregateOptions>(true));
+        if (!fractional) return extreme;
+        // Spark orders NaN above every number: greatest of any NaN is NaN, least only of all.
+        bool greatest = kernel == "max_element_wise";
+        auto nan = Fn(greatest ? "or_kleene" : "and_kleene", {nans[0], nans[1]});
+        for (size_t i = 2; i < nans.size(); ++i) nan = Fn(greatest ? "or_kleene" : "and_kleene", {nan, nans[i]});
+        return Fn("if_else", {nan, CastTo(cp::literal(std::nan("")), call.type), extreme});
+      });
+}
+
+// The value of `a` unless it equals `b` (then NULL), comparing in their common type.
+Result<TypedCall> NullIfRule(const Expr& call, std::vector<ExprPtr> args) {
+  auto common = WiderType(args[0]->type, args[1]->type);
+  if (!common) {
+    return Mismatch(call, "BINARY_OP_DIFF_TYPES",
+                    "the left and right operands of the binary operator have incompatible types (" +
+                        TypeQuoted(*args[0]->type) + " and " + TypeQuoted(*args[1]->type) + ")");
+  }
+  auto type = args[0]->type;
+  args.push_back(CastIfNeeded(args[0], common));
+  args[1] = CastIfNeeded(args[1], common);
+  return TypedCall{type, true, std::move(args)};
+}
+
+cp::Expression NullIf(cp::Expression value, cp::Expression a, cp::Expression b,
+                      const std::shared_ptr<arrow::DataType>& type) {
+  auto equal = Fn("coalesce", {Fn("equal", {std::move(a), std::move(b)}), cp::literal(false)});
+  return Fn("if_else", {equal, Null(type), std::move(value)});
+}
+
+}  // namespace
+
+void AddMiscFunctions(Catalog& c) {
+  // nvl(a, b), ifnull(a, b): a unless it is NULL.
+  for (const char* name : {"nvl", "ifnull"}) {
+    Add(c, Scalar(name, 2, 2,
+                  [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                    ARROW_ASSIGN_OR_RAISE(auto typed, CommonWithText(call, std::move(args)));
+                    typed.nullable = typed.args[0]->nullable && typed.args[1]->nullable;
+                    return typed;
+                  },
+                  [](const Expr&, std::vector<cp::Expression> a,
+                     const EvalContext&) -> Result<cp::Expression> {
+                    return Fn("coalesce", std::move(a));
+                  }));
+  }
+  // nvl2(a, b, c): b when a is not NULL, else c.
+  Add(c, Scalar("nvl2", 3, 3,
+                [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  ARROW_ASSIGN_OR_RAISE(auto typed, CommonWithText(call, std::move(args), 1));
+                  typed.nullable = typed.args[1]->nullable || typed.args[2]->nullable;
+                  return typed;
+                },
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return Fn("if_else", {Fn("is_valid", {a[0]}), a[1], a[2]});
+                }));
+  Add(c, Scalar("nullif", 2, 2, NullIfRule,
+                [](const Expr& call, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return NullIf(a[0], a[2], a[1], call.type);
+                }));
+  // zeroifnull(x): coalesce(x, 0); nullifzero(x): nullif(x, 0).
+  Add(c, Scalar("zeroifnull", 1, 1,
+                [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  args.push_back(Literal(arrow::MakeScalar(int32_t{0})));
+                  ARROW_ASSIGN_OR_RAISE(auto typed, CommonType(call, std::move(args)));
+                  typed.nullable = false;
+                  return typed;
+                },
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return Fn("coalesce", std::move(a));
+                }));
+  Add(c, Scalar("nullifzero", 1, 1,
+                [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  args.push_back(Literal(arrow::MakeScalar(int32_t{0})));
+                  return NullIfRule(call, std::move(args));
+                },
+                [](const Expr& call, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return NullIf(a[0], a[2], a[1], call.type);
+                }));
+  // if(cond, a, b).
+  Add(c, Scalar("if", 3, 3,
+                [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  if (IsNullType(*args[0]->type)) args[0] = CastIfNeeded(args[0], arrow::boolean());
+                  if (args[0]->type->id() != arrow::Type::BOOL) {
+                    return UnexpectedType(call, 0, *args[0], "\"BOOLEAN\"");
+                  }
+                  ARROW_ASSIGN_OR_RAISE(auto typed, CommonWithText(call, std::move(args), 1));
+                  typed.nullable = typed.args[1]->nullable || typed.args[2]->nullable;
+                  return typed;
+                },
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  // A NULL condition takes the else branch.
+                  auto cond = Fn("coalesce", {a[0], cp::literal(false)});
+                  return Fn("if_else", {cond, a[1], a[2]});
+                }));
+  Add(c, Extreme("greatest", "max_element_wise"));
+  Add(c, Extreme("least", "min_element_wise"));
+  // typeof(x): the type's name.
+  Add(c, Scalar("typeof", 1, 1,
+                [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  return TypedCall{arrow::utf8(), false, std::move(args)};
+                },
+                [](const Expr& call, std::vector<cp::Expression>,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return cp::literal(SparkTypeName(*call.args[0]->type));
+                }));
+  for (auto [name, type] :
+       std::vector<std::pair<const char*, std::shared_ptr<arrow::DataType>>>{
+           {"tinyint", arrow::int8()}, {"smallint", arrow::int16()}, {"int", arrow::int32()},
+           {"bigint", arrow::int64()}, {"float", arrow::float32()}, {"double", arrow::float64()},
+           {"boolean", arrow::boolean()}, {"string", arrow::utf8()}, {"binary", arrow::binary()},
+           {"date", arrow::date32()}, {"timestamp", TimestampType()},
+           {"decimal", arrow::decimal128(10, 0)}}) {
+    Add(c, CastFunction(name, type));
+  }
+  // pmod(a, n): the remainder a % n made non-negative for a positive n.
+  {
+    auto mod = c.at("%");
+    FunctionDef pmod = mod;
+    pmod.name = "pmod";
+    pmod.type_rule = [rule = mod.type_rule](const Expr& call, std::vector<ExprPtr> args) {
+      return rule(call, std::move(args)).Map([](TypedCall typed) {
+        typed.nullable = true;
+        return typed;
+      });
+    };
+    pmod.lower = [remainder = mod.lower](const Expr& call, std::vector<cp::Expression> a,
+                                         const EvalContext& ctx) -> Result<cp::Expression> {
+      ARROW_ASSIGN_OR_RAISE(auto r, remainder(call, {a[0], a[1]}, ctx));
+      ARROW_ASSIGN_OR_RAISE(auto wrapped, remainder(call, {Fn("add", {r, a[1]}), a[1]}, ctx));
+      return Fn("if_else", {Fn("less", {r, CastTo(cp::literal(0), call.type)}), wrapped, r});
+    };
+    Add(c, std::move(pmod));
+  }
+  Alias(c, "mod", "%");
+  Alias(c, "len", "length");
+  Alias(c, "equal_null", "<=>");
+  Alias(c, "!", "not");
+  Alias(c, "==", "=");
+  Alias(c, "<<", "shiftleft");
+  Alias(c, ">>", "shiftright");
+  Alias(c, ">>>", "shiftrightunsigned");
+  for (const char* name : {"regexp", "regexp_like"}) Alias(c, name, "rlike");
+}
+
+}  // namespace ember::plan::fn
