@@ -426,9 +426,10 @@ Result<std::shared_ptr<arrow::ListArray>> ListArg(const cp::ExecSpan& batch, int
 // sort_array(a, asc): NULLs first when ascending, last when descending.
 Status SortArrayExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
   ARROW_ASSIGN_OR_RAISE(auto lists, ListArg(batch, 0));
-  bool ascending = batch[1].is_scalar()
-                       ? static_cast<const arrow::BooleanScalar&>(*batch[1].scalar).value
-                       : true;
+  // A constant (Spark requires one), which arrow may pass as an array when it folds constants.
+  ARROW_ASSIGN_OR_RAISE(auto order, ArgArray(batch, 1));
+  bool ascending = order->length() == 0 || order->IsNull(0) ||
+                   static_cast<const arrow::BooleanArray&>(*order).Value(0);
   ARROW_ASSIGN_OR_RAISE(auto take, SortedElements(*lists, ascending, ascending));
   std::vector<bool> valid;
   auto offsets = OffsetsOf(*lists, &valid);

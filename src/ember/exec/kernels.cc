@@ -301,17 +301,17 @@ double RoundHalfUp(double x, int digits) {
 
 arrow::Status RoundExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
   ARROW_ASSIGN_OR_RAISE(auto values, ArgArray(batch, 0));
-  int32_t digits = batch[1].is_scalar()
-                       ? static_cast<const arrow::Int32Scalar*>(batch[1].scalar)->value
-                       : 0;
+  // The digits may come as an array too: arrow passes constants folded together as arrays.
+  ARROW_ASSIGN_OR_RAISE(auto digit_values, ArgArray(batch, 1));
+  const auto& digits = static_cast<const arrow::Int32Array&>(*digit_values);
   const auto& v = static_cast<const arrow::DoubleArray&>(*values);
   arrow::DoubleBuilder builder;
   ARROW_RETURN_NOT_OK(builder.Reserve(v.length()));
   for (int64_t i = 0; i < v.length(); ++i) {
-    if (v.IsNull(i)) {
+    if (v.IsNull(i) || digits.IsNull(i)) {
       builder.UnsafeAppendNull();
     } else {
-      builder.UnsafeAppend(RoundHalfUp(v.Value(i), digits));
+      builder.UnsafeAppend(RoundHalfUp(v.Value(i), digits.Value(i)));
     }
   }
   std::shared_ptr<arrow::Array> result;

@@ -2248,6 +2248,9 @@ Catalog BuildCatalog() {
   }
   Add(c, Aggregate("count_distinct", CountRule, "hash_count_distinct", "count_distinct",
                    std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID)));
+  for (const char* name : {"extract_value", "interval", "with_field", "drop_field", "count_distinct"}) {
+    c.at(name).internal = true;
+  }
   return c;
 }
 
@@ -2268,7 +2271,9 @@ const Catalog& TheCatalog() {
 
 std::vector<std::string> FunctionNames() {
   std::vector<std::string> names;
-  for (const auto& [name, def] : TheCatalog()) names.push_back(name);
+  for (const auto& [name, def] : TheCatalog()) {
+    if (!def.internal) names.push_back(name);
+  }
   return names;
 }
 

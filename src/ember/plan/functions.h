@@ -50,6 +50,9 @@ using LambdaRule = std::function<arrow::Result<std::vector<LambdaVariable>>(
 
 struct FunctionDef {
   std::string name;
+  // Ember's name of an expression Spark writes without a function (a.b, INTERVAL '1' DAY,
+  // count(DISTINCT a)): callable, but not listed by SHOW FUNCTIONS.
+  bool internal = false;
   bool aggregate = false;
   // A generator (explode): rows per input row; the analyzer puts it in a Generate node, and the
   // type rule gives its element's type. `_outer` keeps a row for a NULL or empty array; `pos...`
@@ -86,7 +89,7 @@ arrow::Result<std::shared_ptr<arrow::compute::FunctionOptions>> AggregateOptions
 /// The definition of a function by case-insensitive name, or null.
 const FunctionDef* FindFunction(const std::string& name);
 
-/// The names of the catalog's functions (operators by their symbol), sorted.
+/// The names of the catalog's functions (operators by their symbol), sorted; internal ones not.
 std::vector<std::string> FunctionNames();
 
 /// Whether a generator call's element is a struct whose fields are its generated columns (a

@@ -58,3 +58,17 @@ def test_function(ember, name):
         elif not same(want, have):
             wrong.append(f"{expr}\n    Spark: {want}\n    Ember: {have}")
     assert not wrong, f"{len(wrong)} of {len(exprs)} cases differ:\n" + "\n".join(wrong)
+
+
+def test_every_case_is_of_a_spark_function():
+    """Nothing is counted that Spark lacks."""
+    assert sorted(set(cases.SIGNATURES) - set(RECORDED["functions"])) == []
+
+
+def test_coverage_table_is_current(ember):
+    """docs/functions.md lists what SHOW FUNCTIONS says now."""
+    from . import coverage
+
+    functions = {r[0] for r in ember.sql("SHOW SYSTEM FUNCTIONS").collect()}
+    assert coverage.DOC.read_text() == coverage.updated_doc(functions), (
+        "run: .venv/bin/python -m tests.python.functions.coverage")
