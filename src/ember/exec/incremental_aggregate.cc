@@ -92,9 +92,12 @@ Result<IncrementalAggregate> IncrementalAggregate::Make(const plan::LogicalPlan&
                          std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID),
                          "hash_sum", SumOptions(0)});
     } else if (f == "sum" || f == "min" || f == "max" || f == "first" || f == "first_value" ||
-               f == "any_value" || f == "last" || f == "last_value") {
+               f == "any_value" || f == "last" || f == "last_value" || f == "bool_and" ||
+               f == "every" || f == "bool_or" || f == "some" || f == "any") {
       // Merging keeps the kernel: a sum of sums, the first of firsts (state rows come first).
       buffers.push_back({b, def->hash_aggregate, def->options, def->hash_aggregate, def->options});
+    } else if (f == "count_if") {
+      buffers.push_back({b, "hash_sum", def->options, "hash_sum", SumOptions(0)});
     } else if (f == "approx_count_distinct") {
       // The buffer is the HyperLogLog++ sketch; sketches merge register by register. Its name
       // carries the precision, so a restart with another rsd fails the state's schema check.

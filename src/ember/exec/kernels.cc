@@ -311,7 +311,8 @@ arrow::Status RoundExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecR
     if (v.IsNull(i) || digits.IsNull(i)) {
       builder.UnsafeAppendNull();
     } else {
-      builder.UnsafeAppend(RoundHalfUp(v.Value(i), digits.Value(i)));
+      // + 0.0: a zero is positive, as the BigDecimal Spark rounds through has no sign of zero.
+      builder.UnsafeAppend(RoundHalfUp(v.Value(i), digits.Value(i)) + 0.0);
     }
   }
   std::shared_ptr<arrow::Array> result;

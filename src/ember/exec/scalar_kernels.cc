@@ -593,6 +593,15 @@ Status FmodExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* o
   });
 }
 
+// NULL for NaN: skewness and kurtosis of values without spread.
+Status NanToNullExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  return EachRow<arrow::DoubleBuilder>(batch, out, arrow::float64(), [](const Args& a, int64_t i,
+                                                                        arrow::DoubleBuilder& b) {
+    double v = F64(a, 0, i);
+    return std::isnan(v) ? b.AppendNull() : b.Append(v);
+  });
+}
+
 // factorial(n): n! for 0 <= n <= 20, NULL otherwise.
 Status FactorialExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
   return EachRow<arrow::Int64Builder>(batch, out, arrow::int64(), [](const Args& a, int64_t i,
@@ -760,6 +769,7 @@ Status RegisterScalarKernels(cp::FunctionRegistry* registry) {
       {"ember_cbrt", {T(Type::DOUBLE)}, arrow::float64(), CbrtExec},
       {"ember_hypot", {T(Type::DOUBLE), T(Type::DOUBLE)}, arrow::float64(), HypotExec},
       {"ember_factorial", {T(Type::INT32)}, arrow::int64(), FactorialExec},
+      {"ember_nan_to_null", {T(Type::DOUBLE)}, arrow::float64(), NanToNullExec},
       {"ember_fmod", {T(Type::DOUBLE), T(Type::DOUBLE)}, arrow::float64(), FmodExec},
   };
   for (const auto& spec : specs) {

@@ -80,5 +80,6 @@ FunctionDef Aggregate(std::string name, TypeRule rule, std::string hash_fn, std:
 void AddMathFunctions(Catalog& c);
 void AddStringFunctions(Catalog& c);
 void AddMiscFunctions(Catalog& c);
+void AddAggregateFunctions(Catalog& c);
 
 }  // namespace ember::plan::fn

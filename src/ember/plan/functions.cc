@@ -891,7 +891,11 @@ void AddMoreArrayFunctions(Catalog& c) {
                if (!IsArray(*args[0]->type)) return NotArray(call, 0, *args[0], false);
                if (args.size() == 2) {
                  const Expr& asc = *StripAlias(args[1]);
-                 if (asc.kind != ExprKind::kLiteral || asc.type->id() != arrow::Type::BOOL) {
+                 bool boolean = asc.type->id() == arrow::Type::BOOL || IsNull(*asc.type);
+                 if (asc.kind == ExprKind::kCast && IsNull(*asc.args[0]->type)) {
+                   return TypedCall{args[0]->type, true, std::move(args)};  // NULL: no order
+                 }
+                 if (asc.kind != ExprKind::kLiteral || !boolean) {
                    return Mismatch(call, "UNEXPECTED_INPUT_TYPE",
                                    "The second parameter requires the \"BOOLEAN\" type, however " +
                                        Quoted(asc) + " has the type " + TypeQuoted(*asc.type));
@@ -900,9 +904,14 @@ void AddMoreArrayFunctions(Catalog& c) {
                auto type = args[0]->type;
                return Typed(std::move(args), type);
              },
-             [](const Expr&, std::vector<cp::Expression> a,
+             [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {
                if (a.size() == 1) a.push_back(cp::literal(true));
+               const Expr& asc = *StripAlias(call.args.back());
+               bool null_order = call.args.size() == 2 &&
+                                 (IsNull(*asc.type) || (asc.kind == ExprKind::kCast &&
+                                                        IsNull(*asc.args[0]->type)));
+               if (null_order) return Lit(arrow::MakeNullScalar(call.type));
                return Fn("ember_sort_array", std::move(a));
              }));
   Add(c, Scalar(
@@ -1621,13 +1630,19 @@ Catalog BuildCatalog() {
                ARROW_ASSIGN_OR_RAISE(auto typed, NumericUnaryRule(call, value));
                args[0] = typed.args[0];
                auto type = typed.type;
-               if (IsDecimal(*type) && args.size() == 2) {
-                 ARROW_ASSIGN_OR_RAISE(int64_t digits, LiteralInt(call, args[1]));
+               if (IsDecimal(*type)) {
+                 int64_t digits = 0;
+                 if (args.size() == 2) {
+                   ARROW_ASSIGN_OR_RAISE(digits, LiteralInt(call, args[1]));
+                 }
                  const auto& d = static_cast<const arrow::Decimal128Type&>(*type);
                  int scale = static_cast<int>(std::clamp<int64_t>(digits, 0, d.scale()));
                  type = arrow::decimal128(std::min(38, d.precision() - d.scale() + scale + 1), scale);
                }
-               return Typed(std::move(args), type);
+               // Spark's round is always nullable.
+               auto rounded = Typed(std::move(args), type);
+               rounded.nullable = true;
+               return rounded;
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext&) -> Result<cp::Expression> {
@@ -2248,6 +2263,7 @@ Catalog BuildCatalog() {
   }
   Add(c, Aggregate("count_distinct", CountRule, "hash_count_distinct", "count_distinct",
                    std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID)));
+  AddAggregateFunctions(c);
   for (const char* name : {"extract_value", "interval", "with_field", "drop_field", "count_distinct"}) {
     c.at(name).internal = true;
   }

@@ -174,3 +174,32 @@ sig("string", ("any",), ("double",), ("decimal",), ("timestamp",), ("boolean",))
 sig("binary", ("string",), ("binary",))
 sig("date", ("string",), ("timestamp",), ("date",))
 sig("timestamp", ("string",), ("date",), ("timestamp",))
+
+# --- aggregates: whole queries over VALUES ---
+NUMBERS = "VALUES (1, 2.5D), (1, -1.0D), (1, NULL), (2, 4.0D), (3, NULL) AS t(k, v)"
+FLAGS = "VALUES (1, true), (1, false), (2, true), (2, NULL), (3, NULL) AS t(k, b)"
+
+
+def aggregate(names, rows, column):
+    for name in names.split():
+        SIGNATURES[name] = []
+        EXTRA[name] = [
+            f"SELECT {name}({column}) FROM {rows}",
+            f"SELECT {name}({column}) FROM {rows} WHERE k > 5",
+            f"SELECT {name}({column}), k FROM {rows} GROUP BY k ORDER BY k",
+        ]
+
+
+aggregate("stddev stddev_samp std stddev_pop variance var_samp var_pop skewness kurtosis",
+          NUMBERS, "v")
+aggregate("bool_and every bool_or some any", FLAGS, "b")
+aggregate("count_if", FLAGS, "b")
+aggregate("array_agg", NUMBERS, "v")
+EXTRA["skewness"].append("SELECT skewness(v) FROM VALUES (1.0D), (1.0D) AS t(v)")
+EXTRA["kurtosis"].append("SELECT kurtosis(v) FROM VALUES (1.0D), (2.0D), (10.0D) AS t(v)")
+EXTRA["stddev"].append("SELECT stddev(v) FROM VALUES (1.0D) AS t(v)")
+
+# --- existing functions, checked here too ---
+sig("sort_array", ("array",), ("array", "boolean"), ("strings", "boolean"))
+sig("round", ("double",), ("decimal",), ("int",), extra=["round(2.345D, 2)", "round(-2.5D)",
+                                                         "round(1234.5D, -2)", "round(2.5, 0)"])

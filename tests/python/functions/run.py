@@ -37,9 +37,31 @@ def _answers(df) -> list:
             for i, f in enumerate(df.schema.fields)]
 
 
+def _query_answer(df) -> dict:
+    """A whole query's answer: its first column's type, and every row's cells."""
+    rows = df.collect()
+    f = df.schema.fields[0]
+    return {"type": f.dataType.simpleString(), "nullable": f.nullable,
+            "value": "; ".join(", ".join(canonical(v) for v in row) for row in rows)}
+
+
 def evaluate(spark, exprs: list) -> list:
     """The answer of each expression: its type, nullability and value, or its error condition.
-    All at once in one SELECT; one by one when that fails."""
+    All at once in one SELECT; one by one when that fails. A case that is a whole query
+    (aggregates over VALUES) runs alone, and its answer holds all its rows."""
+    queries = {e for e in exprs if e.startswith("SELECT ")}
+    if queries:
+        scalars = evaluate(spark, [e for e in exprs if e not in queries])
+        out = []
+        for e in exprs:
+            if e in queries:
+                try:
+                    out.append(_query_answer(spark.sql(e)))
+                except Exception as error:  # noqa: BLE001 - the error is the answer
+                    out.append({"error": condition(error)})
+            else:
+                out.append(scalars.pop(0))
+        return out
     if not exprs:
         return []
     select = "SELECT " + ", ".join(f"{e} AS c{i}" for i, e in enumerate(exprs))
