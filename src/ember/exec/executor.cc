@@ -827,6 +827,9 @@ Status ToSparkError(const Status& status) {
                      "bypass this error.",
                      "22012");
   }
+  if (m.find("Cannot locate timezone") != std::string::npos) {
+    return UserError(ErrorKind::kIllegalArgument, "INVALID_TIMEZONE", m + ".", "22009");
+  }
   if (m.find("overflow") != std::string::npos) {
     return UserError(ErrorKind::kArithmetic, "ARITHMETIC_OVERFLOW",
                      m + ". If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass "

@@ -226,6 +226,26 @@ arrow::Status ParseExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecR
   return arrow::Status::OK();
 }
 
+// Text a pattern did not parse (NULL from strptime where the text is not NULL) is Spark's
+// CANNOT_PARSE_TIMESTAMP; parsed values pass through.
+arrow::Status ParsedOrErrorExec(cp::KernelContext*, const cp::ExecSpan& batch,
+                                cp::ExecResult* out) {
+  ARROW_ASSIGN_OR_RAISE(auto text_array, ArgArray(batch, 0));
+  ARROW_ASSIGN_OR_RAISE(auto parsed, ArgArray(batch, 1));
+  const auto& text = static_cast<const arrow::StringArray&>(*text_array);
+  for (int64_t i = 0; i < text.length(); ++i) {
+    if (parsed->IsNull(i) && !text.IsNull(i)) {
+      return UserError(ErrorKind::kDateTime, "CANNOT_PARSE_TIMESTAMP",
+                       "Text '" + std::string(text.GetView(i)) +
+                           "' could not be parsed. Use `try_to_timestamp` to tolerate invalid "
+                           "input string and return NULL instead.",
+                       "22007");
+    }
+  }
+  out->value = parsed->data();
+  return arrow::Status::OK();
+}
+
 arrow::Status HasOffsetExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
   ARROW_ASSIGN_OR_RAISE(auto input_array, ArgArray(batch, 0));
   const auto& input = static_cast<const arrow::StringArray&>(*input_array);
@@ -367,6 +387,16 @@ arrow::Status RegisterKernels() {
     if (status.ok()) status = AddUnary(registry, "ember_try_parse_timestamp", naive, ParseExec<true>);
     if (status.ok()) {
       status = AddUnary(registry, "ember_timestamp_has_offset", arrow::boolean(), HasOffsetExec);
+    }
+    if (status.ok()) {
+      auto fn = std::make_shared<cp::ScalarFunction>("ember_parsed_or_error", cp::Arity::Binary(),
+                                                     cp::FunctionDoc::Empty());
+      cp::ScalarKernel kernel({cp::InputType(arrow::Type::STRING), cp::InputType(naive)},
+                              cp::OutputType(naive), ParsedOrErrorExec);
+      kernel.null_handling = cp::NullHandling::COMPUTED_NO_PREALLOCATE;
+      kernel.mem_allocation = cp::MemAllocation::NO_PREALLOCATE;
+      status = fn->AddKernel(std::move(kernel));
+      if (status.ok()) status = registry->AddFunction(std::move(fn));
     }
     if (status.ok()) {
       status = AddUnary(registry, "ember_last_day", arrow::date32(), LastDayExec, arrow::Type::DATE32);

@@ -29,6 +29,8 @@ namespace ember::exec {
 ///    the wall-clock time read as UTC, minus the offset when the text has one. Malformed text is
 ///    an error (CAST_INVALID_INPUT).
 ///  - ember_try_parse_timestamp(utf8): the same with NULL for malformed text.
+///  - ember_parsed_or_error(utf8, timestamp[us]) -> timestamp[us]: the parsed values, or Spark's
+///    CANNOT_PARSE_TIMESTAMP where text is not NULL and its parse is.
 ///  - ember_timestamp_has_offset(utf8) -> bool: whether the text carries a zone offset.
 ///  - the approx_count_distinct kernels of hyperloglog_kernels.cc.
 ///  - the collection functions of array_kernels.cc (ember_split, ember_make_array,

@@ -64,6 +64,9 @@ cp::Expression InZone(cp::Expression ts, const EvalContext& ctx);
 cp::Expression WallClock(cp::Expression value, const arrow::DataType& type, const EvalContext& ctx);
 /// The local wall-clock time of an instant, as a zone-less timestamp.
 cp::Expression LocalTime(cp::Expression ts, const EvalContext& ctx);
+/// The instant of a zone-less wall-clock time in the session zone (Spark's rule in a DST gap or
+/// overlap).
+cp::Expression LocalToUtc(cp::Expression local, const EvalContext& ctx);
 
 // --- definitions ------------------------------------------------------------------------------
 
@@ -76,10 +79,14 @@ FunctionDef Direct(std::string name, int args, TypeRule rule, std::string arrow_
 FunctionDef Aggregate(std::string name, TypeRule rule, std::string hash_fn, std::string scalar_fn,
                       std::shared_ptr<cp::FunctionOptions> options = nullptr);
 
+/// Another name of a function the catalog has: its rules see the call under the original name.
+void Alias(Catalog& c, const std::string& name, const std::string& of);
+
 // The families defined outside functions.cc.
 void AddMathFunctions(Catalog& c);
 void AddStringFunctions(Catalog& c);
 void AddMiscFunctions(Catalog& c);
 void AddAggregateFunctions(Catalog& c);
+void AddDatetimeFunctions(Catalog& c);
 
 }  // namespace ember::plan::fn

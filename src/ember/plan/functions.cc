@@ -455,9 +455,10 @@ cp::Expression ParseTimestamp(cp::Expression text, const std::string& format, bo
     return Fn("if_else", {Fn("ember_timestamp_has_offset", {text}), CastTo(parsed, utc),
                           LocalToUtc(parsed, ctx)});
   }
-  auto local = Fn("strptime", {std::move(text)},
+  auto local = Fn("strptime", {text},
                   std::make_shared<cp::StrptimeOptions>(ToStrftime(format), arrow::TimeUnit::MICRO,
-                                                        error_is_null));
+                                                        /*error_is_null=*/true));
+  if (!error_is_null) local = Fn("ember_parsed_or_error", {std::move(text), local});
   return LocalToUtc(local, ctx);
 }
 
@@ -1906,7 +1907,7 @@ Catalog BuildCatalog() {
                  if (call.args.size() == 2) {
                    ARROW_ASSIGN_OR_RAISE(format, LiteralString(call, call.args[1]));
                  }
-                 ts = ParseTimestamp(a[0], format, /*error_is_null=*/true, ctx);
+                 ts = ParseTimestamp(a[0], format, /*error_is_null=*/false, ctx);
                } else {
                  ts = a[0];
                }
@@ -2264,6 +2265,7 @@ Catalog BuildCatalog() {
   Add(c, Aggregate("count_distinct", CountRule, "hash_count_distinct", "count_distinct",
                    std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID)));
   AddAggregateFunctions(c);
+  AddDatetimeFunctions(c);
   for (const char* name : {"extract_value", "interval", "with_field", "drop_field", "count_distinct"}) {
     c.at(name).internal = true;
   }

@@ -67,9 +67,7 @@ void AddAggregateFunctions(Catalog& c) {
   }
   Add(c, Aggregate("count_if", CountIfRule, "hash_sum", "sum",
                    std::make_shared<cp::ScalarAggregateOptions>(true, 0)));
-  FunctionDef array_agg = c.at("collect_list");
-  array_agg.name = "array_agg";
-  Add(c, std::move(array_agg));
+  Alias(c, "array_agg", "collect_list");
 }
 
 }  // namespace ember::plan::fn

@@ -13,29 +13,6 @@ namespace {
 
 using arrow::Result;
 
-// Another name of a function the catalog has: its rules see the call under the original name.
-void Alias(Catalog& c, const std::string& name, const std::string& of) {
-  FunctionDef def = c.at(of);
-  def.name = name;
-  auto renamed = [of](const Expr& call) {
-    Expr copy = call;
-    copy.name = of;
-    return copy;
-  };
-  if (def.type_rule) {
-    def.type_rule = [rule = def.type_rule, renamed](const Expr& call, std::vector<ExprPtr> args) {
-      return rule(renamed(call), std::move(args));
-    };
-  }
-  if (def.lower) {
-    def.lower = [lower = def.lower, renamed](const Expr& call, std::vector<cp::Expression> a,
-                                             const EvalContext& ctx) {
-      return lower(renamed(call), std::move(a), ctx);
-    };
-  }
-  Add(c, std::move(def));
-}
-
 // Spark's wider type of two where text meets another type (findWiderTypeForString of its ANSI
 // coercion): text and an integer make a BIGINT, text and a fraction a DOUBLE, text and another
 // atomic type that type; the text is then cast, and fails if it does not parse.
@@ -137,6 +114,28 @@ cp::Expression NullIf(cp::Expression value, cp::Expression a, cp::Expression b,
 }
 
 }  // namespace
+
+void Alias(Catalog& c, const std::string& name, const std::string& of) {
+  FunctionDef def = c.at(of);
+  def.name = name;
+  auto renamed = [of](const Expr& call) {
+    Expr copy = call;
+    copy.name = of;
+    return copy;
+  };
+  if (def.type_rule) {
+    def.type_rule = [rule = def.type_rule, renamed](const Expr& call, std::vector<ExprPtr> args) {
+      return rule(renamed(call), std::move(args));
+    };
+  }
+  if (def.lower) {
+    def.lower = [lower = def.lower, renamed](const Expr& call, std::vector<cp::Expression> a,
+                                             const EvalContext& ctx) {
+      return lower(renamed(call), std::move(a), ctx);
+    };
+  }
+  Add(c, std::move(def));
+}
 
 void AddMiscFunctions(Catalog& c) {
   // nvl(a, b), ifnull(a, b): a unless it is NULL.

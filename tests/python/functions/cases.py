@@ -62,6 +62,13 @@ DIFFERENCES = {
     "unbase64('U3BhcmsgU1FM====')": "Java's MIME decoder refuses padding beyond the last group",
     "nvl(1, 'x')": "Ember evaluates every argument: a cast that fails in one not taken fails",
     "ifnull(1, 'x')": "Ember evaluates every argument: a cast that fails in one not taken fails",
+    "timestamp_millis(9223372036854775807L)": "overflow is ARITHMETIC_OVERFLOW; Spark raises a "
+                                               "bare java.lang.ArithmeticException",
+    "timestamp_millis(-9223372036854775808L)": "as above",
+    "timestamp_seconds(9223372036854775807L)": "as above",
+    "timestamp_seconds(-9223372036854775808L)": "as above",
+    "dateadd(DATE'2024-02-29', 2147483647)": "a date beyond the INT range of days is "
+                                              "ARITHMETIC_OVERFLOW; Spark wraps around silently",
 }
 
 
@@ -203,3 +210,24 @@ EXTRA["stddev"].append("SELECT stddev(v) FROM VALUES (1.0D) AS t(v)")
 sig("sort_array", ("array",), ("array", "boolean"), ("strings", "boolean"))
 sig("round", ("double",), ("decimal",), ("int",), extra=["round(2.345D, 2)", "round(-2.5D)",
                                                          "round(1234.5D, -2)", "round(2.5, 0)"])
+
+# --- date and time ---
+sig("unix_date weekday weekofyear dayname monthname", ("date",), ("timestamp",),
+    extra=["{f}('2024-12-30')", "{f}(DATE'2021-01-03')"])
+sig("date_from_unix_date", ("int",), extra=["date_from_unix_date(19782)", "date_from_unix_date(-1)"])
+sig("unix_micros unix_millis unix_seconds", ("timestamp",), extra=["{f}('2024-01-01 00:00:00')"])
+sig("timestamp_micros timestamp_millis", ("bigint",),
+    extra=["{f}(1704067200000)", "{f}(-1)", "{f}(1234567)"])
+sig("timestamp_seconds", ("bigint",), ("double",),
+    extra=["timestamp_seconds(1704067200)", "timestamp_seconds(-1)", "timestamp_seconds(1.5D)",
+           "timestamp_seconds(CAST(1.25 AS DECIMAL(5,2)))"])
+sig("from_utc_timestamp to_utc_timestamp", ("timestamp", "string"),
+    extra=["{f}(TIMESTAMP'2024-03-10 10:30:00', 'America/New_York')",
+           "{f}(TIMESTAMP'2024-11-03 05:30:00', 'Europe/Paris')", "{f}('2024-01-01 12:00:00', 'UTC')",
+           "{f}(TIMESTAMP'2024-06-01 00:00:00', 'Asia/Kolkata')"])
+sig("current_timezone", ())
+sig("current_date curdate now localtimestamp", (), type_only=True)
+sig("dateadd", ("date", "int"), extra=["dateadd('2024-02-28', 1)"])
+sig("date_diff", ("date", "date"), extra=["date_diff('2024-03-01', '2024-02-28')"])
+sig("to_unix_timestamp unix_timestamp", ("timestamp",), ("string",),
+    extra=["{f}('2024-01-01', 'yyyy-MM-dd')", "{f}(DATE'2024-01-01')"])

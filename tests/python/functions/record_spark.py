@@ -10,6 +10,7 @@ import json
 import os
 import pathlib
 import sys
+import tempfile
 import time
 
 from . import cases, run
@@ -23,7 +24,9 @@ def main(only: list) -> None:
     from pyspark.sql import SparkSession
 
     spark = (SparkSession.builder.master("local[1]").appName("ember-function-cases")
-             .config("spark.ui.enabled", "false").getOrCreate())
+             .config("spark.ui.enabled", "false")
+             .config("spark.sql.warehouse.dir", tempfile.mkdtemp(prefix="ember-cases-"))
+             .getOrCreate())
     spark.sparkContext.setLogLevel("OFF")
     spark.conf.set("spark.sql.session.timeZone", cases.TIME_ZONE)
     recorded = json.loads(ANSWERS.read_text()) if ANSWERS.exists() else {}

@@ -25,6 +25,8 @@ def canonical(value) -> str:
 
 
 def condition(error: Exception) -> str:
+    if isinstance(error, (ValueError, OverflowError)) and not hasattr(error, "getCondition"):
+        return "PYTHON_CONVERSION"  # a value Python's datetime cannot hold, in collect()
     get = getattr(error, "getCondition", None)
     found = get() if get else None
     return found or type(error).__name__
