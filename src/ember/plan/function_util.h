@@ -67,6 +67,9 @@ cp::Expression LocalTime(cp::Expression ts, const EvalContext& ctx);
 /// The instant of a zone-less wall-clock time in the session zone (Spark's rule in a DST gap or
 /// overlap).
 cp::Expression LocalToUtc(cp::Expression local, const EvalContext& ctx);
+/// An instant as text in the session zone, by a Spark datetime pattern.
+cp::Expression FormatTimestamp(cp::Expression ts, const std::string& format,
+                               const EvalContext& ctx);
 
 // --- definitions ------------------------------------------------------------------------------
 

@@ -401,10 +401,11 @@ cp::Expression LocalTime(cp::Expression ts, const EvalContext& ctx) {
 
 // Spark's datetime pattern letters to strptime/strftime directives.
 std::string ToStrftime(const std::string& pattern) {
+  // Longer letter runs first: "MMM" is a month's name, "MM" its number.
   static const std::vector<std::pair<std::string, std::string>> kMap = {
-      {"yyyy", "%Y"}, {"MM", "%m"}, {"dd", "%d"}, {"HH", "%H"}, {"mm", "%M"},
-      {"ss", "%S"},   {"yy", "%y"}, {"SSSSSS", ""}, {"SSS", ""}, {"a", "%p"},
-      {"EEE", "%a"},  {"MMM", "%b"}};
+      {"yyyy", "%Y"}, {"MMM", "%b"}, {"MM", "%m"},     {"dd", "%d"},  {"HH", "%H"},
+      {"mm", "%M"},   {"ss", "%S"},  {"yy", "%y"},     {"SSSSSS", ""}, {"SSS", ""},
+      {"a", "%p"},    {"EEE", "%a"}};
   std::string out;
   for (size_t i = 0; i < pattern.size();) {
     if (pattern[i] == '\'') {

@@ -208,6 +208,17 @@ void AddDatetimeFunctions(Catalog& c) {
       }));
   Add(c, CalendarName("dayname", "%a"));
   Add(c, CalendarName("monthname", "%b"));
+  Add(c, Scalar("date_format", 2, 2,
+                [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+                  ARROW_RETURN_NOT_OK(LiteralString(call, args[1]).status());
+                  return fn::Typed(std::move(args), arrow::utf8());
+                },
+                [](const Expr& call, std::vector<cp::Expression> a,
+                   const EvalContext& ctx) -> Result<cp::Expression> {
+                  ARROW_ASSIGN_OR_RAISE(auto format, LiteralString(call, call.args[1]));
+                  return FormatTimestamp(a[0], format, ctx);
+                }));
   Add(c, ZoneShift("from_utc_timestamp", true));
   Add(c, ZoneShift("to_utc_timestamp", false));
   for (const char* name : {"current_date", "curdate"}) {

@@ -229,5 +229,10 @@ sig("current_timezone", ())
 sig("current_date curdate now localtimestamp", (), type_only=True)
 sig("dateadd", ("date", "int"), extra=["dateadd('2024-02-28', 1)"])
 sig("date_diff", ("date", "date"), extra=["date_diff('2024-03-01', '2024-02-28')"])
+sig("date_format",
+    extra=["date_format(TIMESTAMP'2024-02-29 12:34:56', 'dd MMM yyyy HH:mm:ss')",
+           "date_format(TIMESTAMP'2024-02-29 12:34:56', 'yyyy-MM-dd')",
+           "date_format(DATE'2024-12-31', 'EEE, MMM dd yy')",
+           "date_format(CAST(NULL AS TIMESTAMP), 'yyyy')"])
 sig("to_unix_timestamp unix_timestamp", ("timestamp",), ("string",),
     extra=["{f}('2024-01-01', 'yyyy-MM-dd')", "{f}(DATE'2024-01-01')"])
