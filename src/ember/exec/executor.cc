@@ -836,6 +836,13 @@ Status ToSparkError(const Status& status) {
                          "this error.",
                      "22003");
   }
+  if (m.find("does not fit in precision") != std::string::npos) {
+    return UserError(ErrorKind::kArithmetic, "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
+                     m + ". If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass "
+                         "this error, and use `try_cast` to tolerate overflow and return NULL "
+                         "instead.",
+                     "22003");
+  }
   if (m.find("Failed to parse string") != std::string::npos ||
       m.find("Failed to parse value") != std::string::npos ||
       m.find("is not a valid decimal") != std::string::npos ||

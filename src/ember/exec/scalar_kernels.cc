@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -665,7 +666,7 @@ std::pair<double, double> IntegralRange(const arrow::DataType& t) {
   }
 }
 
-// ember_cast_integral(x, target, try): x (a number) cast to the integral type of `target` (a NULL
+// ember_cast_integral(x, target, try): x (a number or a decimal) cast to the integral type of `target` (a NULL
 // of that type), truncating toward zero; a value outside the type (NaN too) is CAST_OVERFLOW, or
 // NULL when `try` is true.
 Status CastIntegralExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
@@ -687,7 +688,16 @@ Status CastIntegralExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecR
       double v = std::trunc(d.Value(i));
       // Doubles of 64-bit integers are rounded: compare bigints exactly.
       bool exact = values->type_id() == arrow::Type::INT64 && target->id() != arrow::Type::INT64;
-      if (exact) {
+      if (values->type_id() == arrow::Type::DECIMAL128) {
+        // Decimals compare exactly, their fraction cut off.
+        int32_t scale = static_cast<const arrow::Decimal128Type&>(*values->type()).scale();
+        auto whole = arrow::Decimal128(
+            static_cast<const arrow::Decimal128Array&>(*values).GetValue(i)).ReduceScaleBy(scale,
+                                                                                    false);
+        int64_t max = hi >= 9223372036854775808.0 ? std::numeric_limits<int64_t>::max()
+                                                  : static_cast<int64_t>(hi) - 1;
+        bad = whole < arrow::Decimal128(static_cast<int64_t>(lo)) || whole > arrow::Decimal128(max);
+      } else if (exact) {
         int64_t x = static_cast<const arrow::Int64Array&>(*values).Value(i);
         bad = x < static_cast<int64_t>(lo) || x >= static_cast<int64_t>(hi);
       } else {

@@ -2512,8 +2512,9 @@ Result<cp::Expression> LowerCast(cp::Expression arg, const std::shared_ptr<arrow
     return Fn("if_else", {arg, cp::literal("true"), cp::literal("false")});
   }
   const bool from_float = from->id() == arrow::Type::DOUBLE || from->id() == arrow::Type::FLOAT;
-  if ((from_float || IsIntegral(*from)) && IsIntegral(*to) &&
-      (from_float || to->byte_width() < from->byte_width())) {
+  const bool from_decimal = from->id() == arrow::Type::DECIMAL128;
+  if ((from_float || from_decimal || IsIntegral(*from)) && IsIntegral(*to) &&
+      (from_float || from_decimal || to->byte_width() < from->byte_width())) {
     // Spark truncates toward zero; a value outside the type is CAST_OVERFLOW (NULL for TRY_CAST).
     return Fn("ember_cast_integral", {arg, Lit(arrow::MakeNullScalar(to)), cp::literal(try_cast)});
   }

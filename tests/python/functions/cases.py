@@ -175,7 +175,9 @@ sig("greatest least", ("int", "int"), ("double", "double"), ("string", "string")
 sig("equal_null", ("int", "int"), ("string", "string"), extra=["equal_null(NULL, NULL)"])
 sig("typeof", ("any",), ("decimal",), ("array",), ("map",), ("timestamp",), ("binary",))
 sig("tinyint smallint int bigint float double decimal", ("int",), ("double",), ("string",),
-    ("boolean",), ("decimal",))
+    ("boolean",), ("decimal",),
+    extra=["{f}(CAST(1e12 AS DECIMAL(20,0)))", "{f}(CAST(300.5 AS DECIMAL(5,1)))",
+           "{f}(CAST(-1e30 AS DECIMAL(38,0)))"])
 sig("boolean", ("int",), ("string",), ("boolean",))
 sig("string", ("any",), ("double",), ("decimal",), ("timestamp",), ("boolean",))
 sig("binary", ("string",), ("binary",))
