@@ -463,4 +463,13 @@ arrow::Result<std::shared_ptr<arrow::Array>> ArgArray(const cp::ExecSpan& batch,
   return arrow::MakeArrayFromScalar(*batch[i].scalar, batch.length);
 }
 
+arrow::Result<std::shared_ptr<arrow::Array>> TakeAt(const std::shared_ptr<arrow::Array>& values,
+                                                    const std::vector<int64_t>& positions) {
+  arrow::Int64Builder indices;
+  ARROW_RETURN_NOT_OK(indices.AppendValues(positions));
+  ARROW_ASSIGN_OR_RAISE(auto index_array, indices.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(values, index_array));
+  return taken.make_array();
+}
+
 }  // namespace ember::exec

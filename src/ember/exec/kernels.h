@@ -40,6 +40,10 @@ arrow::Status RegisterKernels();
 /// A kernel's argument `i` as an array of the batch's length (a scalar, a literal, repeated).
 arrow::Result<std::shared_ptr<arrow::Array>> ArgArray(const arrow::compute::ExecSpan& batch, int i);
 
+/// The values at `positions`, in that order (arrow's Take with 64-bit indices).
+arrow::Result<std::shared_ptr<arrow::Array>> TakeAt(const std::shared_ptr<arrow::Array>& values,
+                                                    const std::vector<int64_t>& positions);
+
 /// Registers approx_count_distinct's aggregate and estimate functions (hyperloglog_kernels.cc).
 arrow::Status RegisterHyperLogLogKernels(arrow::compute::FunctionRegistry* registry);
 

@@ -100,20 +100,11 @@ struct Elements {
   std::shared_ptr<arrow::Array> index;    // per element, its position in its row (int32)
 };
 
-Result<std::shared_ptr<arrow::Array>> Take(const std::shared_ptr<arrow::Array>& values,
-                                           const std::vector<int64_t>& positions) {
-  arrow::Int64Builder indices;
-  ARROW_RETURN_NOT_OK(indices.AppendValues(positions));
-  ARROW_ASSIGN_OR_RAISE(auto index_array, indices.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(values, index_array));
-  return taken.make_array();
-}
-
 Result<arrow::ArrayVector> TakeEach(const arrow::ArrayVector& columns,
                                     const std::vector<int64_t>& positions) {
   arrow::ArrayVector out;
   for (const auto& column : columns) {
-    ARROW_ASSIGN_OR_RAISE(auto taken, Take(column, positions));
+    ARROW_ASSIGN_OR_RAISE(auto taken, TakeAt(column, positions));
     out.push_back(std::move(taken));
   }
   return out;
@@ -234,8 +225,8 @@ Result<std::shared_ptr<arrow::Array>> Aggregate(const HigherOrderCall& call,
         at.push_back(e.offsets[i] + j);
       }
     }
-    ARROW_ASSIGN_OR_RAISE(auto acc_rows, Take(acc, rows));
-    ARROW_ASSIGN_OR_RAISE(auto element_rows, Take(elements, at));
+    ARROW_ASSIGN_OR_RAISE(auto acc_rows, TakeAt(acc, rows));
+    ARROW_ASSIGN_OR_RAISE(auto element_rows, TakeAt(elements, at));
     ARROW_ASSIGN_OR_RAISE(auto outer_rows, TakeEach(row_outer, rows));
     ARROW_ASSIGN_OR_RAISE(auto merged, Evaluate(call, 0, {acc_rows, element_rows}, outer_rows,
                                                 static_cast<int64_t>(rows.size())));
@@ -245,7 +236,7 @@ Result<std::shared_ptr<arrow::Array>> Aggregate(const HigherOrderCall& call,
     for (int64_t i = 0; i < e.rows; ++i) pick[i] = i;
     for (size_t r = 0; r < rows.size(); ++r) pick[rows[r]] = e.rows + static_cast<int64_t>(r);
     ARROW_ASSIGN_OR_RAISE(auto both, arrow::Concatenate({acc, merged}));
-    ARROW_ASSIGN_OR_RAISE(acc, Take(both, pick));
+    ARROW_ASSIGN_OR_RAISE(acc, TakeAt(both, pick));
   }
   if (call.bodies.size() > 1) {
     ARROW_ASSIGN_OR_RAISE(acc, Evaluate(call, 1, {acc}, row_outer, e.rows));
@@ -290,8 +281,8 @@ Status Exec(cp::KernelContext* ctx, const cp::ExecSpan& batch, cp::ExecResult* o
       std::vector<int32_t> kept_offsets;
       std::vector<int64_t> positions;
       Kept(static_cast<const arrow::BooleanArray&>(*lambda), e, &kept_offsets, &positions);
-      ARROW_ASSIGN_OR_RAISE(keys, Take(keys, positions));
-      ARROW_ASSIGN_OR_RAISE(values, Take(values, positions));
+      ARROW_ASSIGN_OR_RAISE(keys, TakeAt(keys, positions));
+      ARROW_ASSIGN_OR_RAISE(values, TakeAt(values, positions));
       result = std::make_shared<arrow::MapArray>(call.result_type, e.rows,
                                                  arrow::Buffer::FromVector(kept_offsets), keys,
                                                  values, bitmap, nulls);
@@ -310,8 +301,8 @@ Status Exec(cp::KernelContext* ctx, const cp::ExecSpan& batch, cp::ExecResult* o
       for (int64_t i = 0; i < e.rows; ++i) {
         for (int32_t j = e.offsets[i]; e.valid[i] && j < e.offsets[i + 1]; ++j) positions.push_back(j);
       }
-      ARROW_ASSIGN_OR_RAISE(keys, Take(keys, positions));
-      ARROW_ASSIGN_OR_RAISE(values, Take(values, positions));
+      ARROW_ASSIGN_OR_RAISE(keys, TakeAt(keys, positions));
+      ARROW_ASSIGN_OR_RAISE(values, TakeAt(values, positions));
       ARROW_RETURN_NOT_OK(CheckMapKeys(*keys, valid_offsets));
       result = std::make_shared<arrow::MapArray>(call.result_type, e.rows,
                                                  arrow::Buffer::FromVector(valid_offsets), keys,
@@ -338,7 +329,7 @@ Status Exec(cp::KernelContext* ctx, const cp::ExecSpan& batch, cp::ExecResult* o
     std::vector<int32_t> kept_offsets;
     std::vector<int64_t> positions;
     Kept(static_cast<const arrow::BooleanArray&>(*lambda), e, &kept_offsets, &positions);
-    ARROW_ASSIGN_OR_RAISE(auto kept, Take(elements, positions));
+    ARROW_ASSIGN_OR_RAISE(auto kept, TakeAt(elements, positions));
     result = std::make_shared<arrow::ListArray>(call.result_type, e.rows,
                                                 arrow::Buffer::FromVector(kept_offsets), kept,
                                                 bitmap, nulls);

@@ -99,15 +99,6 @@ Result<std::shared_ptr<arrow::Array>> NewMaps(const std::shared_ptr<arrow::DataT
                                            entries, bitmap, nulls);
 }
 
-Result<std::shared_ptr<arrow::Array>> Taken(const std::shared_ptr<arrow::Array>& values,
-                                            const std::vector<int64_t>& positions) {
-  arrow::Int64Builder indices;
-  ARROW_RETURN_NOT_OK(indices.AppendValues(positions));
-  ARROW_ASSIGN_OR_RAISE(auto index_array, indices.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(values, index_array));
-  return taken.make_array();
-}
-
 Result<arrow::TypeHolder> MapOfFirstTwo(cp::KernelContext*,
                                         const std::vector<arrow::TypeHolder>& args) {
   return arrow::TypeHolder(plan::MapOf(args[0].GetSharedPtr(), args[1].GetSharedPtr()));
@@ -167,8 +158,8 @@ Status MapFromArraysExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::Exec
     }
     offsets.push_back(static_cast<int32_t>(key_at.size()));
   }
-  ARROW_ASSIGN_OR_RAISE(auto key_cells, Taken(keys.values(), key_at));
-  ARROW_ASSIGN_OR_RAISE(auto value_cells, Taken(values.values(), value_at));
+  ARROW_ASSIGN_OR_RAISE(auto key_cells, TakeAt(keys.values(), key_at));
+  ARROW_ASSIGN_OR_RAISE(auto value_cells, TakeAt(values.values(), value_at));
   ARROW_ASSIGN_OR_RAISE(auto maps, NewMaps(out->type()->GetSharedPtr(), std::move(offsets), valid,
                                            key_cells, value_cells));
   out->value = maps->data();
@@ -201,8 +192,8 @@ Status MapFromEntriesExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::Exe
     }
     offsets.push_back(static_cast<int32_t>(at.size()));
   }
-  ARROW_ASSIGN_OR_RAISE(auto key_cells, Taken(pairs.field(0), at));
-  ARROW_ASSIGN_OR_RAISE(auto value_cells, Taken(pairs.field(1), at));
+  ARROW_ASSIGN_OR_RAISE(auto key_cells, TakeAt(pairs.field(0), at));
+  ARROW_ASSIGN_OR_RAISE(auto value_cells, TakeAt(pairs.field(1), at));
   ARROW_ASSIGN_OR_RAISE(auto maps, NewMaps(out->type()->GetSharedPtr(), std::move(offsets), valid,
                                            key_cells, value_cells));
   out->value = maps->data();
@@ -243,8 +234,8 @@ Status MapConcatExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResu
     }
     offsets.push_back(static_cast<int32_t>(at.size()));
   }
-  ARROW_ASSIGN_OR_RAISE(auto key_cells, Taken(stacked_keys, at));
-  ARROW_ASSIGN_OR_RAISE(auto value_cells, Taken(stacked_values, at));
+  ARROW_ASSIGN_OR_RAISE(auto key_cells, TakeAt(stacked_keys, at));
+  ARROW_ASSIGN_OR_RAISE(auto value_cells, TakeAt(stacked_values, at));
   ARROW_ASSIGN_OR_RAISE(auto result, NewMaps(out->type()->GetSharedPtr(), std::move(offsets),
                                              valid, key_cells, value_cells));
   out->value = result->data();
@@ -282,10 +273,10 @@ Status StringToMapExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecRe
     }
     offsets.push_back(static_cast<int32_t>(pair_at.size()));
   }
-  ARROW_ASSIGN_OR_RAISE(auto pair_texts, Taken(pairs->values(), pair_at));
+  ARROW_ASSIGN_OR_RAISE(auto pair_texts, TakeAt(pairs->values(), pair_at));
   arrow::Datum delimiters = key_delimiter;
   if (key_delimiter.is_array()) {
-    ARROW_ASSIGN_OR_RAISE(delimiters, Taken(key_delimiters, delimiter_at));
+    ARROW_ASSIGN_OR_RAISE(delimiters, TakeAt(key_delimiters, delimiter_at));
   }
   ARROW_ASSIGN_OR_RAISE(auto split_each, cp::CallFunction("ember_split", {pair_texts, delimiters,
                                                                        arrow::Datum(int32_t{2})}));
@@ -318,7 +309,7 @@ Result<std::shared_ptr<arrow::Int64Array>> FindKeys(const arrow::MapArray& maps,
   for (int64_t i = 0; i < n; ++i) {
     for (int32_t e = maps.value_offset(i); e < maps.value_offset(i + 1); ++e) owner.push_back(i);
   }
-  ARROW_ASSIGN_OR_RAISE(auto beside, Taken(keys, owner));
+  ARROW_ASSIGN_OR_RAISE(auto beside, TakeAt(keys, owner));
   ARROW_ASSIGN_OR_RAISE(auto equal, cp::CallFunction("equal", {entry_keys, beside}));
   const auto& eq = static_cast<const arrow::BooleanArray&>(*equal.make_array());
   arrow::Int64Builder found;
