@@ -666,9 +666,9 @@ std::pair<double, double> IntegralRange(const arrow::DataType& t) {
   }
 }
 
-// ember_cast_integral(x, target, try): x (a number or a decimal) cast to the integral type of `target` (a NULL
-// of that type), truncating toward zero; a value outside the type (NaN too) is CAST_OVERFLOW, or
-// NULL when `try` is true.
+// ember_cast_integral(x, target, try): x (a number or a decimal) cast to the integral type of
+// `target` (a NULL of that type), truncating toward zero; a value outside the type (NaN too) is
+// CAST_OVERFLOW, or NULL when `try` is true.
 Status CastIntegralExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
   ARROW_ASSIGN_OR_RAISE(auto values, ArgArray(batch, 0));
   auto target = batch[1].type()->GetSharedPtr();

@@ -64,6 +64,8 @@ cp::Expression InZone(cp::Expression ts, const EvalContext& ctx);
 cp::Expression WallClock(cp::Expression value, const arrow::DataType& type, const EvalContext& ctx);
 /// The local wall-clock time of an instant, as a zone-less timestamp.
 cp::Expression LocalTime(cp::Expression ts, const EvalContext& ctx);
+/// The instant the query (or micro-batch) started, the same for every row: current_timestamp().
+cp::Expression Now(const EvalContext& ctx);
 /// The instant of a zone-less wall-clock time in the session zone (Spark's rule in a DST gap or
 /// overlap).
 cp::Expression LocalToUtc(cp::Expression local, const EvalContext& ctx);

@@ -395,6 +395,10 @@ cp::Expression CastTo(cp::Expression e, std::shared_ptr<arrow::DataType> type, b
 }
 
 // The local wall-clock time of an instant, as a zone-less timestamp.
+cp::Expression Now(const EvalContext& ctx) {
+  return Lit(std::make_shared<arrow::TimestampScalar>(ctx.current_timestamp_us, TimestampType()));
+}
+
 cp::Expression LocalTime(cp::Expression ts, const EvalContext& ctx) {
   return Fn("local_timestamp", {InZone(std::move(ts), ctx)});
 }
@@ -1859,16 +1863,6 @@ Catalog BuildCatalog() {
                return CastTo(Fn("subtract", {CastTo(instant, arrow::int64()), cut}), TimestampType());
              }));
   Add(c, Scalar(
-             "current_timestamp", 0, 0,
-             [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
-               return TypedCall{TimestampType(), false, std::move(args)};
-             },
-             [](const Expr&, std::vector<cp::Expression>,
-                const EvalContext& ctx) -> Result<cp::Expression> {
-               return Lit(std::make_shared<arrow::TimestampScalar>(ctx.current_timestamp_us,
-                                                                   TimestampType()));
-             }));
-  Add(c, Scalar(
              "from_unixtime", 1, 2,
              [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
                if (args.size() == 2) ARROW_RETURN_NOT_OK(LiteralString(call, args[1]).status());
@@ -1901,8 +1895,7 @@ Catalog BuildCatalog() {
                 const EvalContext& ctx) -> Result<cp::Expression> {
                cp::Expression ts;
                if (a.empty()) {
-                 ts = Lit(std::make_shared<arrow::TimestampScalar>(ctx.current_timestamp_us,
-                                                                   TimestampType()));
+                 ts = Now(ctx);
                } else if (IsString(*call.args[0]->type)) {
                  std::string format = "yyyy-MM-dd HH:mm:ss";
                  if (call.args.size() == 2) {

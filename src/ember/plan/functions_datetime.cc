@@ -14,7 +14,6 @@ namespace {
 
 using arrow::Result;
 
-
 // x / d rounded toward negative infinity (Java's Math.floorDiv), for a positive d.
 cp::Expression FloorDiv(cp::Expression x, int64_t d) {
   auto q = Fn("divide", {x, I64(d)});
@@ -25,8 +24,7 @@ cp::Expression FloorDiv(cp::Expression x, int64_t d) {
 Result<ExprPtr> AsDate(const Expr& call, ExprPtr arg, size_t index) {
   auto id = arg->type->id();
   if (id == arrow::Type::DATE32) return arg;
-  if (IsNullType(*arg->type) || IsString(*arg->type) ||
-      IsTimestamp(*arg->type)) {
+  if (IsNullType(*arg->type) || IsString(*arg->type) || IsTimestamp(*arg->type)) {
     return CastIfNeeded(arg, arrow::date32());
   }
   return UnexpectedType(call, index, *arg, "\"DATE\"");
@@ -223,17 +221,12 @@ void AddDatetimeFunctions(Catalog& c) {
   Add(c, ZoneShift("to_utc_timestamp", false));
   for (const char* name : {"current_date", "curdate"}) {
     Add(c, NoArguments(name, arrow::date32(), [](const EvalContext& ctx) {
-          auto now = Lit(std::make_shared<arrow::TimestampScalar>(ctx.current_timestamp_us,
-                                                                  TimestampType()));
-          return CastTo(LocalTime(now, ctx), arrow::date32());
+          return CastTo(LocalTime(Now(ctx), ctx), arrow::date32());
         }));
   }
+  Add(c, NoArguments("current_timestamp", TimestampType(), Now));
   Add(c, NoArguments("localtimestamp", arrow::timestamp(arrow::TimeUnit::MICRO),
-                     [](const EvalContext& ctx) {
-                       auto now = Lit(std::make_shared<arrow::TimestampScalar>(
-                           ctx.current_timestamp_us, TimestampType()));
-                       return LocalTime(now, ctx);
-                     }));
+                     [](const EvalContext& ctx) { return LocalTime(Now(ctx), ctx); }));
   Add(c, NoArguments("current_timezone", arrow::utf8(),
                      [](const EvalContext& ctx) { return cp::literal(ctx.time_zone); }));
   Alias(c, "now", "current_timestamp");
