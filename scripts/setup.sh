@@ -7,7 +7,8 @@ root=$(pwd)
 
 # Debian packages: the C++ toolchain and libraries (Arrow itself comes from the pyarrow wheel).
 debs=(g++ cmake ninja-build ccache libgtest-dev nlohmann-json3-dev zlib1g-dev libsqlite3-dev
-      libxxhash-dev libsimdjson-dev libabsl-dev libssl-dev avro-bin python3-venv openjdk-17-jre-headless clang-format
+      libxxhash-dev libsimdjson-dev libre2-dev pkg-config libabsl-dev libssl-dev avro-bin
+      python3-venv openjdk-17-jre-headless clang-format
       clang libclang-rt-14-dev  # clang and its libFuzzer runtime: tests/fuzz
       libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler)  # the Connect server
 missing=()

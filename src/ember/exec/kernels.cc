@@ -427,6 +427,9 @@ arrow::Status RegisterKernels() {
     if (status.ok()) status = RegisterScalarKernels(registry);
     if (status.ok()) status = RegisterHigherOrderKernel(registry);
     if (status.ok()) status = RegisterUserFunctionKernel(registry);
+    if (status.ok()) status = RegisterCollectionKernels(registry);
+    if (status.ok()) status = RegisterRegexKernels(registry);
+    if (status.ok()) status = RegisterJsonKernels(registry);
   });
   return status;
 }

@@ -69,6 +69,15 @@ arrow::Status RegisterHigherOrderKernel(arrow::compute::FunctionRegistry* regist
 /// Registers the string, math and digest kernels of scalar_kernels.cc.
 arrow::Status RegisterScalarKernels(arrow::compute::FunctionRegistry* registry);
 
+/// Registers the array functions of collection_kernels.cc.
+arrow::Status RegisterCollectionKernels(arrow::compute::FunctionRegistry* registry);
+
+/// Registers the regular expression functions (regex_kernels.cc).
+arrow::Status RegisterRegexKernels(arrow::compute::FunctionRegistry* registry);
+
+/// Registers the JSON functions (json_kernels.cc).
+arrow::Status RegisterJsonKernels(arrow::compute::FunctionRegistry* registry);
+
 /// Registers the map functions (map_kernels.cc).
 arrow::Status RegisterMapKernels(arrow::compute::FunctionRegistry* registry);
 

@@ -93,5 +93,8 @@ void AddStringFunctions(Catalog& c);
 void AddMiscFunctions(Catalog& c);
 void AddAggregateFunctions(Catalog& c);
 void AddDatetimeFunctions(Catalog& c);
+void AddCollectionFunctions(Catalog& c);
+void AddRegexFunctions(Catalog& c);
+void AddJsonFunctions(Catalog& c);
 
 }  // namespace ember::plan::fn

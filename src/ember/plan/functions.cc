@@ -2260,6 +2260,9 @@ Catalog BuildCatalog() {
                    std::make_shared<cp::CountOptions>(cp::CountOptions::ONLY_VALID)));
   AddAggregateFunctions(c);
   AddDatetimeFunctions(c);
+  AddCollectionFunctions(c);
+  AddRegexFunctions(c);
+  AddJsonFunctions(c);
   for (const char* name : {"extract_value", "interval", "with_field", "drop_field", "count_distinct"}) {
     c.at(name).internal = true;
   }
