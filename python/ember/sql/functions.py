@@ -321,3 +321,41 @@ def array_join(col: Any, delimiter: str, null_replacement: Optional[str] = None)
 
 def slice(x: Any, start: Any, length: Any) -> Column:
     return _call("slice", _to_col(x), _lit(start), _lit(length))
+
+
+def _options(options: Any) -> list:
+    """Options of a JSON function as Spark passes them: a map of text keys and values."""
+    if not options:
+        return []
+    pairs = []
+    for key, value in options.items():
+        pairs += [lit(str(key)), lit(str(value))]
+    return [_call("map", *pairs)]
+
+
+def from_json(col: Any, schema: Any, options: Any = None) -> Column:
+    from ember.sql.column import _type_name
+
+    text = schema if isinstance(schema, str) else _type_name(schema)
+    return _call("from_json", _to_col(col), lit(text), *_options(options))
+
+
+def to_json(col: Any, options: Any = None) -> Column:
+    return _call("to_json", _to_col(col), *_options(options))
+
+
+def schema_of_json(json: Any, options: Any = None) -> Column:
+    return _call("schema_of_json", json if isinstance(json, Column) else lit(json),
+                 *_options(options))
+
+
+def get_json_object(col: Any, path: str) -> Column:
+    return _call("get_json_object", _to_col(col), lit(path))
+
+
+def json_array_length(col: Any) -> Column:
+    return _call("json_array_length", _to_col(col))
+
+
+def json_object_keys(col: Any) -> Column:
+    return _call("json_object_keys", _to_col(col))

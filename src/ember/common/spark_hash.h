@@ -1,4 +1,4 @@
-// Spark's xxhash64 of a value (XxHash64Function: XXH64 over Spark's internal representation of
+// Spark's xxhash64 and hash (Murmur3) of a value (XxHash64Function: XXH64 over Spark's internal representation of
 // the value, chained through a seed), as approx_count_distinct and the SQL function xxhash64 use
 // it. The XXH64 itself is the reference implementation's (libxxhash); this file decides which
 // bytes Spark hashes for each type:
@@ -35,7 +35,11 @@ constexpr uint64_t kSparkHashSeed = 42;
 arrow::Result<std::vector<uint64_t>> SparkXxHash64(const arrow::Array& values,
                                                    uint64_t seed = kSparkHashSeed);
 
-/// Whether SparkXxHash64 accepts values of `type`.
+/// Spark's hash(): Murmur3_x86_32 of the same bytes, seed 42 (kSparkHashSeed), chained alike.
+arrow::Result<std::vector<int32_t>> SparkMurmur3Hash(const arrow::Array& values,
+                                                     int32_t seed = kSparkHashSeed);
+
+/// Whether SparkXxHash64 and SparkMurmur3Hash accept values of `type`.
 bool SparkHashable(const arrow::DataType& type);
 
 }  // namespace ember

@@ -77,7 +77,7 @@ arrow::Status Analyze(const ConnectSession& connect, const pb::AnalyzePlanReques
       response->mutable_spark_version()->set_version(kSparkVersion);
       return arrow::Status::OK();
     case R::kDdlParse: {
-      ARROW_ASSIGN_OR_RAISE(auto type, ParseSchemaString(request.ddl_parse().ddl_string()));
+      ARROW_ASSIGN_OR_RAISE(auto type, plan::ParseSchemaString(request.ddl_parse().ddl_string()));
       return ToProto(*type, response->mutable_ddl_parse()->mutable_parsed());
     }
     case R::kPersist:

@@ -1,7 +1,5 @@
 #include "ember/connect/data_types.h"
 
-#include <nlohmann/json.hpp>
-
 #include <arrow/array.h>
 #include <arrow/scalar.h>
 #include <arrow/type.h>
@@ -23,34 +21,6 @@ arrow::Status Unsupported(const std::string& what) {
                    "Unsupported data type " + what + ".", "0A000");
 }
 
-Result<std::shared_ptr<arrow::DataType>> FromJson(const nlohmann::json& type) {
-  if (type.is_string()) {
-    std::string name = type.get<std::string>();
-    if (name == "null") return arrow::null();
-    return plan::ParseTypeName(name);
-  }
-  if (!type.is_object() || !type.contains("type")) return Unsupported(type.dump());
-  std::string kind = type["type"].get<std::string>();
-  if (kind == "struct") {
-    arrow::FieldVector fields;
-    for (const auto& f : type["fields"]) {
-      ARROW_ASSIGN_OR_RAISE(auto field_type, FromJson(f["type"]));
-      fields.push_back(arrow::field(f["name"].get<std::string>(), std::move(field_type),
-                                    f.value("nullable", true)));
-    }
-    return arrow::struct_(std::move(fields));
-  }
-  if (kind == "array") {
-    ARROW_ASSIGN_OR_RAISE(auto element, FromJson(type["elementType"]));
-    return arrow::list(arrow::field("element", std::move(element), type.value("containsNull", true)));
-  }
-  if (kind == "map") {
-    ARROW_ASSIGN_OR_RAISE(auto key, FromJson(type["keyType"]));
-    ARROW_ASSIGN_OR_RAISE(auto value, FromJson(type["valueType"]));
-    return plan::MapOf(std::move(key), std::move(value), type.value("valueContainsNull", true));
-  }
-  return Unsupported(kind);
-}
 
 }  // namespace
 
@@ -93,7 +63,7 @@ Result<std::shared_ptr<arrow::DataType>> FromProto(const pb::DataType& type) {
       ARROW_ASSIGN_OR_RAISE(auto value, FromProto(type.map().value_type()));
       return plan::MapOf(std::move(key), std::move(value), type.map().value_contains_null());
     }
-    case pb::DataType::kUnparsed: return ParseSchemaString(type.unparsed().data_type_string());
+    case pb::DataType::kUnparsed: return plan::ParseSchemaString(type.unparsed().data_type_string());
     default: return Unsupported(type.ShortDebugString());
   }
 }
@@ -212,21 +182,6 @@ arrow::Status ToProto(const arrow::Scalar& value, pb::Expression::Literal* out) 
   return arrow::Status::OK();
 }
 
-Result<std::shared_ptr<arrow::DataType>> ParseSchemaString(const std::string& text) {
-  size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && (text[first] == '{' || text[first] == '"')) {
-    auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded()) {
-      return UserError(ErrorKind::kParse, "PARSE_SYNTAX_ERROR", "Invalid schema JSON: " + text,
-                       "42601");
-    }
-    return FromJson(json);
-  }
-  // DDL: a field list ("a INT, b STRING") or a type name ("int", "struct<a:int>").
-  auto as_type = plan::ParseTypeName(text);
-  if (as_type.ok()) return as_type;
-  return plan::ParseTypeName("struct<" + text + ">");
-}
 
 std::shared_ptr<arrow::DataType> EngineType(const std::shared_ptr<arrow::DataType>& type) {
   switch (type->id()) {

@@ -26,10 +26,6 @@ arrow::Status ToProto(const arrow::Schema& schema, spark::connect::DataType* out
 /// literal of NullType, as Spark's LiteralValueProtoConverter writes it.
 arrow::Status ToProto(const arrow::Scalar& value, spark::connect::Expression_Literal* out);
 
-/// A type written as Spark's JSON (DataType.json(): "long", {"type":"struct","fields":[...]}) or
-/// as DDL ("a INT, b STRING", "struct<a:int>").
-arrow::Result<std::shared_ptr<arrow::DataType>> ParseSchemaString(const std::string& text);
-
 /// The type Ember represents a client's arrow type with: timestamps in microseconds (UTC when
 /// zoned), large strings and binaries as plain ones; null if Ember has no such type.
 std::shared_ptr<arrow::DataType> EngineType(const std::shared_ptr<arrow::DataType>& type);

@@ -161,7 +161,7 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
       if (cast.has_type()) {
         ARROW_ASSIGN_OR_RAISE(type, FromProto(cast.type()));
       } else {
-        ARROW_ASSIGN_OR_RAISE(type, ParseSchemaString(cast.type_str()));
+        ARROW_ASSIGN_OR_RAISE(type, plan::ParseSchemaString(cast.type_str()));
       }
       return child.Cast(std::move(type), cast.eval_mode() == E::Cast::EVAL_MODE_TRY);
     }
@@ -439,7 +439,7 @@ arrow::Status Translator::RegisterDataSource(
   made->schema = [python = python_, command](const std::map<std::string, std::string>& options)
       -> Result<std::shared_ptr<arrow::Schema>> {
     ARROW_ASSIGN_OR_RAISE(auto text, python->DataSourceSchema(command, options));
-    ARROW_ASSIGN_OR_RAISE(auto type, ParseSchemaString(text));
+    ARROW_ASSIGN_OR_RAISE(auto type, plan::ParseSchemaString(text));
     return arrow::schema(type->fields());
   };
   made->read = [python = python_, command](const std::shared_ptr<arrow::Schema>& schema,

@@ -12,6 +12,7 @@
 #include "ember/connect/arrow_ipc.h"
 #include "ember/connect/data_types.h"
 #include "ember/connect/errors.h"
+#include "ember/plan/type_names.h"
 #include "ember/connect/sessions.h"
 #include "ember/connect/streaming.h"
 #include "ember/connect/translator.h"
@@ -44,7 +45,7 @@ Result<std::vector<Column>> Columns(const Translator& t,
 // RelationalGroupedDataset checks them.
 Result<std::shared_ptr<const GroupStateSpec>> GroupState(const pb::ApplyInPandasWithState& apply) {
   auto state = std::make_shared<GroupStateSpec>();
-  ARROW_ASSIGN_OR_RAISE(state->type, ParseSchemaString(apply.state_schema()));
+  ARROW_ASSIGN_OR_RAISE(state->type, plan::ParseSchemaString(apply.state_schema()));
   std::string mode = apply.output_mode();
   std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::tolower(c); });
   if (mode != "append" && mode != "update" && mode != "complete") {
@@ -115,7 +116,7 @@ Result<DataFrame> Range(const Translator& t, const pb::Range& range) {
 Result<DataFrame> LocalRelation(const Translator& t, const pb::LocalRelation& local) {
   std::shared_ptr<arrow::Schema> schema;
   if (local.has_schema()) {
-    ARROW_ASSIGN_OR_RAISE(auto type, ParseSchemaString(local.schema()));
+    ARROW_ASSIGN_OR_RAISE(auto type, plan::ParseSchemaString(local.schema()));
     if (type->id() == arrow::Type::STRUCT) {
       schema = arrow::schema(type->fields());
     } else {
@@ -322,7 +323,7 @@ Result<DataFrame> SameRows(const Translator& t, const pb::Relation& input) {
 // A read's schema as the user gave it (`.schema(...)`), or null.
 Result<std::shared_ptr<arrow::Schema>> UserSchema(const pb::Read::DataSource& source) {
   if (!source.has_schema() || source.schema().empty()) return nullptr;
-  ARROW_ASSIGN_OR_RAISE(auto type, ParseSchemaString(source.schema()));
+  ARROW_ASSIGN_OR_RAISE(auto type, plan::ParseSchemaString(source.schema()));
   return arrow::schema(type->fields());
 }
 

@@ -422,6 +422,7 @@ arrow::Status RegisterKernels() {
       if (status.ok()) status = registry->AddFunction(std::move(fn));
     }
     if (status.ok()) status = RegisterHyperLogLogKernels(registry);
+    if (status.ok()) status = RegisterAggregateKernels(registry);
     if (status.ok()) status = RegisterArrayKernels(registry);
     if (status.ok()) status = RegisterMapKernels(registry);
     if (status.ok()) status = RegisterScalarKernels(registry);
@@ -429,6 +430,7 @@ arrow::Status RegisterKernels() {
     if (status.ok()) status = RegisterUserFunctionKernel(registry);
     if (status.ok()) status = RegisterCollectionKernels(registry);
     if (status.ok()) status = RegisterRegexKernels(registry);
+    if (status.ok()) status = RegisterStringKernels(registry);
     if (status.ok()) status = RegisterJsonKernels(registry);
   });
   return status;

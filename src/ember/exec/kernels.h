@@ -15,6 +15,7 @@ namespace arrow::compute {
 class Expression;
 class FunctionRegistry;
 struct ExecSpan;
+struct ExecResult;
 }
 
 namespace ember {
@@ -47,6 +48,9 @@ arrow::Result<std::shared_ptr<arrow::Array>> TakeAt(const std::shared_ptr<arrow:
 /// Registers approx_count_distinct's aggregate and estimate functions (hyperloglog_kernels.cc).
 arrow::Status RegisterHyperLogLogKernels(arrow::compute::FunctionRegistry* registry);
 
+/// Registers the aggregates of aggregate_kernels.cc (max_by, corr, percentile, mode, ...).
+arrow::Status RegisterAggregateKernels(arrow::compute::FunctionRegistry* registry);
+
 /// Registers the collection functions (array_kernels.cc).
 arrow::Status RegisterArrayKernels(arrow::compute::FunctionRegistry* registry);
 
@@ -66,6 +70,23 @@ arrow::compute::Expression CallHigherOrder(HigherOrderCall call,
 /// Registers ember_higher_order (lambda_kernel.cc).
 arrow::Status RegisterHigherOrderKernel(arrow::compute::FunctionRegistry* registry);
 
+/// Lambda `lambda` of a call evaluated over `length` rows of its variables (in the lambda's
+/// order) and of the outer columns it reads (lambda_kernel.cc).
+arrow::Result<std::shared_ptr<arrow::Array>> EvaluateLambda(const HigherOrderCall& call,
+                                                            size_t lambda,
+                                                            const arrow::ArrayVector& variables,
+                                                            const arrow::ArrayVector& outer,
+                                                            int64_t length);
+
+/// Whether ember_higher_order leaves `function` to CollectionHigherOrder: zip_with,
+/// map_zip_with, array_sort (collection_kernels.cc).
+bool IsCollectionHigherOrder(const std::string& function);
+/// ember_higher_order of those functions; its arguments the collections, then the outer
+/// columns.
+arrow::Status CollectionHigherOrder(const HigherOrderCall& call,
+                                    const arrow::compute::ExecSpan& batch,
+                                    arrow::compute::ExecResult* out);
+
 /// Registers the string, math and digest kernels of scalar_kernels.cc.
 arrow::Status RegisterScalarKernels(arrow::compute::FunctionRegistry* registry);
 
@@ -74,6 +95,9 @@ arrow::Status RegisterCollectionKernels(arrow::compute::FunctionRegistry* regist
 
 /// Registers the regular expression functions (regex_kernels.cc).
 arrow::Status RegisterRegexKernels(arrow::compute::FunctionRegistry* registry);
+
+/// Registers the string kernels of string_kernels.cc (left, right, btrim, elt, mask, URLs, UTF-8).
+arrow::Status RegisterStringKernels(arrow::compute::FunctionRegistry* registry);
 
 /// Registers the JSON functions (json_kernels.cc).
 arrow::Status RegisterJsonKernels(arrow::compute::FunctionRegistry* registry);

@@ -253,6 +253,7 @@ Result<std::shared_ptr<arrow::Array>> Aggregate(const HigherOrderCall& call,
 
 Status Exec(cp::KernelContext* ctx, const cp::ExecSpan& batch, cp::ExecResult* out) {
   const HigherOrderCall& call = CallOf(ctx);
+  if (IsCollectionHigherOrder(call.function)) return CollectionHigherOrder(call, batch, out);
   ARROW_ASSIGN_OR_RAISE(auto collection, ArgArray(batch, 0));
   const auto& lists = static_cast<const arrow::ListArray&>(*collection);
   const bool is_map = collection->type_id() == arrow::Type::MAP;
@@ -342,6 +343,13 @@ Status Exec(cp::KernelContext* ctx, const cp::ExecSpan& batch, cp::ExecResult* o
 }
 
 }  // namespace
+
+Result<std::shared_ptr<arrow::Array>> EvaluateLambda(const HigherOrderCall& call, size_t lambda,
+                                                     const arrow::ArrayVector& variables,
+                                                     const arrow::ArrayVector& outer,
+                                                     int64_t length) {
+  return Evaluate(call, lambda, variables, outer, length);
+}
 
 cp::Expression CallHigherOrder(HigherOrderCall call, std::vector<cp::Expression> args) {
   return cp::call("ember_higher_order", std::move(args),

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <type_traits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,7 @@
 #include <arrow/compute/api.h>
 
 #include "ember/common/java_number.h"
+#include "ember/common/spark_hash.h"
 #include "ember/error.h"
 #include "ember/exec/kernel_util.h"
 #include "ember/exec/kernels.h"
@@ -735,7 +738,108 @@ Result<arrow::TypeHolder> SecondArgType(cp::KernelContext*,
 
 cp::InputType T(arrow::Type::type id) { return cp::InputType(id); }
 
+std::shared_ptr<arrow::DataType> TypeOf(arrow::Type::type id) {
+  switch (id) {
+    case arrow::Type::INT8: return arrow::int8();
+    case arrow::Type::INT16: return arrow::int16();
+    case arrow::Type::INT32: return arrow::int32();
+    case arrow::Type::INT64: return arrow::int64();
+    case arrow::Type::FLOAT: return arrow::float32();
+    default: return arrow::float64();
+  }
+}
+
 }  // namespace
+
+// ember_try_arithmetic(a, b, op): try_add, try_subtract, try_multiply, try_divide, try_mod of
+// two numbers of one integral or floating type (op 0 to 4): NULL where Spark's ANSI arithmetic
+// fails (integer overflow, division by zero), else the ANSI result (Java's remainder).
+template <typename T>
+std::optional<T> TryArithmetic(T a, T b, int op) {
+  if constexpr (std::is_integral_v<T>) {
+    T r;
+    switch (op) {
+      case 0: if (__builtin_add_overflow(a, b, &r)) return std::nullopt; return r;
+      case 1: if (__builtin_sub_overflow(a, b, &r)) return std::nullopt; return r;
+      case 2: if (__builtin_mul_overflow(a, b, &r)) return std::nullopt; return r;
+      default:
+        if (b == 0) return std::nullopt;
+        if (b == -1) return op == 3 ? TryArithmetic<T>(0, a, 1) : std::optional<T>(0);
+        return op == 3 ? static_cast<T>(a / b) : static_cast<T>(a % b);
+    }
+  } else {
+    switch (op) {
+      case 0: return a + b;
+      case 1: return a - b;
+      case 2: return a * b;
+      case 3: if (b == 0) return std::nullopt; return a / b;
+      default: if (b == 0) return std::nullopt; return std::fmod(a, b);
+    }
+  }
+}
+
+template <typename ArrowType>
+Status TryArithmeticOf(const arrow::Array& left, const arrow::Array& right, int op,
+                       std::shared_ptr<arrow::Array>* out) {
+  using ArrayType = typename arrow::TypeTraits<ArrowType>::ArrayType;
+  using CType = typename ArrowType::c_type;
+  const auto& a = static_cast<const ArrayType&>(left);
+  const auto& b = static_cast<const ArrayType&>(right);
+  typename arrow::TypeTraits<ArrowType>::BuilderType builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(a.length()));
+  for (int64_t i = 0; i < a.length(); ++i) {
+    std::optional<CType> r;
+    if (a.IsValid(i) && b.IsValid(i)) r = TryArithmetic<CType>(a.Value(i), b.Value(i), op);
+    if (r) {
+      builder.UnsafeAppend(*r);
+    } else {
+      builder.UnsafeAppendNull();
+    }
+  }
+  return builder.Finish(out);
+}
+
+Status TryArithmeticExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  ARROW_ASSIGN_OR_RAISE(auto a, ArgArray(batch, 0));
+  ARROW_ASSIGN_OR_RAISE(auto b, ArgArray(batch, 1));
+  ARROW_ASSIGN_OR_RAISE(auto op_array, ArgArray(batch, 2));
+  int op = op_array->length() ? static_cast<const arrow::Int32Array&>(*op_array).Value(0) : 0;
+  std::shared_ptr<arrow::Array> result;
+  switch (a->type_id()) {
+    case arrow::Type::INT8: ARROW_RETURN_NOT_OK(TryArithmeticOf<arrow::Int8Type>(*a, *b, op, &result)); break;
+    case arrow::Type::INT16: ARROW_RETURN_NOT_OK(TryArithmeticOf<arrow::Int16Type>(*a, *b, op, &result)); break;
+    case arrow::Type::INT32: ARROW_RETURN_NOT_OK(TryArithmeticOf<arrow::Int32Type>(*a, *b, op, &result)); break;
+    case arrow::Type::INT64: ARROW_RETURN_NOT_OK(TryArithmeticOf<arrow::Int64Type>(*a, *b, op, &result)); break;
+    case arrow::Type::FLOAT: ARROW_RETURN_NOT_OK(TryArithmeticOf<arrow::FloatType>(*a, *b, op, &result)); break;
+    case arrow::Type::DOUBLE: ARROW_RETURN_NOT_OK(TryArithmeticOf<arrow::DoubleType>(*a, *b, op, &result)); break;
+    default: return Status::NotImplemented("try arithmetic of ", a->type()->ToString());
+  }
+  out->value = result->data();
+  return Status::OK();
+}
+
+// ember_xxhash64(s), ember_hash(s): Spark's xxhash64(a, ...) and hash(a, ...) of the struct s
+// of the arguments, whose fields are chained each through the next as its seed, as Spark chains
+// a call's arguments (common/spark_hash.h).
+template <bool kXxHash64>
+Status SparkHashExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  ARROW_ASSIGN_OR_RAISE(auto values, ArgArray(batch, 0));
+  std::shared_ptr<arrow::Array> result;
+  if constexpr (kXxHash64) {
+    ARROW_ASSIGN_OR_RAISE(auto hashes, SparkXxHash64(*values));
+    arrow::Int64Builder builder;
+    ARROW_RETURN_NOT_OK(builder.Reserve(values->length()));
+    for (uint64_t h : hashes) builder.UnsafeAppend(static_cast<int64_t>(h));
+    ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(auto hashes, SparkMurmur3Hash(*values));
+    arrow::Int32Builder builder;
+    ARROW_RETURN_NOT_OK(builder.AppendValues(hashes));
+    ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  }
+  out->value = result->data();
+  return Status::OK();
+}
 
 Status RegisterScalarKernels(cp::FunctionRegistry* registry) {
   using arrow::Type;
@@ -793,6 +897,22 @@ Status RegisterScalarKernels(cp::FunctionRegistry* registry) {
                                         cp::Arity::Unary(), {T(id)}, cp::OutputType(arrow::utf8()),
                                         NumberTextExec));
   }
+  auto try_arithmetic = std::make_shared<cp::ScalarFunction>(
+      "ember_try_arithmetic", cp::Arity::Ternary(), cp::FunctionDoc::Empty());
+  for (auto id : {Type::INT8, Type::INT16, Type::INT32, Type::INT64, Type::FLOAT, Type::DOUBLE}) {
+    cp::ScalarKernel kernel({T(id), T(id), T(Type::INT32)}, cp::OutputType(TypeOf(id)),
+                            TryArithmeticExec);
+    kernel.null_handling = cp::NullHandling::COMPUTED_NO_PREALLOCATE;
+    kernel.mem_allocation = cp::MemAllocation::NO_PREALLOCATE;
+    ARROW_RETURN_NOT_OK(try_arithmetic->AddKernel(std::move(kernel)));
+  }
+  ARROW_RETURN_NOT_OK(registry->AddFunction(std::move(try_arithmetic)));
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_xxhash64", cp::Arity::Unary(),
+                                      {T(Type::STRUCT)}, cp::OutputType(arrow::int64()),
+                                      SparkHashExec<true>));
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_hash", cp::Arity::Unary(),
+                                      {T(Type::STRUCT)}, cp::OutputType(arrow::int32()),
+                                      SparkHashExec<false>));
   ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_cast_integral", cp::Arity::Ternary(),
                                       {cp::InputType::Any(), cp::InputType::Any(), T(Type::BOOL)},
                                       cp::OutputType(SecondArgType), CastIntegralExec));

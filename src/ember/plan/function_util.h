@@ -38,6 +38,8 @@ bool AnyNullable(const std::vector<ExprPtr>& args);
 TypedCall Typed(std::vector<ExprPtr> args, std::shared_ptr<arrow::DataType> type);
 /// Casts every argument from `first` on to their common type.
 arrow::Result<TypedCall> CommonType(const Expr& call, std::vector<ExprPtr> args, size_t first = 0);
+/// Spark's arithmetic operators + - * / div % (the call's name): operand coercion, result type.
+arrow::Result<TypedCall> ArithmeticRule(const Expr& call, std::vector<ExprPtr> args);
 /// Numeric arguments (text and NULL read as DOUBLE), each cast to DOUBLE; a DOUBLE result.
 arrow::Result<TypedCall> PowerRule(const Expr& call, std::vector<ExprPtr> args);
 /// Every argument as text (when it casts to text); a result of `result`.

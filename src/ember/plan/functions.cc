@@ -197,9 +197,11 @@ Result<TypedCall> ArithmeticRule(const Expr& call, std::vector<ExprPtr> args) {
                           TypeQuoted(t));
     }
   }
-  // Text in arithmetic is read as a double, as Spark does.
-  for (auto* arg : {&a, &b}) {
-    if (IsString(*(*arg)->type)) *arg = CastIfNeeded(*arg, arrow::float64());
+  // Text in arithmetic is read as a BIGINT beside an integer, else as a DOUBLE (Spark's ANSI
+  // coercion).
+  for (auto [text, other] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+    if (!IsString(*(*text)->type)) continue;
+    *text = CastIfNeeded(*text, IsIntegral(*(*other)->type) ? arrow::int64() : arrow::float64());
   }
   auto common = WiderType(a->type, b->type);
   if (IsNull(*common)) common = op == "/" ? arrow::float64() : arrow::int32();
@@ -2557,6 +2559,11 @@ Result<cp::Expression> LowerCast(cp::Expression arg, const std::shared_ptr<arrow
     return Fn("cast", {arg}, std::make_shared<cp::CastOptions>(options));
   }
   return CastTo(arg, to);
+}
+
+cp::Expression LowerFormatTimestamp(cp::Expression ts, const std::string& pattern,
+                                    const EvalContext& ctx) {
+  return fn::FormatTimestamp(std::move(ts), pattern, ctx);
 }
 
 }  // namespace ember::plan

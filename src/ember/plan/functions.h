@@ -123,6 +123,11 @@ arrow::Result<arrow::compute::Expression> LowerCast(arrow::compute::Expression a
                                                     const std::shared_ptr<arrow::DataType>& to,
                                                     bool try_cast, const EvalContext& ctx);
 
+/// An instant as text in the session zone by a Spark datetime pattern (date_format's rule).
+arrow::compute::Expression LowerFormatTimestamp(arrow::compute::Expression ts,
+                                                const std::string& pattern,
+                                                const EvalContext& ctx);
+
 bool IsNumeric(const arrow::DataType& type);
 bool IsIntegral(const arrow::DataType& type);
 bool IsString(const arrow::DataType& type);

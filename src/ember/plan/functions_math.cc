@@ -92,9 +92,41 @@ FunctionDef Shift(std::string name, bool left, bool is_unsigned) {
                 });
 }
 
+// try_add(a, b), try_subtract, try_multiply, try_divide, try_mod: the operator `op` with its
+// types, NULL where it would fail. Decimals and timestamps take the operator's own lowering.
+FunctionDef TryArithmetic(std::string name, std::string op, int code) {
+  auto as_operator = [op](const Expr& call) {
+    auto renamed = std::make_shared<Expr>(call);
+    renamed->name = op;
+    return renamed;
+  };
+  return Scalar(
+      std::move(name), 2, 2,
+      [as_operator](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        ARROW_ASSIGN_OR_RAISE(auto typed, ArithmeticRule(*as_operator(call), std::move(args)));
+        typed.nullable = true;
+        return typed;
+      },
+      [as_operator, op, code](const Expr& call, std::vector<cp::Expression> a,
+                              const EvalContext& ctx) -> Result<cp::Expression> {
+        const auto id = call.type->id();
+        const bool plain = IsIntegral(*call.type) || id == arrow::Type::FLOAT ||
+                           id == arrow::Type::DOUBLE;
+        if (!plain || call.args[0]->type->id() != id || call.args[1]->type->id() != id) {
+          return FindFunction(op)->lower(*as_operator(call), std::move(a), ctx);
+        }
+        return Fn("ember_try_arithmetic", {a[0], a[1], cp::literal(code)});
+      });
+}
+
 }  // namespace
 
 void AddMathFunctions(Catalog& c) {
+  Add(c, TryArithmetic("try_add", "+", 0));
+  Add(c, TryArithmetic("try_subtract", "-", 1));
+  Add(c, TryArithmetic("try_multiply", "*", 2));
+  Add(c, TryArithmetic("try_divide", "/", 3));
+  Add(c, TryArithmetic("try_mod", "%", 4));
   for (const char* name : {"sqrt", "exp", "expm1", "sin", "cos", "tan", "asin", "acos", "atan",
                            "sinh", "cosh", "tanh"}) {
     Add(c, Unary(name, name));

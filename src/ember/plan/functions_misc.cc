@@ -3,7 +3,9 @@
 // catalog has (mod for %, len for length, ...).
 
 #include <cmath>
+#include <functional>
 
+#include "ember/error.h"
 #include "ember/plan/function_util.h"
 #include "ember/plan/type_names.h"
 
@@ -113,6 +115,47 @@ cp::Expression NullIf(cp::Expression value, cp::Expression a, cp::Expression b,
   return Fn("if_else", {equal, Null(type), std::move(value)});
 }
 
+// xxhash64(a, ...) and hash(a, ...): Spark's hashes of their arguments, each argument's hash the
+// seed of the next's; never NULL. Maps have no stable hash in Spark (HASH_MAP_TYPE).
+FunctionDef HashFunction(std::string name, std::shared_ptr<arrow::DataType> type,
+                         std::string kernel) {
+  return Scalar(
+      std::move(name), 0, -1,
+      [type](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        if (args.empty()) {
+          return UserError(ErrorKind::kAnalysis, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+                           "The `" + call.name +
+                               "` requires > 0 parameters but the actual number is 0.",
+                           "42605");
+        }
+        std::function<bool(const arrow::DataType&)> has_map = [&](const arrow::DataType& t) {
+          if (t.id() == arrow::Type::MAP) return true;
+          for (const auto& f : t.fields()) {
+            if (has_map(*f->type())) return true;
+          }
+          return false;
+        };
+        for (const auto& arg : args) {
+          if (has_map(*arg->type)) {
+            return Mismatch(call, "HASH_MAP_TYPE",
+                            "Input to the function `" + call.name +
+                                "` cannot contain elements of the \"MAP\" type. In Spark, same "
+                                "maps may have different hashcode, thus hash expressions are "
+                                "prohibited on \"MAP\" elements. To restore previous behavior "
+                                "set \"spark.sql.legacy.allowHashOnMapType\" to \"true\".");
+          }
+        }
+        return TypedCall{type, false, std::move(args)};
+      },
+      [kernel](const Expr&, std::vector<cp::Expression> a,
+               const EvalContext&) -> Result<cp::Expression> {
+        std::vector<std::string> names;
+        for (size_t i = 0; i < a.size(); ++i) names.push_back("a" + std::to_string(i));
+        auto row = Fn("make_struct", std::move(a), std::make_shared<cp::MakeStructOptions>(names));
+        return Fn(kernel, {row});
+      });
+}
+
 }  // namespace
 
 void Alias(Catalog& c, const std::string& name, const std::string& of) {
@@ -138,6 +181,8 @@ void Alias(Catalog& c, const std::string& name, const std::string& of) {
 }
 
 void AddMiscFunctions(Catalog& c) {
+  Add(c, HashFunction("xxhash64", arrow::int64(), "ember_xxhash64"));
+  Add(c, HashFunction("hash", arrow::int32(), "ember_hash"));
   // nvl(a, b), ifnull(a, b): a unless it is NULL.
   for (const char* name : {"nvl", "ifnull"}) {
     Add(c, Scalar(name, 2, 2,

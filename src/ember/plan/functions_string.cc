@@ -78,6 +78,70 @@ FunctionDef AlwaysNullable(FunctionDef def) {
   return def;
 }
 
+// The UTF-8 checks read bytes: binary as it is (Spark's cast to text keeps invalid bytes), the
+// rest as text.
+FunctionDef Utf8Check(std::string name, std::shared_ptr<arrow::DataType> result,
+                      std::string kernel) {
+  return AlwaysNullable(Scalar(
+      std::move(name), 1, 1,
+      [result](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        // A cast of binary to text keeps its bytes in Spark, valid or not: read them.
+        const Expr& e = *StripAlias(args[0]);
+        if (e.kind == ExprKind::kCast && IsString(*e.type) &&
+            e.args[0]->type->id() == arrow::Type::BINARY) {
+          args[0] = e.args[0];
+        }
+        if (args[0]->type->id() != arrow::Type::BINARY) {
+          ARROW_ASSIGN_OR_RAISE(args[0], Coerce(call, 0, args[0], arrow::utf8()));
+        }
+        return fn::Typed(std::move(args), result);
+      },
+      [kernel](const Expr&, std::vector<cp::Expression> a,
+               const EvalContext&) -> Result<cp::Expression> {
+        return Fn(kernel, {CastTo(a[0], arrow::binary())});
+      }));
+}
+
+// mask's replacement characters: constants of one character, or NULL to keep the class.
+Result<TypedCall> MaskRule(const Expr& call, std::vector<ExprPtr> args) {
+  static const char* kNames[] = {"upperChar", "lowerChar", "digitChar", "otherChar"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(args[i], Coerce(call, i, args[i], arrow::utf8()));
+    if (i == 0) continue;
+    const Expr& e = *StripAlias(args[i]);
+    bool null = (e.kind == ExprKind::kLiteral && !e.value->is_valid) ||
+                (e.kind == ExprKind::kCast && e.args[0]->kind == ExprKind::kLiteral &&
+                 !e.args[0]->value->is_valid);
+    if (null) continue;
+    ARROW_ASSIGN_OR_RAISE(auto text, LiteralString(call, args[i]));
+    size_t chars = 0;
+    for (unsigned char ch : text) chars += (ch & 0xC0) != 0x80;
+    if (chars != 1) {
+      return Mismatch(call, "INPUT_SIZE_NOT_ONE",
+                      std::string("Length of `") + kNames[i - 1] + "` should be 1");
+    }
+  }
+  auto typed = fn::Typed(std::move(args), arrow::utf8());
+  typed.nullable = true;
+  return typed;
+}
+
+// elt(n, v1, v2, ...): the values are all binary, or all read as text.
+Result<TypedCall> EltRule(const Expr& call, std::vector<ExprPtr> args) {
+  ARROW_ASSIGN_OR_RAISE(args[0], Coerce(call, 0, args[0], arrow::int32()));
+  bool binary = true;
+  for (size_t i = 1; i < args.size(); ++i) {
+    binary = binary && args[i]->type->id() == arrow::Type::BINARY;
+  }
+  auto type = binary ? arrow::binary() : arrow::utf8();
+  for (size_t i = 1; i < args.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(args[i], Coerce(call, i, args[i], type));
+  }
+  auto typed = fn::Typed(std::move(args), type);
+  typed.nullable = true;
+  return typed;
+}
+
 }  // namespace
 
 void AddStringFunctions(Catalog& c) {
@@ -192,6 +256,33 @@ void AddStringFunctions(Catalog& c) {
   for (const char* name : {"sha1", "sha"}) Add(c, Typed(name, {bin}, str, "ember_sha1"));
   Add(c, AlwaysNullable(Typed("sha2", {bin, i32}, str, "ember_sha2")));
   Add(c, Typed("crc32", {bin}, arrow::int64(), "ember_crc32"));
+  // left(str, len), right(str, len): characters from either end; none for len <= 0.
+  Add(c, Typed("left", {str, i32}, str, "ember_left"));
+  Add(c, AlwaysNullable(Typed("right", {str, i32}, str, "ember_right")));
+  Add(c, Typed("btrim", {str, str}, str, "ember_btrim", {Text(" ")}));
+  Add(c, Scalar("elt", 2, -1, EltRule,
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return Fn("ember_elt", std::move(a));
+                }));
+  Add(c, AlwaysNullable(Typed("luhn_check", {str}, arrow::boolean(), "ember_luhn_check")));
+  Add(c, Scalar("mask", 1, 5, MaskRule,
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  static const char* kDefaults[] = {"X", "x", "n"};
+                  for (size_t i = a.size(); i < 5; ++i) {
+                    a.push_back(i < 4 ? cp::literal(kDefaults[i - 1])
+                                      : Lit(arrow::MakeNullScalar(arrow::utf8())));
+                  }
+                  return Fn("ember_mask", std::move(a));
+                }));
+  for (const char* name : {"url_encode", "url_decode", "try_url_decode"}) {
+    Add(c, AlwaysNullable(Typed(name, {str}, str, std::string("ember_") + name)));
+  }
+  Add(c, Utf8Check("is_valid_utf8", arrow::boolean(), "ember_is_valid_utf8"));
+  for (const char* name : {"make_valid_utf8", "validate_utf8", "try_validate_utf8"}) {
+    Add(c, Utf8Check(name, str, std::string("ember_") + name));
+  }
 }
 
 }  // namespace ember::plan::fn

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include <arrow/type.h>
+#include <nlohmann/json.hpp>
 
 #include "ember/error.h"
 
@@ -259,9 +260,51 @@ class TypeNameReader {
   size_t pos_ = 0;
 };
 
-}  // namespace
+arrow::Status UnsupportedType(const std::string& what) {
+  return UserError(ErrorKind::kUnsupportedOperation, "UNSUPPORTED_DATATYPE",
+                   "Unsupported data type " + what + ".", "0A000");
+}
 
-namespace {
+// A type in Spark's JSON form (DataType.json()).
+arrow::Result<std::shared_ptr<arrow::DataType>> TypeFromJson(const nlohmann::json& type) {
+  if (type.is_string()) {
+    std::string name = type.get<std::string>();
+    if (name == "null") return arrow::null();
+    return ParseTypeName(name);
+  }
+  auto text = [&](const char* key) {
+    return type.contains(key) && type[key].is_string() ? type[key].get<std::string>() : "";
+  };
+  auto flag = [&](const char* key) {
+    return !type.contains(key) || !type[key].is_boolean() || type[key].get<bool>();
+  };
+  if (!type.is_object()) return UnsupportedType(type.dump());
+  std::string kind = text("type");
+  if (kind == "struct" && type.contains("fields") && type["fields"].is_array()) {
+    arrow::FieldVector fields;
+    for (const auto& f : type["fields"]) {
+      if (!f.is_object() || !f.contains("name") || !f["name"].is_string() || !f.contains("type")) {
+        return UnsupportedType(f.dump());
+      }
+      ARROW_ASSIGN_OR_RAISE(auto field_type, TypeFromJson(f["type"]));
+      bool nullable = !f.contains("nullable") || !f["nullable"].is_boolean() || f["nullable"].get<bool>();
+      fields.push_back(arrow::field(f["name"].get<std::string>(), std::move(field_type), nullable));
+    }
+    return arrow::struct_(std::move(fields));
+  }
+  if (kind == "array" && type.contains("elementType")) {
+    ARROW_ASSIGN_OR_RAISE(auto element, TypeFromJson(type["elementType"]));
+    return ArrayOf(std::move(element), flag("containsNull"));
+  }
+  if (kind == "map" && type.contains("keyType") && type.contains("valueType")) {
+    ARROW_ASSIGN_OR_RAISE(auto key, TypeFromJson(type["keyType"]));
+    ARROW_ASSIGN_OR_RAISE(auto value, TypeFromJson(type["valueType"]));
+    return MapOf(std::move(key), std::move(value), flag("valueContainsNull"));
+  }
+  return UnsupportedType(type.dump());
+}
+
+}  // namespace
 
 std::shared_ptr<arrow::DataType> AsNullableType(const std::shared_ptr<arrow::DataType>& type) {
   if (type->id() == arrow::Type::STRUCT) {
@@ -274,10 +317,12 @@ std::shared_ptr<arrow::DataType> AsNullableType(const std::shared_ptr<arrow::Dat
   if (type->id() == arrow::Type::LIST) {
     return ArrayOf(AsNullableType(static_cast<const arrow::ListType&>(*type).value_type()));
   }
-  return type;  // a map's keys stay required, as Spark's are
+  if (type->id() == arrow::Type::MAP) {  // a map's keys stay required, as Spark's are
+    const auto& map = static_cast<const arrow::MapType&>(*type);
+    return MapOf(map.key_type(), AsNullableType(map.item_type()));
+  }
+  return type;
 }
-
-}  // namespace
 
 std::shared_ptr<arrow::Schema> AsNullable(const arrow::Schema& schema) {
   arrow::FieldVector fields;
@@ -289,6 +334,22 @@ std::shared_ptr<arrow::Schema> AsNullable(const arrow::Schema& schema) {
 
 arrow::Result<std::shared_ptr<arrow::DataType>> ParseTypeName(const std::string& text) {
   return TypeNameReader(text).ReadAll();
+}
+
+arrow::Result<std::shared_ptr<arrow::DataType>> ParseSchemaString(const std::string& text) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && (text[first] == '{' || text[first] == '"')) {
+    auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded()) {
+      return UserError(ErrorKind::kParse, "PARSE_SYNTAX_ERROR", "Invalid schema JSON: " + text,
+                       "42601");
+    }
+    return TypeFromJson(json);
+  }
+  // DDL: a field list ("a INT, b STRING") or a type name ("int", "struct<a:int>").
+  auto as_type = ParseTypeName(text);
+  if (as_type.ok()) return as_type;
+  return ParseTypeName("struct<" + text + ">");
 }
 
 }  // namespace ember::plan

@@ -19,6 +19,13 @@ std::string SparkTypeName(const arrow::DataType& type, bool upper = false);
 /// decimal(10,2), timestamp, timestamp_ntz, array<int>, struct<a:int,b:string>, map<string,int>.
 arrow::Result<std::shared_ptr<arrow::DataType>> ParseTypeName(const std::string& text);
 
+/// A type written as Spark's JSON (DataType.json(): "long", {"type":"struct","fields":[...]}) or
+/// as DDL ("a INT, b STRING", "struct<a:int>").
+arrow::Result<std::shared_ptr<arrow::DataType>> ParseSchemaString(const std::string& text);
+
+/// The type with every struct field, array element and map value nullable (Spark's asNullable).
+std::shared_ptr<arrow::DataType> AsNullableType(const std::shared_ptr<arrow::DataType>& type);
+
 /// The schema with every field nullable, nested ones too: Spark's asNullable, which file
 /// sources apply to a user's schema (a file may lack any field).
 std::shared_ptr<arrow::Schema> AsNullable(const arrow::Schema& schema);

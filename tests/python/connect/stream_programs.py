@@ -1319,11 +1319,73 @@ def python_data_source():
     return doc
 
 
+def json_events():
+    """The usual first lines of a job on raw events: text lines (as a Kafka value would be)
+    through from_json with a nested StructType, then e.*, explode, a map lookup, to_json and
+    get_json_object, into a windowed aggregation with a watermark; malformed lines included."""
+    from pyspark.sql.types import (ArrayType, DoubleType, LongType, MapType, StringType,
+                                   StructField, StructType, TimestampType)
+
+    spark = session()
+    data = os.path.join(WORKDIR, "lines")
+    os.makedirs(data, exist_ok=True)
+
+    def lines(name, texts, mtime):
+        hidden = os.path.join(data, "." + name)
+        with open(hidden, "w") as out:
+            out.write("\n".join(texts) + "\n")
+        os.utime(hidden, (mtime, mtime))
+        os.replace(hidden, os.path.join(data, name))
+
+    event = StructType([
+        StructField("id", LongType()), StructField("user", StructType([
+            StructField("name", StringType()), StructField("tags", ArrayType(StringType()))])),
+        StructField("attrs", MapType(StringType(), DoubleType())),
+        StructField("ts", TimestampType())])
+    lines("a.txt", [
+        '{"id":1,"user":{"name":"ann","tags":["a","b"]},"attrs":{"x":1.5},"ts":"2024-05-01 10:00:01"}',
+        '{"id":2,"user":{"name":"bob","tags":[]},"attrs":{"x":2,"y":null},"ts":"2024-05-01 10:00:07"}',
+        '{"id":"three","user":{"name":"cy"},"ts":"2024-05-01 10:00:08"}',
+        'not json at all',
+        '{"id":4,"user":null,"attrs":{"x":"bad"},"ts":"2024-05-01 10:00:12"}'], 1000)
+    raw = spark.readStream.text(data)
+    events = raw.select(F.from_json("value", event).alias("e"), "value").select("e.*", "value")
+    flat = events.select(
+        "id", F.col("user.name").alias("name"), F.explode_outer("user.tags").alias("tag"),
+        F.col("attrs")["x"].alias("x"), "ts",
+        F.to_json(F.struct("id", "user")).alias("back"),
+        F.get_json_object("value", "$.user.tags[0]").alias("first_tag"))
+    query = flat.writeStream.format("memory").queryName("flat").start()
+    counts = (events.withWatermark("ts", "10 seconds")
+              .groupBy(F.window("ts", "10 seconds")).agg(F.count("*").alias("n"),
+                                                         F.sum("id").alias("ids")))
+    agg = counts.writeStream.format("memory").queryName("counts").outputMode("complete").start()
+    query.processAllAvailable()
+    agg.processAllAvailable()
+    first = rows(spark.sql("SELECT * FROM flat"))
+    lines("b.txt", ['{"id":5,"user":{"name":"dee","tags":["c"]},"ts":"2024-05-01 10:00:31"}'], 2000)
+    query.processAllAvailable()
+    agg.processAllAvailable()
+    doc = {"schema": flat.schema.simpleString(), "first": first,
+           "all": rows(spark.sql("SELECT * FROM flat")),
+           "counts": rows(spark.sql("SELECT window.start, n, ids FROM counts")),
+           "failfast": None}
+    query.stop()
+    agg.stop()
+    try:
+        spark.createDataFrame([("{bad",)], "j STRING").select(
+            F.from_json("j", "a INT", {"mode": "FAILFAST"})).collect()
+    except Exception as error:  # noqa: BLE001 - classic PySpark wraps it in a Py4JJavaError
+        doc["failfast"] = "MALFORMED_RECORD_IN_PARSING" in str(error)
+    return doc
+
+
 PROGRAMS = {f.__name__: f for f in (windowed_memory, file_sinks, iceberg_table, failing_query,
                                      foreach_batch, listener, console_and_errors,
                                      joins_and_dedup, file_sources, python_udfs,
                                      map_in_pandas, observed_metrics, grouped_map,
-                                     group_state, grouped_agg, python_data_source)}
+                                     group_state, grouped_agg, python_data_source,
+                                     json_events)}
 
 if __name__ == "__main__":
     result = PROGRAMS[NAME]()

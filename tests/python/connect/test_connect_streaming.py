@@ -36,7 +36,8 @@ def document(program, engine, workdir):
                                      "failing_query", "foreach_batch", "listener",
                                      "joins_and_dedup", "file_sources", "python_udfs",
                                      "map_in_pandas", "observed_metrics", "grouped_map",
-                                     "group_state", "grouped_agg", "python_data_source"])
+                                     "group_state", "grouped_agg", "python_data_source",
+                                     "json_events"])
 def test_same_as_spark(program, tmp_path):
     ember = document(program, "ember", tmp_path / "ember")
     spark = document(program, "spark", tmp_path / "spark")
