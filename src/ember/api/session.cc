@@ -316,6 +316,7 @@ plan::EvalContext Session::eval_context() const {
   ctx.current_timestamp_us = std::chrono::duration_cast<std::chrono::microseconds>(
                                  std::chrono::system_clock::now().time_since_epoch())
                                  .count();
+  ctx.current_database = current_database();
   return ctx;
 }
 

@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -818,6 +819,162 @@ Status TryArithmeticExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::Exec
   return Status::OK();
 }
 
+// --- dates and errors ----------------------------------------------------------------------------
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+bool LeapYear(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+Status FieldOutOfBounds(const std::string& field, int64_t value, const std::string& range) {
+  return UserError(ErrorKind::kDateTime, "DATETIME_FIELD_OUT_OF_BOUNDS",
+                   "Invalid value for " + field + " (valid values " + range + "): " +
+                       std::to_string(value) +
+                       ". If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass "
+                       "this error.",
+                   "22023");
+}
+
+// ember_make_date(year, month, day): Java's LocalDate.of, its range errors Spark's (ANSI).
+Status MakeDateExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  std::vector<std::shared_ptr<arrow::Int32Array>> fields;
+  for (int i = 0; i < 3; ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto field, ArgArray(batch, i));
+    fields.push_back(std::static_pointer_cast<arrow::Int32Array>(field));
+  }
+  arrow::Date32Builder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(batch.length));
+  for (int64_t i = 0; i < batch.length; ++i) {
+    if (fields[0]->IsNull(i) || fields[1]->IsNull(i) || fields[2]->IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    int64_t y = fields[0]->Value(i), m = fields[1]->Value(i), d = fields[2]->Value(i);
+    if (y < -999999999 || y > 999999999) return FieldOutOfBounds("Year", y, "-999999999 - 999999999");
+    if (m < 1 || m > 12) return FieldOutOfBounds("MonthOfYear", m, "1 - 12");
+    if (d < 1 || d > 31) return FieldOutOfBounds("DayOfMonth", d, "1 - 28/31");
+    static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int64_t last = kDays[m - 1] + (m == 2 && LeapYear(y) ? 1 : 0);
+    if (d > last) {
+      static const char* kMonths[] = {"JANUARY", "FEBRUARY", "MARCH", "APRIL", "MAY", "JUNE",
+                                      "JULY", "AUGUST", "SEPTEMBER", "OCTOBER", "NOVEMBER",
+                                      "DECEMBER"};
+      return UserError(ErrorKind::kDateTime, "DATETIME_FIELD_OUT_OF_BOUNDS",
+                       "Invalid date '" + std::string(kMonths[m - 1]) + " " + std::to_string(d) +
+                           "'. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to "
+                           "bypass this error.",
+                       "22023");
+    }
+    int64_t days = DaysFromCivil(y, m, d);
+    if (days < std::numeric_limits<int32_t>::min() || days > std::numeric_limits<int32_t>::max()) {
+      return FieldOutOfBounds("Year", y, "within the DATE range");
+    }
+    builder.UnsafeAppend(static_cast<int32_t>(days));
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return Status::OK();
+}
+
+// ember_next_day(date, day name): the first later date on that day of the week; a name Spark
+// does not know (SU, SUN, SUNDAY, ... in any case) is ILLEGAL_DAY_OF_WEEK.
+Status NextDayExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  ARROW_ASSIGN_OR_RAISE(auto dates_array, ArgArray(batch, 0));
+  ARROW_ASSIGN_OR_RAISE(auto names_array, ArgArray(batch, 1));
+  const auto& dates = static_cast<const arrow::Date32Array&>(*dates_array);
+  const auto& names = static_cast<const arrow::StringArray&>(*names_array);
+  static const char* kDays[][3] = {{"MO", "MON", "MONDAY"},   {"TU", "TUE", "TUESDAY"},
+                                   {"WE", "WED", "WEDNESDAY"}, {"TH", "THU", "THURSDAY"},
+                                   {"FR", "FRI", "FRIDAY"},   {"SA", "SAT", "SATURDAY"},
+                                   {"SU", "SUN", "SUNDAY"}};
+  arrow::Date32Builder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(batch.length));
+  for (int64_t i = 0; i < batch.length; ++i) {
+    if (dates.IsNull(i) || names.IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    std::string name(names.GetView(i));
+    for (auto& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    int wanted = -1;  // 0 Monday .. 6 Sunday
+    for (int k = 0; k < 7 && wanted < 0; ++k) {
+      for (const char* form : kDays[k]) {
+        if (name == form) wanted = k;
+      }
+    }
+    if (wanted < 0) {
+      return UserError(ErrorKind::kRuntime, "ILLEGAL_DAY_OF_WEEK",
+                       "Illegal input for day of week: " + std::string(names.GetView(i)) + ".",
+                       "22009");
+    }
+    int64_t day = dates.Value(i);
+    int64_t weekday = ((day % 7) + 7 + 3) % 7;  // 1970-01-01 was a Thursday (3)
+    int64_t ahead = (wanted - weekday + 7) % 7;
+    builder.UnsafeAppend(static_cast<int32_t>(day + (ahead == 0 ? 7 : ahead)));
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return Status::OK();
+}
+
+// ember_assert_true(condition, message): NULLs, or USER_RAISED_EXCEPTION with the message
+// where the condition is false or NULL.
+Status AssertTrueExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  ARROW_ASSIGN_OR_RAISE(auto conditions_array, ArgArray(batch, 0));
+  ARROW_ASSIGN_OR_RAISE(auto messages_array, ArgArray(batch, 1));
+  const auto& conditions = static_cast<const arrow::BooleanArray&>(*conditions_array);
+  const auto& messages = static_cast<const arrow::StringArray&>(*messages_array);
+  for (int64_t i = 0; i < batch.length; ++i) {
+    if (conditions.IsNull(i) || !conditions.Value(i)) {
+      return UserError(ErrorKind::kRuntime, "USER_RAISED_EXCEPTION",
+                       messages.IsNull(i) ? "null" : std::string(messages.GetView(i)), "P0001");
+    }
+  }
+  out->value = std::make_shared<arrow::NullArray>(batch.length)->data();
+  return Status::OK();
+}
+
+// ember_raise_error(message): USER_RAISED_EXCEPTION for any row.
+Status RaiseErrorExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  ARROW_ASSIGN_OR_RAISE(auto messages_array, ArgArray(batch, 0));
+  const auto& messages = static_cast<const arrow::StringArray&>(*messages_array);
+  if (batch.length > 0) {
+    return UserError(ErrorKind::kRuntime, "USER_RAISED_EXCEPTION",
+                     messages.IsNull(0) ? "null" : std::string(messages.GetView(0)), "P0001");
+  }
+  out->value = std::make_shared<arrow::NullArray>(0)->data();
+  return Status::OK();
+}
+
+// ember_bit_count(x): the one bits of an integer's two's complement (Java's Long.bitCount of
+// the value widened to a long) or of a boolean.
+Status BitCountExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  ARROW_ASSIGN_OR_RAISE(auto values_array, ArgArray(batch, 0));
+  const auto& values = static_cast<const arrow::Int64Array&>(*values_array);
+  arrow::Int32Builder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(batch.length));
+  for (int64_t i = 0; i < batch.length; ++i) {
+    if (values.IsNull(i)) {
+      builder.UnsafeAppendNull();
+    } else {
+      builder.UnsafeAppend(__builtin_popcountll(static_cast<uint64_t>(values.Value(i))));
+    }
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return Status::OK();
+}
+
 // ember_xxhash64(s), ember_hash(s): Spark's xxhash64(a, ...) and hash(a, ...) of the struct s
 // of the arguments, whose fields are chained each through the next as its seed, as Spark chains
 // a call's arguments (common/spark_hash.h).
@@ -907,6 +1064,29 @@ Status RegisterScalarKernels(cp::FunctionRegistry* registry) {
     ARROW_RETURN_NOT_OK(try_arithmetic->AddKernel(std::move(kernel)));
   }
   ARROW_RETURN_NOT_OK(registry->AddFunction(std::move(try_arithmetic)));
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_make_date", cp::Arity::Ternary(),
+                                      {T(Type::INT32), T(Type::INT32), T(Type::INT32)},
+                                      cp::OutputType(arrow::date32()), MakeDateExec));
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_next_day", cp::Arity::Binary(),
+                                      {T(Type::DATE32), T(Type::STRING)},
+                                      cp::OutputType(arrow::date32()), NextDayExec));
+  // Not pure: folded into a constant, they would fail a query that reaches no row.
+  const std::vector<Spec> raising = {
+      {"ember_assert_true", {T(Type::BOOL), T(Type::STRING)}, arrow::null(), AssertTrueExec},
+      {"ember_raise_error", {T(Type::STRING)}, arrow::null(), RaiseErrorExec}};
+  for (const auto& spec : raising) {
+    auto fn = std::make_shared<cp::ScalarFunction>(
+        spec.name, cp::Arity(static_cast<int>(spec.inputs.size())), cp::FunctionDoc::Empty(),
+        nullptr, /*is_pure=*/false);
+    cp::ScalarKernel kernel(spec.inputs, cp::OutputType(spec.output), spec.exec);
+    kernel.null_handling = cp::NullHandling::COMPUTED_NO_PREALLOCATE;
+    kernel.mem_allocation = cp::MemAllocation::NO_PREALLOCATE;
+    ARROW_RETURN_NOT_OK(fn->AddKernel(std::move(kernel)));
+    ARROW_RETURN_NOT_OK(registry->AddFunction(std::move(fn)));
+  }
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_bit_count", cp::Arity::Unary(),
+                                      {T(Type::INT64)}, cp::OutputType(arrow::int32()),
+                                      BitCountExec));
   ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_xxhash64", cp::Arity::Unary(),
                                       {T(Type::STRUCT)}, cp::OutputType(arrow::int64()),
                                       SparkHashExec<true>));

@@ -71,6 +71,11 @@ cp::Expression Now(const EvalContext& ctx);
 /// The instant of a zone-less wall-clock time in the session zone (Spark's rule in a DST gap or
 /// overlap).
 cp::Expression LocalToUtc(cp::Expression local, const EvalContext& ctx);
+/// Text read as an instant: Spark's lenient forms without a format (zone-less text is wall-clock
+/// time in the session zone), else the Spark pattern `format`; unreadable text is NULL when
+/// `error_is_null`, else Spark's error.
+cp::Expression ParseTimestamp(cp::Expression text, const std::string& format, bool error_is_null,
+                              const EvalContext& ctx);
 /// An instant as text in the session zone, by a Spark datetime pattern.
 cp::Expression FormatTimestamp(cp::Expression ts, const std::string& format,
                                const EvalContext& ctx);

@@ -537,10 +537,12 @@ using namespace fn;  // NOLINT: the catalog's building blocks
 
 // Date and time fields of an instant, in the session zone.
 FunctionDef DateField(std::string name, std::string arrow_name) {
+  // A time of day of a date is its midnight's.
+  const bool of_day = arrow_name == "hour" || arrow_name == "minute" || arrow_name == "second";
   return Scalar(
       std::move(name), 1, 1,
-      [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
-        if (args[0]->type->id() != arrow::Type::DATE32) {
+      [of_day](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        if (of_day || args[0]->type->id() != arrow::Type::DATE32) {
           ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
         }
         return Typed(std::move(args), arrow::int32());
@@ -1784,9 +1786,12 @@ Catalog BuildCatalog() {
              "to_timestamp", 1, 2,
              [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
                if (args.size() == 2) ARROW_RETURN_NOT_OK(LiteralString(call, args[1]).status());
-               if (IsString(*args[0]->type)) return Typed(std::move(args), TimestampType());
-               ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
-               return Typed(std::move(args), TimestampType());
+               // Text without a format is read by a cast, which Spark makes nullable.
+               const bool cast = IsString(*args[0]->type) && args.size() == 1;
+               if (!IsString(*args[0]->type)) {
+                 ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+               }
+               return TypedCall{TimestampType(), cast || AnyNullable(args), std::move(args)};
              },
              [](const Expr& call, std::vector<cp::Expression> a,
                 const EvalContext& ctx) -> Result<cp::Expression> {

@@ -19,7 +19,12 @@ namespace ember::plan {
 struct EvalContext {
   std::string time_zone = "UTC";   // spark.sql.session.timeZone
   int64_t current_timestamp_us = 0;  // current_timestamp(): fixed per query or micro-batch
+  std::string current_database = "default";  // USE's, current_database()
 };
+
+/// The function EXTRACT(field FROM x) and date_part('field', x) call for a field name (YEAR, Y,
+/// DOW, ...; any case), or null for a field Spark does not extract.
+const char* ExtractFunction(const std::string& field);
 
 struct FunctionDef;
 

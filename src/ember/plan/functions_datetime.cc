@@ -2,11 +2,38 @@
 // calendar names, zone shifts, the current date and zone. Instants are microseconds since the
 // epoch (TIMESTAMP), dates days since it (DATE); calendar fields are read in the session zone.
 
+#include <algorithm>
+#include <cctype>
 #include <limits>
+#include <map>
 
 #include "ember/error.h"
 #include "ember/plan/function_util.h"
 #include "ember/plan/type_names.h"
+
+namespace ember::plan {
+
+const char* ExtractFunction(const std::string& field) {
+  static const std::map<std::string, const char*> kFields = {
+      {"YEAR", "year"},      {"Y", "year"},           {"YEARS", "year"},
+      {"YR", "year"},        {"YRS", "year"},         {"QUARTER", "quarter"},
+      {"QTR", "quarter"},    {"MONTH", "month"},      {"MON", "month"},
+      {"MONS", "month"},     {"MONTHS", "month"},     {"WEEK", "weekofyear"},
+      {"W", "weekofyear"},   {"WEEKS", "weekofyear"}, {"DAY", "dayofmonth"},
+      {"D", "dayofmonth"},   {"DAYS", "dayofmonth"},  {"DAYOFWEEK", "dayofweek"},
+      {"DOW", "dayofweek"},  {"DOY", "dayofyear"},    {"HOUR", "hour"},
+      {"H", "hour"},         {"HOURS", "hour"},       {"HR", "hour"},
+      {"HRS", "hour"},       {"MINUTE", "minute"},    {"M", "minute"},
+      {"MIN", "minute"},     {"MINS", "minute"},      {"MINUTES", "minute"},
+      {"SECOND", "second"},  {"S", "second"},         {"SEC", "second"},
+      {"SECONDS", "second"}, {"SECS", "second"}};
+  std::string upper = field;
+  std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
+  auto found = kFields.find(upper);
+  return found == kFields.end() ? nullptr : found->second;
+}
+
+}  // namespace ember::plan
 
 namespace ember::plan::fn {
 
@@ -162,9 +189,193 @@ FunctionDef NoArguments(std::string name, std::shared_ptr<arrow::DataType> type,
               const EvalContext& ctx) -> Result<cp::Expression> { return value(ctx); });
 }
 
+// An INT argument: other integers (a BIGINT beyond INT fails the cast), text and NULL are cast
+// to one.
+Result<ExprPtr> AsInt(const Expr& call, ExprPtr arg, size_t index) {
+  const auto id = arg->type->id();
+  if (id == arrow::Type::INT32) return arg;
+  if (IsNullType(*arg->type) || IsString(*arg->type) || IsIntegral(*arg->type)) {
+    return CastIfNeeded(arg, arrow::int32());
+  }
+  return UnexpectedType(call, index, *arg, "\"INT\"");
+}
+
+// make_date(year, month, day): the date, an error for fields out of range (ANSI).
+Result<TypedCall> MakeDateRule(const Expr& call, std::vector<ExprPtr> args) {
+  for (size_t i = 0; i < 3; ++i) {
+    ARROW_ASSIGN_OR_RAISE(args[i], AsInt(call, args[i], i));
+  }
+  return fn::Typed(std::move(args), arrow::date32());
+}
+
+// date_part(field, x), datepart: the function EXTRACT calls for the field, on x.
+FunctionDef DatePart(std::string name) {
+  auto as_field_call = [](const Expr& call) -> Result<std::shared_ptr<Expr>> {
+    ARROW_ASSIGN_OR_RAISE(auto field, LiteralString(call, call.args[0]));
+    const char* function = ExtractFunction(field);
+    if (!function) {
+      return UserError(ErrorKind::kAnalysis, "INVALID_EXTRACT_FIELD",
+                       "Cannot extract `" + field + "` from " + Quoted(*call.args[1]) + ".",
+                       "42601");
+    }
+    auto renamed = std::make_shared<Expr>(call);
+    renamed->name = function;
+    renamed->args = {call.args[1]};
+    return renamed;
+  };
+  return Scalar(
+      std::move(name), 2, 2,
+      [as_field_call](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        if (IsNullOfAnyType(args[0])) return TypedCall{arrow::float64(), true, std::move(args)};
+        auto with_args = std::make_shared<Expr>(call);
+        with_args->args = args;
+        ARROW_ASSIGN_OR_RAISE(auto field_call, as_field_call(*with_args));
+        ARROW_ASSIGN_OR_RAISE(auto typed,
+                              FindFunction(field_call->name)->type_rule(*field_call, {args[1]}));
+        return TypedCall{typed.type, typed.nullable, {args[0], typed.args[0]}};
+      },
+      [as_field_call](const Expr& call, std::vector<cp::Expression> a,
+                      const EvalContext& ctx) -> Result<cp::Expression> {
+        if (IsNullOfAnyType(call.args[0])) return Lit(arrow::MakeNullScalar(arrow::float64()));
+        ARROW_ASSIGN_OR_RAISE(auto field_call, as_field_call(call));
+        field_call->type = call.type;
+        return FindFunction(field_call->name)->lower(*field_call, {a[1]}, ctx);
+      });
+}
+
+// to_timestamp(x[, format]) as NULL where text does not parse (try_to_timestamp).
+Result<cp::Expression> LowerTryToTimestamp(const Expr& call, std::vector<cp::Expression> a,
+                                           const EvalContext& ctx) {
+  if (!IsString(*call.args[0]->type)) return a[0];
+  std::string format;
+  if (call.args.size() == 2) {
+    ARROW_ASSIGN_OR_RAISE(format, LiteralString(call, call.args[1]));
+  }
+  return ParseTimestamp(a[0], format, /*error_is_null=*/true, ctx);
+}
+
+// Spark's nullability is its replacement's: a cast for text without a format (nullable) and for
+// a date (nullable to TIMESTAMP_NTZ only), a parse by the format otherwise.
+Result<TypedCall> ToTimestampRule(const Expr& call, std::vector<ExprPtr> args,
+                                  std::shared_ptr<arrow::DataType> type) {
+  if (args.size() == 2) ARROW_RETURN_NOT_OK(LiteralString(call, args[1]).status());
+  const bool text = IsString(*args[0]->type);
+  const bool nullable_cast =
+      (text && args.size() == 1) ||
+      (args[0]->type->id() == arrow::Type::DATE32 &&
+       static_cast<const arrow::TimestampType&>(*type).timezone().empty());
+  if (!text) {
+    ARROW_ASSIGN_OR_RAISE(args[0], AsTimestamp(call, args[0], 0));
+    args[0] = CastIfNeeded(args[0], type);
+  }
+  return TypedCall{type, nullable_cast || AnyNullable(args), std::move(args)};
+}
+
 }  // namespace
 
 void AddDatetimeFunctions(Catalog& c) {
+  Add(c, DatePart("date_part"));
+  Add(c, DatePart("datepart"));
+  Add(c, Scalar("make_date", 3, 3, MakeDateRule,
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return Fn("ember_make_date", {a[0], a[1], a[2]});
+                }));
+  Alias(c, "to_timestamp_ltz", "to_timestamp");
+  Add(c, Scalar("try_to_timestamp", 1, 2,
+                [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  const bool text = IsString(*args[0]->type);
+                  ARROW_ASSIGN_OR_RAISE(auto typed, ToTimestampRule(call, std::move(args),
+                                                                    TimestampType()));
+                  typed.nullable = text || typed.args[0]->nullable;  // NULL where text fails
+                  return typed;
+                },
+                LowerTryToTimestamp));
+  // to_timestamp_ntz(x[, format]): the wall-clock time the text says, without a zone.
+  Add(c, Scalar("to_timestamp_ntz", 1, 2,
+                [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  return ToTimestampRule(call, std::move(args),
+                                         arrow::timestamp(arrow::TimeUnit::MICRO));
+                },
+                [](const Expr& call, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  if (!IsString(*call.args[0]->type)) return a[0];
+                  std::string format;
+                  if (call.args.size() == 2) {
+                    ARROW_ASSIGN_OR_RAISE(format, LiteralString(call, call.args[1]));
+                  }
+                  // In UTC the instant of a wall-clock time is that time.
+                  EvalContext utc;
+                  return CastTo(ParseTimestamp(a[0], format, false, utc),
+                                arrow::timestamp(arrow::TimeUnit::MICRO));
+                }));
+  // trunc(date, unit): the first day of its year, quarter, month or week (Monday); NULL for
+  // another unit.
+  Add(c, Scalar(
+             "trunc", 2, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               ARROW_ASSIGN_OR_RAISE(args[0], AsDate(call, args[0], 0));
+               if (!IsNullOfAnyType(args[1])) ARROW_RETURN_NOT_OK(LiteralString(call, args[1]).status());
+               auto typed = fn::Typed(std::move(args), arrow::date32());
+               typed.nullable = true;
+               return typed;
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               if (IsNullOfAnyType(call.args[1])) return Lit(arrow::MakeNullScalar(arrow::date32()));
+               ARROW_ASSIGN_OR_RAISE(auto unit, LiteralString(call, call.args[1]));
+               std::transform(unit.begin(), unit.end(), unit.begin(), ::toupper);
+               static const std::map<std::string, cp::CalendarUnit> kUnits = {
+                   {"YEAR", cp::CalendarUnit::YEAR},   {"YYYY", cp::CalendarUnit::YEAR},
+                   {"YY", cp::CalendarUnit::YEAR},     {"QUARTER", cp::CalendarUnit::QUARTER},
+                   {"MONTH", cp::CalendarUnit::MONTH}, {"MM", cp::CalendarUnit::MONTH},
+                   {"MON", cp::CalendarUnit::MONTH},   {"WEEK", cp::CalendarUnit::WEEK}};
+               auto it = kUnits.find(unit);
+               if (it == kUnits.end()) return Lit(arrow::MakeNullScalar(arrow::date32()));
+               return Fn("floor_temporal", {a[0]},
+                         std::make_shared<cp::RoundTemporalOptions>(1, it->second));
+             }));
+  // next_day(date, day): the first date after `date` that is the named day of the week.
+  Add(c, Scalar("next_day", 2, 2,
+                [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  ARROW_ASSIGN_OR_RAISE(args[0], AsDate(call, args[0], 0));
+                  if (IsNullType(*args[1]->type)) args[1] = CastIfNeeded(args[1], arrow::utf8());
+                  if (!IsString(*args[1]->type)) {
+                    return UnexpectedType(call, 1, *args[1], "\"STRING\"");
+                  }
+                  return TypedCall{arrow::date32(), true, std::move(args)};
+                },
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return Fn("ember_next_day", {a[0], a[1]});
+                }));
+  // convert_timezone([from,] to, ts): the wall-clock time in `to` of the wall-clock time `ts`
+  // in `from` (the session zone when left out); zones are constants.
+  Add(c, Scalar(
+             "convert_timezone", 2, 3,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               for (size_t i = 0; i + 1 < args.size(); ++i) {
+                 ARROW_RETURN_NOT_OK(LiteralString(call, args[i]).status());
+               }
+               auto& ts = args.back();
+               if (IsString(*ts->type) || IsNullType(*ts->type) ||
+                   ts->type->id() == arrow::Type::DATE32 || IsTimestamp(*ts->type)) {
+                 ts = CastIfNeeded(ts, arrow::timestamp(arrow::TimeUnit::MICRO));
+               } else {
+                 return UnexpectedType(call, args.size() - 1, *ts, "\"TIMESTAMP_NTZ\"");
+               }
+               return fn::Typed(std::move(args), arrow::timestamp(arrow::TimeUnit::MICRO));
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext& ctx) -> Result<cp::Expression> {
+               EvalContext from = ctx, to = ctx;
+               if (call.args.size() == 3) {
+                 ARROW_ASSIGN_OR_RAISE(from.time_zone, LiteralString(call, call.args[0]));
+               }
+               ARROW_ASSIGN_OR_RAISE(to.time_zone, LiteralString(call, call.args[call.args.size() - 2]));
+               return CastTo(LocalTime(LocalToUtc(a.back(), from), to),
+                             arrow::timestamp(arrow::TimeUnit::MICRO));
+             }));
   Add(c, Scalar("unix_date", 1, 1,
                 [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
                   // A DATE only: text is not read as one here.

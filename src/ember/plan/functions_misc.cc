@@ -2,7 +2,11 @@
 // functions (int(x), string(x), ...), typeof, and the functions that are other names of ones the
 // catalog has (mod for %, len for length, ...).
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 
 #include "ember/error.h"
@@ -156,6 +160,26 @@ FunctionDef HashFunction(std::string name, std::shared_ptr<arrow::DataType> type
       });
 }
 
+// A function of no arguments whose value is a constant of the session (current_database()).
+FunctionDef SessionValue(std::string name, std::function<std::string(const EvalContext&)> value) {
+  return Scalar(
+      std::move(name), 0, 0,
+      [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        return TypedCall{arrow::utf8(), false, std::move(args)};
+      },
+      [value](const Expr&, std::vector<cp::Expression>,
+              const EvalContext& ctx) -> Result<cp::Expression> {
+        return cp::literal(value(ctx));
+      });
+}
+
+// The user Spark names: SPARK_USER, else the process's user.
+std::string CurrentUser() {
+  if (const char* user = std::getenv("SPARK_USER"); user && *user) return user;
+  if (const passwd* entry = getpwuid(geteuid()); entry && entry->pw_name) return entry->pw_name;
+  return "";
+}
+
 }  // namespace
 
 void Alias(Catalog& c, const std::string& name, const std::string& of) {
@@ -181,6 +205,65 @@ void Alias(Catalog& c, const std::string& name, const std::string& of) {
 }
 
 void AddMiscFunctions(Catalog& c) {
+  // assert_true(cond[, message]): NULL, or USER_RAISED_EXCEPTION where cond is not true.
+  Add(c, Scalar(
+             "assert_true", 1, 2,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (IsNullType(*args[0]->type)) args[0] = CastIfNeeded(args[0], arrow::boolean());
+               if (args[0]->type->id() != arrow::Type::BOOL) {
+                 return UnexpectedType(call, 0, *args[0], "\"BOOLEAN\"");
+               }
+               if (args.size() == 1) {
+                 args.push_back(Literal(arrow::MakeScalar(
+                     "'" + DisplayName(*args[0]) + "' is not true!")));
+               }
+               if (IsNullType(*args[1]->type)) args[1] = CastIfNeeded(args[1], arrow::utf8());
+               if (!IsString(*args[1]->type)) return UnexpectedType(call, 1, *args[1], "\"STRING\"");
+               return TypedCall{arrow::null(), true, std::move(args)};
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_assert_true", {a[0], a[1]});
+             }));
+  // raise_error(message): USER_RAISED_EXCEPTION for every row it reaches.
+  Add(c, Scalar(
+             "raise_error", 1, 1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               if (!CanCast(*args[0]->type, *arrow::utf8())) {
+                 return UnexpectedType(call, 0, *args[0], "\"STRING\"");
+               }
+               args[0] = CastIfNeeded(args[0], arrow::utf8());
+               return TypedCall{arrow::null(), true, std::move(args)};
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_raise_error", {a[0]});
+             }));
+  for (const char* name : {"current_database", "current_schema"}) {
+    Add(c, SessionValue(name, [](const EvalContext& ctx) { return ctx.current_database; }));
+  }
+  Add(c, SessionValue("current_catalog", [](const EvalContext&) { return "spark_catalog"; }));
+  for (const char* name : {"current_user", "user", "session_user"}) {
+    Add(c, SessionValue(name, [](const EvalContext&) { return CurrentUser(); }));
+  }
+  // Spark's version and its build's revision; Ember is no Spark build.
+  Add(c, SessionValue("version", [](const EvalContext&) { return "4.0.1 ember"; }));
+  // bit_count(x): the one bits of an integer (as a BIGINT's two's complement) or a boolean.
+  Add(c, Scalar(
+             "bit_count", 1, 1,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               const auto& t = *args[0]->type;
+               if (IsNullType(t)) args[0] = CastIfNeeded(args[0], arrow::int64());
+               if (!IsIntegral(*args[0]->type) && args[0]->type->id() != arrow::Type::BOOL) {
+                 return UnexpectedType(call, 0, *args[0], "(\"INTEGRAL\" or \"BOOLEAN\")");
+               }
+               args[0] = CastIfNeeded(args[0], arrow::int64());
+               return fn::Typed(std::move(args), arrow::int32());
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_bit_count", {a[0]});
+             }));
   Add(c, HashFunction("xxhash64", arrow::int64(), "ember_xxhash64"));
   Add(c, HashFunction("hash", arrow::int32(), "ember_hash"));
   // nvl(a, b), ifnull(a, b): a unless it is NULL.

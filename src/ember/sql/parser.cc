@@ -20,6 +20,7 @@
 #include <arrow/type.h>
 
 #include "ember/error.h"
+#include "ember/plan/functions.h"
 #include "ember/plan/type_names.h"
 #include "ember/sql/lexer.h"
 
@@ -2531,27 +2532,14 @@ class Parser {
     ARROW_RETURN_NOT_OK(ExpectWord("FROM"));
     ARROW_ASSIGN_OR_RAISE(auto source, ValueExpression());
     ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
-    static const std::map<std::string, const char*> kFields = {
-        {"YEAR", "year"},      {"Y", "year"},           {"YEARS", "year"},
-        {"YR", "year"},        {"YRS", "year"},         {"QUARTER", "quarter"},
-        {"QTR", "quarter"},    {"MONTH", "month"},      {"MON", "month"},
-        {"MONS", "month"},     {"MONTHS", "month"},     {"WEEK", "weekofyear"},
-        {"W", "weekofyear"},   {"WEEKS", "weekofyear"}, {"DAY", "dayofmonth"},
-        {"D", "dayofmonth"},   {"DAYS", "dayofmonth"},  {"DAYOFWEEK", "dayofweek"},
-        {"DOW", "dayofweek"},  {"DOY", "dayofyear"},    {"HOUR", "hour"},
-        {"H", "hour"},         {"HOURS", "hour"},       {"HR", "hour"},
-        {"HRS", "hour"},       {"MINUTE", "minute"},    {"M", "minute"},
-        {"MIN", "minute"},     {"MINS", "minute"},      {"MINUTES", "minute"},
-        {"SECOND", "second"},  {"S", "second"},         {"SEC", "second"},
-        {"SECONDS", "second"}, {"SECS", "second"}};
-    auto found = kFields.find(ToUpper(field.value));
-    if (found == kFields.end()) {
+    const char* function = plan::ExtractFunction(field.value);
+    if (!function) {
       return Fail(field, UserError(ErrorKind::kParse, "INVALID_EXTRACT_FIELD",
                                    "Cannot extract `" + field.value + "` from \"" +
                                        plan::DisplayName(*source) + "\".",
                                    "42601"));
     }
-    return plan::Call(found->second, {source});
+    return plan::Call(function, {source});
   }
 
   // POSITION(substr IN str) is position(substr, str); the comma form is a plain call.
