@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <random>
 #include <type_traits>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 #include <arrow/compute/api.h>
 
 #include "ember/common/java_number.h"
+#include "ember/common/random.h"
 #include "ember/common/spark_hash.h"
 #include "ember/error.h"
 #include "ember/exec/kernel_util.h"
@@ -975,6 +977,197 @@ Status BitCountExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResul
   return Status::OK();
 }
 
+// --- random values --------------------------------------------------------------------------
+
+// A generator per call site: seeded once, by the seed argument's first value (rand(seed)) or at
+// random, it goes on from batch to batch.
+struct RandomState : cp::KernelState {
+  std::optional<std::mt19937_64> engine;
+};
+
+Result<std::unique_ptr<cp::KernelState>> RandomInit(cp::KernelContext*, const cp::KernelInitArgs&) {
+  return std::make_unique<RandomState>();
+}
+
+std::mt19937_64& Engine(cp::KernelContext* ctx, const cp::ExecSpan& batch) {
+  auto& state = *static_cast<RandomState*>(ctx->state());
+  if (!state.engine) {
+    uint64_t seed = RandomBits();
+    if (batch.num_values() > 0) {
+      const auto& arg = batch[0];
+      if (arg.is_scalar() && arg.scalar->is_valid) {
+        seed = static_cast<uint64_t>(arg.scalar_as<arrow::Int64Scalar>().value);
+      } else if (arg.is_array() && arg.array.length > 0 && arg.array.IsValid(0)) {
+        seed = static_cast<uint64_t>(arg.array.GetValues<int64_t>(1)[0]);
+      } else {
+        seed = 0;  // rand(NULL) is rand(0)
+      }
+    }
+    state.engine.emplace(seed);
+  }
+  return *state.engine;
+}
+
+// ember_rand(seed), ember_randn(seed): uniform in [0, 1), standard normal.
+template <bool kNormal>
+Status RandomExec(cp::KernelContext* ctx, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  auto& engine = Engine(ctx, batch);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  arrow::DoubleBuilder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(batch.length));
+  for (int64_t i = 0; i < batch.length; ++i) {
+    builder.UnsafeAppend(kNormal ? normal(engine) : uniform(engine));
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return Status::OK();
+}
+
+// ember_uuid(): a random (version 4) UUID per row.
+Status UuidExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  arrow::StringBuilder builder;
+  for (int64_t i = 0; i < batch.length; ++i) ARROW_RETURN_NOT_OK(builder.Append(NewUuid()));
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return Status::OK();
+}
+
+// ember_width_bucket(v, min, max, n): the bucket of v among n equal ones between min and max
+// (0 below, n + 1 above; either order of the bounds); NULL for no bucket (Spark's rules).
+Status WidthBucketExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  std::vector<std::shared_ptr<arrow::Array>> args;
+  for (int i = 0; i < 4; ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto arg, ArgArray(batch, i));
+    args.push_back(std::move(arg));
+  }
+  const auto& v = static_cast<const arrow::DoubleArray&>(*args[0]);
+  const auto& lo = static_cast<const arrow::DoubleArray&>(*args[1]);
+  const auto& hi = static_cast<const arrow::DoubleArray&>(*args[2]);
+  const auto& n = static_cast<const arrow::Int64Array&>(*args[3]);
+  arrow::Int64Builder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(batch.length));
+  for (int64_t i = 0; i < batch.length; ++i) {
+    if (v.IsNull(i) || lo.IsNull(i) || hi.IsNull(i) || n.IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    double x = v.Value(i), a = lo.Value(i), b = hi.Value(i);
+    int64_t buckets = n.Value(i);
+    if (buckets <= 0 || buckets == std::numeric_limits<int64_t>::max() || std::isnan(x) ||
+        a == b || !std::isfinite(a) || !std::isfinite(b)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    int64_t bucket;
+    if (a < b) {
+      bucket = x < a ? 0 : x >= b ? buckets + 1
+                                  : static_cast<int64_t>(std::floor((x - a) / (b - a) * buckets)) + 1;
+    } else {
+      bucket = x > a ? 0 : x <= b ? buckets + 1
+                                  : static_cast<int64_t>(std::floor((a - x) / (a - b) * buckets)) + 1;
+    }
+    builder.UnsafeAppend(bucket);
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return Status::OK();
+}
+
+// ember_bit_get(x, pos, bits): bit pos of x (a BIGINT widened from a type of `bits` bits);
+// a position outside the type is INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE.
+Status BitGetExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  ARROW_ASSIGN_OR_RAISE(auto values_array, ArgArray(batch, 0));
+  ARROW_ASSIGN_OR_RAISE(auto positions_array, ArgArray(batch, 1));
+  ARROW_ASSIGN_OR_RAISE(auto bits_array, ArgArray(batch, 2));
+  const auto& values = static_cast<const arrow::Int64Array&>(*values_array);
+  const auto& positions = static_cast<const arrow::Int32Array&>(*positions_array);
+  const auto& bits = static_cast<const arrow::Int32Array&>(*bits_array);
+  arrow::Int8Builder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(batch.length));
+  for (int64_t i = 0; i < batch.length; ++i) {
+    if (values.IsNull(i) || positions.IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    int32_t pos = positions.Value(i), size = bits.Value(i);
+    if (pos < 0 || pos >= size) {
+      return UserError(ErrorKind::kRuntime, "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE",
+                       "The value of parameter(s) `pos` in `bit_get` is invalid: expects an "
+                       "integer value in [0, " + std::to_string(size) + "), but got " +
+                           std::to_string(pos) + ".",
+                       "22023");
+    }
+    builder.UnsafeAppend(static_cast<int8_t>((static_cast<uint64_t>(values.Value(i)) >> pos) & 1));
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return Status::OK();
+}
+
+// ember_make_timestamp(year, month, day, hour, minute, seconds in microseconds, try): the
+// wall-clock time as a zone-less timestamp; Spark's field errors (NULL for try_). Sixty seconds
+// are the next minute only without a fraction.
+Status MakeTimestampExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* out) {
+  std::vector<std::shared_ptr<arrow::Array>> args;
+  for (int i = 0; i < 7; ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto arg, ArgArray(batch, i));
+    args.push_back(std::move(arg));
+  }
+  auto field = [&](int k, int64_t i) { return static_cast<const arrow::Int32Array&>(*args[k]).Value(i); };
+  const auto& micros = static_cast<const arrow::Int64Array&>(*args[5]);
+  const bool try_make = static_cast<const arrow::BooleanArray&>(*args[6]).Value(0);
+  arrow::TimestampBuilder builder(arrow::timestamp(arrow::TimeUnit::MICRO), arrow::default_memory_pool());
+  ARROW_RETURN_NOT_OK(builder.Reserve(batch.length));
+  for (int64_t i = 0; i < batch.length; ++i) {
+    bool null = false;
+    for (int k = 0; k < 6; ++k) null = null || args[k]->IsNull(i);
+    if (null) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    int64_t y = field(0, i), mo = field(1, i), d = field(2, i), h = field(3, i), mi = field(4, i);
+    int64_t us = micros.Value(i);
+    Status bad;
+    static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (mo < 1 || mo > 12) {
+      bad = FieldOutOfBounds("MonthOfYear", mo, "1 - 12");
+    } else if (d < 1 || d > kDays[mo - 1] + (mo == 2 && LeapYear(y) ? 1 : 0)) {
+      bad = FieldOutOfBounds("DayOfMonth", d, "1 - 28/31");
+    } else if (h < 0 || h > 23) {
+      bad = FieldOutOfBounds("HourOfDay", h, "0 - 23");
+    } else if (mi < 0 || mi > 59) {
+      bad = FieldOutOfBounds("MinuteOfHour", mi, "0 - 59");
+    } else if (us > 60000000 && us < 61000000) {
+      bad = UserError(ErrorKind::kDateTime, "INVALID_FRACTION_OF_SECOND",
+                      "Valid range for seconds is [0, 60] (inclusive), but the provided value is " +
+                          std::to_string(us / 1000000) + "." + std::to_string(us % 1000000) +
+                          ". To avoid this error, use `try_make_timestamp`, which returns NULL on "
+                          "error.",
+                      "22023");
+    } else if (us < 0 || us > 60000000) {
+      bad = FieldOutOfBounds("SecondOfMinute", us / 1000000, "0 - 59");
+    } else if (y < -290307 || y > 294246) {
+      bad = FieldOutOfBounds("Year", y, "within the TIMESTAMP range");
+    }
+    if (!bad.ok()) {
+      if (!try_make) return bad;
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    int64_t seconds = ((DaysFromCivil(y, mo, d) * 24 + h) * 60 + mi) * 60;
+    builder.UnsafeAppend(seconds * 1000000 + us);
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder.Finish(&result));
+  out->value = result->data();
+  return Status::OK();
+}
+
 // ember_xxhash64(s), ember_hash(s): Spark's xxhash64(a, ...) and hash(a, ...) of the struct s
 // of the arguments, whose fields are chained each through the next as its seed, as Spark chains
 // a call's arguments (common/spark_hash.h).
@@ -1064,6 +1257,33 @@ Status RegisterScalarKernels(cp::FunctionRegistry* registry) {
     ARROW_RETURN_NOT_OK(try_arithmetic->AddKernel(std::move(kernel)));
   }
   ARROW_RETURN_NOT_OK(registry->AddFunction(std::move(try_arithmetic)));
+  // Not pure: a new value for every row and call.
+  const std::vector<Spec> random = {
+      {"ember_rand", {T(Type::INT64)}, arrow::float64(), RandomExec<false>},
+      {"ember_randn", {T(Type::INT64)}, arrow::float64(), RandomExec<true>},
+      {"ember_uuid", {}, arrow::utf8(), UuidExec}};
+  for (const auto& spec : random) {
+    auto fn = std::make_shared<cp::ScalarFunction>(
+        spec.name, cp::Arity(static_cast<int>(spec.inputs.size())), cp::FunctionDoc::Empty(),
+        nullptr, /*is_pure=*/false);
+    cp::ScalarKernel kernel(spec.inputs, cp::OutputType(spec.output), spec.exec, RandomInit);
+    kernel.null_handling = cp::NullHandling::COMPUTED_NO_PREALLOCATE;
+    kernel.mem_allocation = cp::MemAllocation::NO_PREALLOCATE;
+    ARROW_RETURN_NOT_OK(fn->AddKernel(std::move(kernel)));
+    ARROW_RETURN_NOT_OK(registry->AddFunction(std::move(fn)));
+  }
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_width_bucket", cp::Arity(4),
+                                      {T(Type::DOUBLE), T(Type::DOUBLE), T(Type::DOUBLE),
+                                       T(Type::INT64)},
+                                      cp::OutputType(arrow::int64()), WidthBucketExec));
+  ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_bit_get", cp::Arity::Ternary(),
+                                      {T(Type::INT64), T(Type::INT32), T(Type::INT32)},
+                                      cp::OutputType(arrow::int8()), BitGetExec));
+  ARROW_RETURN_NOT_OK(AddScalarKernel(
+      registry, "ember_make_timestamp", cp::Arity(7),
+      {T(Type::INT32), T(Type::INT32), T(Type::INT32), T(Type::INT32), T(Type::INT32),
+       T(Type::INT64), T(Type::BOOL)},
+      cp::OutputType(arrow::timestamp(arrow::TimeUnit::MICRO)), MakeTimestampExec));
   ARROW_RETURN_NOT_OK(AddScalarKernel(registry, "ember_make_date", cp::Arity::Ternary(),
                                       {T(Type::INT32), T(Type::INT32), T(Type::INT32)},
                                       cp::OutputType(arrow::date32()), MakeDateExec));

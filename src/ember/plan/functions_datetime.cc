@@ -271,9 +271,53 @@ Result<TypedCall> ToTimestampRule(const Expr& call, std::vector<ExprPtr> args,
   return TypedCall{type, nullable_cast || AnyNullable(args), std::move(args)};
 }
 
+// make_timestamp(year, month, day, hour, minute, second[, zone]) and its kin: the instant of
+// that wall-clock time in the zone (the session's by default), or the wall-clock time itself for
+// `_ntz`; seconds a DECIMAL(16, 6). `try_` gives NULL where the others fail.
+FunctionDef MakeTimestamp(std::string name, bool local, bool try_make) {
+  return Scalar(
+      std::move(name), 6, local ? 6 : 7,
+      [local, try_make](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+        for (size_t i = 0; i < 5; ++i) {
+          ARROW_ASSIGN_OR_RAISE(args[i], AsInt(call, args[i], i));
+        }
+        auto& seconds = args[5];
+        if (!IsNullType(*seconds->type) && !IsNumeric(*seconds->type) && !IsString(*seconds->type)) {
+          return UnexpectedType(call, 5, *seconds, "\"DECIMAL(16,6)\"");
+        }
+        seconds = CastIfNeeded(seconds, arrow::decimal128(16, 6));
+        if (args.size() == 7) ARROW_RETURN_NOT_OK(LiteralString(call, args[6]).status());
+        auto type = local ? arrow::timestamp(arrow::TimeUnit::MICRO) : TimestampType();
+        return TypedCall{type, try_make || AnyNullable(args), std::move(args)};
+      },
+      [local, try_make](const Expr& call, std::vector<cp::Expression> a,
+                        const EvalContext& ctx) -> Result<cp::Expression> {
+        auto million = Lit(std::make_shared<arrow::Decimal128Scalar>(arrow::Decimal128(1000000),
+                                                                     arrow::decimal128(7, 0)));
+        auto cast = cp::CastOptions::Safe(arrow::int64());
+        cast.allow_decimal_truncate = true;
+        auto micros = Fn("cast", {Fn("multiply", {a[5], million})},
+                         std::make_shared<cp::CastOptions>(cast));
+        auto wall = Fn("ember_make_timestamp",
+                       {a[0], a[1], a[2], a[3], a[4], micros, cp::literal(try_make)});
+        if (local) return wall;
+        EvalContext zone = ctx;
+        if (call.args.size() == 7) {
+          ARROW_ASSIGN_OR_RAISE(zone.time_zone, LiteralString(call, call.args[6]));
+        }
+        return LocalToUtc(wall, zone);
+      });
+}
+
 }  // namespace
 
 void AddDatetimeFunctions(Catalog& c) {
+  for (bool try_make : {false, true}) {
+    std::string prefix = try_make ? "try_" : "";
+    Add(c, MakeTimestamp(prefix + "make_timestamp", false, try_make));
+    Add(c, MakeTimestamp(prefix + "make_timestamp_ltz", false, try_make));
+    Add(c, MakeTimestamp(prefix + "make_timestamp_ntz", true, try_make));
+  }
   Add(c, DatePart("date_part"));
   Add(c, DatePart("datepart"));
   Add(c, Scalar("make_date", 3, 3, MakeDateRule,

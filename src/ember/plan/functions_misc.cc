@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "ember/common/random.h"
 #include "ember/error.h"
 #include "ember/plan/function_util.h"
 #include "ember/plan/type_names.h"
@@ -248,6 +249,108 @@ void AddMiscFunctions(Catalog& c) {
   }
   // Spark's version and its build's revision; Ember is no Spark build.
   Add(c, SessionValue("version", [](const EvalContext&) { return "4.0.1 ember"; }));
+  // rand([seed]), random, randn: uniform in [0, 1) or standard normal, a generator per call
+  // seeded by the constant seed (at random without one); Spark's own sequence is not repeated.
+  for (auto [name, kernel] : {std::pair{"rand", "ember_rand"}, {"random", "ember_rand"},
+                              {"randn", "ember_randn"}}) {
+    std::string function = kernel;
+    Add(c, Scalar(
+               name, 0, 1,
+               [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 if (args.size() == 1) {
+                   const Expr& seed = *args[0];
+                   if (!IsNullType(*seed.type) && !IsIntegral(*seed.type)) {
+                     return UnexpectedType(call, 0, seed, "(\"INT\" or \"BIGINT\")");
+                   }
+                   if (seed.kind != ExprKind::kLiteral) {
+                     return UserError(ErrorKind::kAnalysis, "SEED_EXPRESSION_IS_UNFOLDABLE",
+                                      "The seed expression " + Quoted(seed) +
+                                          " of the expression " + Quoted(call) +
+                                          " must be foldable.",
+                                      "42K08");
+                   }
+                   args[0] = CastIfNeeded(args[0], arrow::int64());
+                 }
+                 return TypedCall{arrow::float64(), false, std::move(args)};
+               },
+               [function](const Expr&, std::vector<cp::Expression> a,
+                          const EvalContext&) -> Result<cp::Expression> {
+                 if (a.empty()) a.push_back(cp::literal(static_cast<int64_t>(RandomBits())));
+                 return Fn(function, {a[0]});
+               }));
+  }
+  Add(c, Scalar("uuid", 0, 0,
+                [](const Expr&, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                  return TypedCall{arrow::utf8(), false, std::move(args)};
+                },
+                [](const Expr&, std::vector<cp::Expression>,
+                   const EvalContext&) -> Result<cp::Expression> { return Fn("ember_uuid", {}); }));
+  // width_bucket(v, min, max, n): v's bucket among n equal ones from min to max.
+  Add(c, Scalar(
+             "width_bucket", 4, 4,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               for (size_t i = 0; i < 4; ++i) {
+                 auto& t = *args[i]->type;
+                 if (!IsNullType(t) && !IsNumeric(t) && !IsString(t)) {
+                   return UnexpectedType(call, i, *args[i], i == 3 ? "\"BIGINT\"" : "\"DOUBLE\"");
+                 }
+                 args[i] = CastIfNeeded(args[i], i == 3 ? arrow::int64() : arrow::float64());
+               }
+               return TypedCall{arrow::int64(), true, std::move(args)};
+             },
+             [](const Expr&, std::vector<cp::Expression> a,
+                const EvalContext&) -> Result<cp::Expression> {
+               return Fn("ember_width_bucket", std::move(a));
+             }));
+  // bit_get(x, pos), getbit: bit pos (0 the lowest) of an integer, a TINYINT.
+  for (const char* name : {"bit_get", "getbit"}) {
+    Add(c, Scalar(
+               name, 2, 2,
+               [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+                 if (IsNullType(*args[0]->type)) args[0] = CastIfNeeded(args[0], arrow::int64());
+                 if (!IsIntegral(*args[0]->type)) {
+                   return UnexpectedType(call, 0, *args[0], "\"INTEGRAL\"");
+                 }
+                 if (IsNullType(*args[1]->type)) args[1] = CastIfNeeded(args[1], arrow::int32());
+                 if (!IsIntegral(*args[1]->type) || args[1]->type->id() == arrow::Type::INT64) {
+                   return UnexpectedType(call, 1, *args[1], "\"INT\"");
+                 }
+                 args[1] = CastIfNeeded(args[1], arrow::int32());
+                 return fn::Typed(std::move(args), arrow::int8());
+               },
+               [](const Expr& call, std::vector<cp::Expression> a,
+                  const EvalContext&) -> Result<cp::Expression> {
+                 const int32_t bits = call.args[0]->type->byte_width() * 8;
+                 return Fn("ember_bit_get", {CastTo(a[0], arrow::int64()), a[1], cp::literal(bits)});
+               }));
+  }
+  // between(x, lo, hi): lo <= x AND x <= hi, each comparison with its own coercion.
+  Add(c, Scalar(
+             "between", 3, 3,
+             [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
+               auto compare = [&](const char* op, ExprPtr a, ExprPtr b) {
+                 auto renamed = std::make_shared<Expr>(call);
+                 renamed->name = op;
+                 return FindFunction(op)->type_rule(*renamed, {std::move(a), std::move(b)});
+               };
+               ARROW_ASSIGN_OR_RAISE(auto low, compare(">=", args[0], args[1]));
+               ARROW_ASSIGN_OR_RAISE(auto high, compare("<=", args[0], args[2]));
+               return TypedCall{arrow::boolean(), low.nullable || high.nullable,
+                                {low.args[0], low.args[1], high.args[0], high.args[1]}};
+             },
+             [](const Expr& call, std::vector<cp::Expression> a,
+                const EvalContext& ctx) -> Result<cp::Expression> {
+               auto compare = [&](const char* op, size_t first) -> Result<cp::Expression> {
+                 auto renamed = std::make_shared<Expr>(call);
+                 renamed->name = op;
+                 renamed->args = {call.args[first], call.args[first + 1]};
+                 renamed->type = arrow::boolean();
+                 return FindFunction(op)->lower(*renamed, {a[first], a[first + 1]}, ctx);
+               };
+               ARROW_ASSIGN_OR_RAISE(auto low, compare(">=", 0));
+               ARROW_ASSIGN_OR_RAISE(auto high, compare("<=", 2));
+               return Fn("and_kleene", {low, high});
+             }));
   // bit_count(x): the one bits of an integer (as a BIGINT's two's complement) or a boolean.
   Add(c, Scalar(
              "bit_count", 1, 1,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -51,7 +52,7 @@ const std::unordered_set<std::string>& ReservedWords() {
 // Reserved words that still name functions when a parenthesis follows: left(s, 2), like(a, b).
 const std::unordered_set<std::string>& FunctionKeywords() {
   static const std::unordered_set<std::string> kWords = {"LEFT",  "RIGHT",  "LIKE", "ILIKE",
-                                                         "RLIKE", "REGEXP", "DIV"};
+                                                         "RLIKE", "REGEXP", "DIV", "BETWEEN"};
   return kWords;
 }
 
@@ -268,7 +269,6 @@ class Parser {
         IsWord(Peek(1), "BY")) {
       return Unsupported(token, ToUpper(token.text) + " BY");
     }
-    if (IsWord(token, "WINDOW") && IsName(Peek(1))) return Unsupported(token, "WINDOW clause");
     if (IsWord(token, "QUALIFY")) return Unsupported(token, "QUALIFY");
     if (IsWord(token, "OFFSET")) return Unsupported(token, "OFFSET");
     if (IsWord(token, "LATERAL")) return Unsupported(token, "LATERAL VIEW");
@@ -1528,6 +1528,7 @@ class Parser {
     if (AcceptWord("HAVING")) {
       ARROW_ASSIGN_OR_RAISE(block->having, Expression());
     }
+    ARROW_RETURN_NOT_OK(WindowClause(block.get()));
     ARROW_RETURN_NOT_OK(CheckUnsupportedClause());
     node->select = std::move(block);
     return node;
@@ -2465,14 +2466,131 @@ class Parser {
       Next();
       Next();
     }
-    if (IsWord(Peek(), "OVER")) return Unsupported(Peek(), "window functions (OVER)");
+    if (ignore_nulls && (name == "lag" || name == "lead")) {
+      // lag(v) IGNORE NULLS: the offset and default before the flag.
+      if (args.size() < 2) args.push_back(plan::Literal(std::make_shared<arrow::Int32Scalar>(1)));
+      if (args.size() < 3) args.push_back(plan::Literal(std::make_shared<arrow::NullScalar>()));
+    }
     if (ignore_nulls) args.push_back(plan::Literal(std::make_shared<arrow::BooleanScalar>(true)));
+    if (IsWord(Peek(), "OVER") && keywords.size() == args.size() &&
+        std::all_of(keywords.begin(), keywords.end(), [](const auto& k) { return k.empty(); })) {
+      Next();
+      auto call = plan::Call(name, std::move(args), distinct);
+      if (IsName(Peek()) && !IsSymbol(Peek(), "(")) {
+        // OVER w: a window the query's WINDOW clause defines.
+        auto named = std::make_shared<plan::Expr>(*plan::WindowExpr(
+            call, {}, {}, std::make_shared<plan::WindowSpec>()));
+        named->name = Next().value;
+        named->window = nullptr;
+        return ExprPtr(std::move(named));
+      }
+      ARROW_RETURN_NOT_OK(ExpectSymbol("("));
+      ARROW_ASSIGN_OR_RAISE(auto window, WindowSpecification(call));
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      return window;
+    }
+    if (IsWord(Peek(), "OVER")) return Unsupported(Peek(), "named arguments over a window");
     if (std::none_of(keywords.begin(), keywords.end(), [](const auto& k) { return !k.empty(); })) {
       return plan::Call(name, std::move(args), distinct);
     }
     auto call = std::make_shared<plan::Expr>(*plan::Call(name, std::move(args), distinct));
     call->keywords = std::move(keywords);
     return ExprPtr(std::move(call));
+  }
+
+  // Inside OVER ( ... ): [PARTITION BY e, ...] [ORDER BY sort items] [ROWS|RANGE frame].
+  arrow::Result<ExprPtr> WindowSpecification(const ExprPtr& function) {
+    std::vector<ExprPtr> partitions, orders;
+    auto spec = std::make_shared<plan::WindowSpec>();
+    if (IsWord(Peek(), "PARTITION") && IsWord(Peek(1), "BY")) {
+      Next();
+      Next();
+      do {
+        ARROW_ASSIGN_OR_RAISE(auto e, Expression());
+        partitions.push_back(std::move(e));
+      } while (AcceptSymbol(","));
+    }
+    if (IsWord(Peek(), "ORDER") && IsWord(Peek(1), "BY")) {
+      Next();
+      Next();
+      ARROW_ASSIGN_OR_RAISE(orders, SortItems());
+    }
+    if (IsWord(Peek(), "ROWS") || IsWord(Peek(), "RANGE")) {
+      spec->frame_specified = true;
+      spec->frame.rows = IsWord(Next(), "ROWS");
+      if (AcceptWord("BETWEEN")) {
+        ARROW_ASSIGN_OR_RAISE(spec->frame.lower, FrameBound());
+        ARROW_RETURN_NOT_OK(ExpectWord("AND"));
+        ARROW_ASSIGN_OR_RAISE(spec->frame.upper, FrameBound());
+      } else {
+        ARROW_ASSIGN_OR_RAISE(spec->frame.lower, FrameBound());
+        spec->frame.upper = 0;
+      }
+    }
+    if (!IsSymbol(Peek(), ")")) return Unsupported(Peek(), "this window specification");
+    return plan::WindowExpr(function, std::move(partitions), std::move(orders), std::move(spec));
+  }
+
+  // UNBOUNDED PRECEDING|FOLLOWING, CURRENT ROW, n PRECEDING|FOLLOWING: an offset in rows.
+  arrow::Result<int64_t> FrameBound() {
+    if (AcceptWord("UNBOUNDED")) {
+      if (AcceptWord("PRECEDING")) return plan::WindowFrame::kUnboundedPreceding;
+      ARROW_RETURN_NOT_OK(ExpectWord("FOLLOWING"));
+      return plan::WindowFrame::kUnboundedFollowing;
+    }
+    if (AcceptWord("CURRENT")) {
+      ARROW_RETURN_NOT_OK(ExpectWord("ROW"));
+      return 0;
+    }
+    if (Peek().kind != TokenKind::kNumber || !IsPlainNumber(Peek().text)) {
+      return Unsupported(Peek(), "a window frame bound other than an integer");
+    }
+    const int64_t n = std::stoll(Next().text);
+    if (AcceptWord("PRECEDING")) return -n;
+    ARROW_RETURN_NOT_OK(ExpectWord("FOLLOWING"));
+    return n;
+  }
+
+  // WINDOW w AS (spec), ...: each `OVER w` of the select list gets its specification.
+  arrow::Status WindowClause(plan::SelectBlock* block) {
+    std::map<std::string, ExprPtr> windows;
+    const bool clause = IsWord(Peek(), "WINDOW") && IsName(Peek(1));
+    if (clause) Next();
+    while (clause) {
+      const std::string name = ToLower(Next().value);
+      ARROW_RETURN_NOT_OK(ExpectWord("AS"));
+      ARROW_RETURN_NOT_OK(ExpectSymbol("("));
+      ARROW_ASSIGN_OR_RAISE(windows[name], WindowSpecification(nullptr));
+      ARROW_RETURN_NOT_OK(ExpectSymbol(")"));
+      if (!AcceptSymbol(",")) break;
+    }
+    std::function<arrow::Result<ExprPtr>(const ExprPtr&)> bind =
+        [&](const ExprPtr& e) -> arrow::Result<ExprPtr> {
+      if (e->kind == plan::ExprKind::kWindow && !e->window) {
+        auto it = windows.find(ToLower(e->name));
+        if (it == windows.end()) {
+          return UserError(ErrorKind::kParse, "MISSING_WINDOW_SPECIFICATION",
+                           "Window specification " + e->name +
+                               " is not defined in the WINDOW clause for " + e->name +
+                               ". For more information about WINDOW clauses, please refer to "
+                               "'https://spark.apache.org/docs/latest/sql-ref-syntax-qry-select-window.html'.",
+                           "42P20");
+        }
+        auto out = std::make_shared<plan::Expr>(*it->second);
+        out->args[0] = e->args[0];
+        return ExprPtr(std::move(out));
+      }
+      if (e->args.empty()) return e;
+      auto out = std::make_shared<plan::Expr>(*e);
+      for (auto& arg : out->args) {
+        ARROW_ASSIGN_OR_RAISE(arg, bind(arg));
+      }
+      return ExprPtr(std::move(out));
+    };
+    for (auto& item : block->select_list) {
+      ARROW_ASSIGN_OR_RAISE(item, bind(item));
+    }
+    return arrow::Status::OK();
   }
 
   // CASE [operand] WHEN c THEN v ... [ELSE e] END
