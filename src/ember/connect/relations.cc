@@ -197,6 +197,44 @@ Result<DataFrame> Aggregate(const Translator& t, const pb::Aggregate& aggregate)
   return input.GroupBy(keys, aggregates);
 }
 
+// df.stat.corr / cov (Pearson only), df.approxQuantile: one row, as Spark's server answers,
+// computed by the aggregates corr, covar_samp and percentile_approx.
+Result<DataFrame> StatPair(const Translator& t, const pb::Relation& input, const std::string& col1,
+                           const std::string& col2, const std::string& aggregate,
+                           const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(auto df, t.Relation(input));
+  auto value = Call(aggregate, {Col("`" + col1 + "`").Cast(arrow::float64()),
+                                Col("`" + col2 + "`").Cast(arrow::float64())});
+  return df.GroupBy({}, {value.Alias(name)});
+}
+
+Result<DataFrame> StatCorr(const Translator& t, const pb::StatCorr& corr) {
+  if (corr.has_method() && corr.method() != "pearson") {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "requirement failed: Currently only the calculation of the Pearson "
+                     "Correlation coefficient is supported.");
+  }
+  return StatPair(t, corr.input(), corr.col1(), corr.col2(), "corr", "corr");
+}
+
+Result<DataFrame> StatApproxQuantile(const Translator& t, const pb::StatApproxQuantile& quantile) {
+  ARROW_ASSIGN_OR_RAISE(auto df, t.Relation(quantile.input()));
+  if (quantile.relative_error() < 0) {
+    return UserError(ErrorKind::kIllegalArgument, "",
+                     "requirement failed: Relative Error must be non-negative but got " +
+                         std::to_string(quantile.relative_error()));
+  }
+  std::vector<Column> probabilities;
+  for (double p : quantile.probabilities()) probabilities.push_back(Lit(arrow::MakeScalar(p)));
+  auto percentages = Call("array", probabilities);
+  std::vector<Column> per_column;
+  for (const auto& name : quantile.cols()) {
+    per_column.push_back(
+        Call("percentile_approx", {Col("`" + name + "`").Cast(arrow::float64()), percentages}));
+  }
+  return df.GroupBy({}, {Call("array", per_column).Alias("approx_quantile")});
+}
+
 Result<DataFrame> ShowStringRelation(const Translator& t, const pb::ShowString& show) {
   ARROW_ASSIGN_OR_RAISE(auto input, t.Relation(show.input()));
   ARROW_ASSIGN_OR_RAISE(auto text,
@@ -409,6 +447,13 @@ Result<DataFrame> Translator::Relation(const pb::Relation& relation) const {
       case pb::Relation::kLimit: return Limit(*this, relation.limit());
       case pb::Relation::kAggregate: return Aggregate(*this, relation.aggregate());
       case pb::Relation::kShowString: return ShowStringRelation(*this, relation.show_string());
+      case pb::Relation::kCorr: return StatCorr(*this, relation.corr());
+      case pb::Relation::kCov: {
+        const auto& cov = relation.cov();
+        return StatPair(*this, cov.input(), cov.col1(), cov.col2(), "covar_samp", "cov");
+      }
+      case pb::Relation::kApproxQuantile:
+        return StatApproxQuantile(*this, relation.approx_quantile());
       case pb::Relation::kToDf: return ToDf(*this, relation.to_df());
       case pb::Relation::kWithColumns: return WithColumns(*this, relation.with_columns());
       case pb::Relation::kWithColumnsRenamed:

@@ -589,6 +589,19 @@ Result<TypedCall> SameTypeAggRule(const Expr&, std::vector<ExprPtr> args) {
   return TypedCall{type, true, std::move(args)};
 }
 
+// first(x[, ignoreNulls]), last: x's type; ignoreNulls a constant boolean.
+Result<TypedCall> FirstLastRule(const Expr& call, std::vector<ExprPtr> args) {
+  if (args.size() == 2) {
+    const Expr& flag = *args[1];
+    if (flag.kind != ExprKind::kLiteral || flag.type->id() != arrow::Type::BOOL ||
+        !flag.value->is_valid) {
+      return UnexpectedType(call, 1, flag, "\"BOOLEAN\"");
+    }
+  }
+  auto type = args[0]->type;
+  return TypedCall{type, true, std::move(args)};
+}
+
 Result<TypedCall> CountRule(const Expr& call, std::vector<ExprPtr> args) {
   if (args.size() > 1 && !call.distinct) {
     return UserError(ErrorKind::kAnalysis, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
@@ -2227,13 +2240,19 @@ Catalog BuildCatalog() {
   Add(c, Aggregate("max", SameTypeAggRule, "hash_max", "max",
                    std::make_shared<cp::ScalarAggregateOptions>(true, 1)));
   // Spark's first/last keep nulls unless ignorenulls is set.
-  for (const char* name : {"first", "first_value"}) {
-    Add(c, Aggregate(name, SameTypeAggRule, "hash_first", "first",
-                     std::make_shared<cp::ScalarAggregateOptions>(false, 0)));
-  }
-  for (const char* name : {"last", "last_value"}) {
-    Add(c, Aggregate(name, SameTypeAggRule, "hash_last", "last",
-                     std::make_shared<cp::ScalarAggregateOptions>(false, 0)));
+  for (auto [name, hash_fn, scalar_fn] :
+       {std::tuple{"first", "hash_first", "first"}, {"first_value", "hash_first", "first"},
+        {"last", "hash_last", "last"}, {"last_value", "hash_last", "last"}}) {
+    auto def = Aggregate(name, FirstLastRule, hash_fn, scalar_fn);
+    def.max_args = 2;
+    def.call_options = [](const Expr& call) -> Result<std::shared_ptr<cp::FunctionOptions>> {
+      bool ignore_nulls = false;
+      if (call.args.size() == 2) {
+        ignore_nulls = static_cast<const arrow::BooleanScalar&>(*call.args[1]->value).value;
+      }
+      return std::make_shared<cp::ScalarAggregateOptions>(ignore_nulls, 0);
+    };
+    Add(c, std::move(def));
   }
   Add(c, Aggregate("any_value", SameTypeAggRule, "hash_first", "first",
                    std::make_shared<cp::ScalarAggregateOptions>(true, 0)));

@@ -248,13 +248,19 @@ void AddShapeFunctions(Catalog& c) {
   zip.takes_aliases = true;
   Add(c, std::move(zip));
   // shuffle(a): a random permutation.
-  Add(c, Scalar("shuffle", 1, 1,
+  // shuffle(a[, seed]): the seed, a constant, is taken but not used (Spark's sequence per
+  // partition cannot be repeated here).
+  Add(c, Scalar("shuffle", 1, 2,
                 [](const Expr& call, std::vector<ExprPtr> args) -> Result<TypedCall> {
                   if (!IsList(*args[0]->type)) return NotArray(call, 0, *args[0]);
+                  if (args.size() == 2) ARROW_RETURN_NOT_OK(LiteralInt(call, args[1]).status());
                   auto type = args[0]->type;
                   return Typed(std::move(args), type);
                 },
-                Kernel("ember_shuffle")));
+                [](const Expr&, std::vector<cp::Expression> a,
+                   const EvalContext&) -> Result<cp::Expression> {
+                  return Fn("ember_shuffle", {a[0]});
+                }));
 }
 
 

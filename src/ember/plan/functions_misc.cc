@@ -218,8 +218,10 @@ void AddMiscFunctions(Catalog& c) {
                  args.push_back(Literal(arrow::MakeScalar(
                      "'" + DisplayName(*args[0]) + "' is not true!")));
                }
-               if (IsNullType(*args[1]->type)) args[1] = CastIfNeeded(args[1], arrow::utf8());
-               if (!IsString(*args[1]->type)) return UnexpectedType(call, 1, *args[1], "\"STRING\"");
+               if (!CanCast(*args[1]->type, *arrow::utf8())) {
+                 return UnexpectedType(call, 1, *args[1], "\"STRING\"");
+               }
+               args[1] = CastIfNeeded(args[1], arrow::utf8());
                return TypedCall{arrow::null(), true, std::move(args)};
              },
              [](const Expr&, std::vector<cp::Expression> a,
