@@ -208,12 +208,55 @@ Result<Column> Translator::Expression(const pb::Expression& expression) const {
       ARROW_ASSIGN_OR_RAISE(auto function, PythonFunction(call));
       return Call(std::move(function), args.first, args.second);
     }
+    case E::kWindow:
+      return Window(expression.window());
     case E::EXPR_TYPE_NOT_SET: return Unsupported("expression of no type");
     default: {
       const auto* field = E::descriptor()->FindFieldByNumber(expression.expr_type_case());
       return Unsupported("expression `" + (field ? field->name() : std::string("?")) + "`");
     }
   }
+}
+
+// Column.over(Window.partitionBy(...).orderBy(...).rowsBetween(...)).
+Result<Column> Translator::Window(const pb::Expression::Window& window) const {
+  using Frame = pb::Expression::Window::WindowFrame;
+  ARROW_ASSIGN_OR_RAISE(auto function, Expression(window.window_function()));
+  std::vector<plan::ExprPtr> partitions, orders;
+  for (const auto& key : window.partition_spec()) {
+    ARROW_ASSIGN_OR_RAISE(auto column, Expression(key));
+    partitions.push_back(column.expr());
+  }
+  for (const auto& order : window.order_spec()) {
+    pb::Expression wrapped;
+    *wrapped.mutable_sort_order() = order;
+    ARROW_ASSIGN_OR_RAISE(auto column, Expression(wrapped));
+    orders.push_back(column.expr());
+  }
+  auto spec = std::make_shared<plan::WindowSpec>();
+  if (window.has_frame_spec() &&
+      window.frame_spec().frame_type() != Frame::FRAME_TYPE_UNDEFINED) {
+    const Frame& frame = window.frame_spec();
+    spec->frame_specified = true;
+    spec->frame.rows = frame.frame_type() == Frame::FRAME_TYPE_ROW;
+    auto bound = [&](const Frame::FrameBoundary& b, int64_t unbounded) -> Result<int64_t> {
+      if (b.has_value()) {
+        const auto& value = b.value();
+        if (value.has_literal() && value.literal().has_integer()) return value.literal().integer();
+        if (value.has_literal() && value.literal().has_long_()) return value.literal().long_();
+        return Unsupported("a window frame bound other than an integer");
+      }
+      return b.unbounded() ? unbounded : 0;
+    };
+    ARROW_ASSIGN_OR_RAISE(spec->frame.lower,
+                          bound(frame.lower(), plan::WindowFrame::kUnboundedPreceding));
+    ARROW_ASSIGN_OR_RAISE(spec->frame.upper,
+                          bound(frame.upper(), plan::WindowFrame::kUnboundedFollowing));
+  }
+  // A time window's default name (an alias) does not apply inside OVER.
+  plan::ExprPtr call = function.expr();
+  if (call->kind == plan::ExprKind::kAlias) call = call->args[0];
+  return Column(plan::WindowExpr(call, std::move(partitions), std::move(orders), std::move(spec)));
 }
 
 Result<std::pair<std::vector<Column>, std::vector<std::string>>> Translator::Arguments(

@@ -26,6 +26,7 @@ class CommonInlineUserDefinedDataSource;
 class CommonInlineUserDefinedFunction;
 class CommonInlineUserDefinedTableFunction;
 class Expression;
+class Expression_Window;
 class Relation;
 }
 
@@ -73,6 +74,8 @@ class Translator {
       const spark::connect::CommonInlineUserDefinedFunction& function) const;
   arrow::Result<std::shared_ptr<const UserTableFunction>> PythonTableFunction(
       const spark::connect::CommonInlineUserDefinedTableFunction& function) const;
+  /// A window expression: a function over a window's partitions, order and frame.
+  arrow::Result<Column> Window(const spark::connect::Expression_Window& window) const;
   /// A call's arguments and the keyword each is passed by (empty: by position).
   arrow::Result<std::pair<std::vector<Column>, std::vector<std::string>>> Arguments(
       const google::protobuf::RepeatedPtrField<spark::connect::Expression>& arguments) const;

@@ -19,6 +19,7 @@
 #include "ember/exec/group_map.h"
 #include "ember/exec/incremental_aggregate.h"
 #include "ember/exec/kernels.h"
+#include "ember/exec/window_node.h"
 #include "ember/io/file_reader.h"
 #include "ember/plan/type_names.h"
 
@@ -349,6 +350,11 @@ class PlanBuilder {
         }
         ARROW_ASSIGN_OR_RAISE(auto out, ApplyToGroups(*p.group_function, inputs));
         return Source(std::move(out), p);
+      }
+      case PlanKind::kWindow: {
+        ARROW_ASSIGN_OR_RAISE(auto rows, Materialize(*p.children[0]));
+        ARROW_ASSIGN_OR_RAISE(auto table, ComputeWindow(p, std::move(rows), options_));
+        return Source(std::move(table), p);
       }
       case PlanKind::kSort: {
         ARROW_ASSIGN_OR_RAISE(auto table, SortedTable(p));

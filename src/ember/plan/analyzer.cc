@@ -15,6 +15,7 @@
 #include "ember/plan/functions.h"
 #include "ember/plan/observed_metrics.h"
 #include "ember/plan/type_names.h"
+#include "ember/plan/window.h"
 #include "ember/user_function.h"
 
 namespace ember::plan {
@@ -483,6 +484,36 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
                       (child->nullable || e.try_cast || CastForcesNullable(*child->type, *e.type));
       return out;
     }
+    case ExprKind::kWindow: {
+      // The function (a window-only one typed apart from the catalog's), keys and orders.
+      std::vector<ExprPtr> args;
+      const Expr& f = *e.args[0];
+      if (f.kind == ExprKind::kCall && !f.function &&
+          ((IsWindowFunctionName(f.name) && !FindFunction(f.name)) ||
+           (IsFirstOrLast(Lower(f.name)) && !f.distinct))) {
+        std::vector<ExprPtr> f_args;
+        for (const auto& arg : f.args) {
+          ARROW_ASSIGN_OR_RAISE(auto r, Resolve(arg, scope));
+          f_args.push_back(StripAlias(r));
+        }
+        ARROW_ASSIGN_OR_RAISE(auto typed, TypeWindowFunction(f, std::move(f_args)));
+        args.push_back(std::move(typed));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto r, Resolve(e.args[0], scope));
+        args.push_back(std::move(r));
+      }
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(auto r, Resolve(e.args[i], scope));
+        if (ContainsWindow(*r)) {
+          return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                           "The feature is not supported: a window function in a window's "
+                           "specification in Ember.",
+                           "0A000");
+        }
+        args.push_back(r->kind == ExprKind::kAlias ? r->args[0] : r);
+      }
+      return TypeWindow(e, std::move(args));
+    }
     case ExprKind::kCall:
       break;
   }
@@ -517,6 +548,7 @@ Result<ExprPtr> Analyzer::Resolve(const ExprPtr& expr, const Scope& scope) const
     out->nullable = true;
     return out;
   }
+  if (!def && IsWindowFunctionName(e.name)) return WindowFunctionWithoutOver(e);
   if (!def) {
     return UserError(ErrorKind::kAnalysis, "UNRESOLVED_ROUTINE",
                      "Cannot resolve routine " + Backquote(e.name) +
@@ -620,6 +652,24 @@ Result<PlanPtr> Analyzer::Project(const PlanPtr& child, const std::vector<ExprPt
   ARROW_ASSIGN_OR_RAISE(auto expanded, ExpandStars(exprs, scope));
   for (const auto& e : expanded) {
     if (CallsAggregate(*e)) return Aggregate(child, {}, expanded, false);
+  }
+  if (std::any_of(expanded.begin(), expanded.end(), [](const ExprPtr& e) { return ContainsWindow(*e); })) {
+    // Spark's ExtractWindowExpressions: Window nodes below the projection.
+    std::vector<ExprPtr> named;
+    for (const auto& e : expanded) {
+      ARROW_ASSIGN_OR_RAISE(auto r, Resolve(e, scope));
+      if (e->kind == ExprKind::kWindow) {
+        // Named as the user wrote it, with the frame it runs over (and lag's defaults).
+        auto shown = std::make_shared<Expr>(*e);
+        shown->window = r->window;
+        if (IsWindowFunctionName(r->args[0]->name)) shown->args[0] = r->args[0];
+        named.push_back(Alias(r, DisplayName(*shown)));
+      } else {
+        named.push_back(Named(r, e));
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(auto extracted, ExtractWindows(child, std::move(named)));
+    return MakeProject(extracted.input, std::move(extracted.exprs));
   }
   ARROW_ASSIGN_OR_RAISE(PlanPtr input, WithGenerator(child, &expanded));
   scope = Scope{input->output};
@@ -883,6 +933,10 @@ Result<PlanPtr> Analyzer::WithEventTime(const PlanPtr& child, ExprPtr* resolved,
 }
 
 Result<PlanPtr> Analyzer::Filter(const PlanPtr& child, const ExprPtr& condition) const {
+  if (ContainsWindow(*condition)) {
+    return UserError(ErrorKind::kAnalysis, "_LEGACY_ERROR_TEMP_1034",
+                     "It is not allowed to use window functions inside WHERE clause.", "");
+  }
   auto resolved_or = Resolve(condition, Scope{child->output});
   if (!resolved_or.ok() && child->kind == PlanKind::kProject) {
     // Spark's ResolveMissingReferences: `select("id").where("v > 0")` filters on a column the
@@ -911,6 +965,15 @@ Result<PlanPtr> Analyzer::Filter(const PlanPtr& child, const ExprPtr& condition)
 }
 
 bool Analyzer::CallsAggregate(const Expr& expr) const {
+  if (expr.kind == ExprKind::kWindow) {
+    // The window's own function aggregates over its frame, not the query's groups.
+    return std::any_of(expr.args.begin(), expr.args.end(), [&](const ExprPtr& arg) {
+      return arg == expr.args[0]
+                 ? std::any_of(arg->args.begin(), arg->args.end(),
+                               [&](const ExprPtr& a) { return CallsAggregate(*a); })
+                 : CallsAggregate(*arg);
+    });
+  }
   if (IsAggregateCall(expr)) return true;
   if (expr.kind == ExprKind::kCall && !expr.function && !FindFunction(expr.name) &&
       options_.lookup_function) {
@@ -927,6 +990,14 @@ Result<PlanPtr> Analyzer::Aggregate(const PlanPtr& child, const std::vector<Expr
                                     const std::vector<ExprPtr>& order_by) const {
   Scope scope{child->output};
   auto node = NewNode(PlanKind::kAggregate, {child});
+  if (std::any_of(outputs.begin(), outputs.end(), [](const ExprPtr& e) { return ContainsWindow(*e); }) ||
+      (having && ContainsWindow(*having)) ||
+      std::any_of(order_by.begin(), order_by.end(), [](const ExprPtr& e) { return ContainsWindow(*e); })) {
+    return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                     "The feature is not supported: window functions in an aggregation (GROUP BY "
+                     "or aggregates in the same SELECT) in Ember.",
+                     "0A000");
+  }
 
   // Grouping keys: a plain column keeps its attribute; an expression gets a new one.
   std::vector<std::string> key_prints;
@@ -1189,6 +1260,12 @@ Result<ExprPtr> Analyzer::ResolveByGroupingKey(const PlanPtr& child, const ExprP
 }
 
 Result<PlanPtr> Analyzer::Sort(const PlanPtr& child, const std::vector<ExprPtr>& orders) const {
+  if (std::any_of(orders.begin(), orders.end(), [](const ExprPtr& o) { return ContainsWindow(*o); })) {
+    return UserError(ErrorKind::kAnalysis, "UNSUPPORTED_FEATURE",
+                     "The feature is not supported: a window function in ORDER BY in Ember; "
+                     "select it and order by its column.",
+                     "0A000");
+  }
   Scope scope{child->output};
   auto node = NewNode(PlanKind::kSort, {child});
   for (const auto& o : orders) {
@@ -1500,6 +1577,17 @@ Result<PlanPtr> Analyzer::ResolveSelect(const LogicalPlan& select) const {
     }
   } else {
     ARROW_ASSIGN_OR_RAISE(plan, Project(from, block.select_list));
+    // ORDER BY the ordinal of a window column sorts by that column, not by a window of its own.
+    for (size_t i = 0; i < block.order_by.size() && i < order_by.size(); ++i) {
+      const Expr& x = *StripAlias(block.order_by[i]->args[0]);
+      if (x.kind != ExprKind::kLiteral || x.type->id() != arrow::Type::INT32) continue;
+      const int64_t k = static_cast<const arrow::Int32Scalar&>(*x.value).value;
+      if (k >= 1 && k <= static_cast<int64_t>(plan->output.size()) &&
+          k <= static_cast<int64_t>(select_items.size()) && ContainsWindow(*select_items[k - 1])) {
+        order_by[i] = SortOrder(AttributeRef(plan->output[k - 1]), order_by[i]->ascending,
+                                order_by[i]->nulls_first);
+      }
+    }
     if (block.distinct) {
       ARROW_ASSIGN_OR_RAISE(plan, Deduplicate(plan, {}));
     }

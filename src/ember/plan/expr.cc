@@ -153,6 +153,29 @@ ExprPtr Alias(ExprPtr child, std::string name) {
   return e;
 }
 
+ExprPtr WindowExpr(ExprPtr function, std::vector<ExprPtr> partitions, std::vector<ExprPtr> orders,
+                   std::shared_ptr<const WindowSpec> spec) {
+  auto e = New(ExprKind::kWindow);
+  auto window = std::make_shared<WindowSpec>(*spec);
+  window->partitions = partitions.size();
+  e->window = std::move(window);
+  e->args.push_back(std::move(function));
+  e->args.insert(e->args.end(), partitions.begin(), partitions.end());
+  e->args.insert(e->args.end(), orders.begin(), orders.end());
+  return e;
+}
+
+std::string FrameText(const WindowFrame& frame) {
+  auto bound = [](int64_t b) -> std::string {
+    if (b == WindowFrame::kUnboundedPreceding) return "UNBOUNDED PRECEDING";
+    if (b == WindowFrame::kUnboundedFollowing) return "UNBOUNDED FOLLOWING";
+    if (b == 0) return "CURRENT ROW";
+    return b < 0 ? std::to_string(-b) + " PRECEDING" : std::to_string(b) + " FOLLOWING";
+  };
+  return std::string(frame.rows ? "ROWS" : "RANGE") + " BETWEEN " + bound(frame.lower) + " AND " +
+         bound(frame.upper);
+}
+
 ExprPtr SortOrder(ExprPtr child, bool ascending, bool nulls_first) {
   auto e = New(ExprKind::kSortOrder);
   e->type = child->type;
@@ -242,6 +265,25 @@ std::string DisplayName(const Expr& e) {
       std::string out = "lambdafunction(" + DisplayName(*AnonymousVariables(e.args[0], e.name_parts));
       for (size_t k = 0; k < e.name_parts.size(); ++k) out += ", namedlambdavariable()";
       return out + ")";
+    }
+    case ExprKind::kWindow: {
+      // Spark's WindowExpression: `f(v) OVER (PARTITION BY k ORDER BY v ASC NULLS FIRST frame)`.
+      std::string out = DisplayName(*e.args[0]) + " OVER (";
+      const size_t first_order = 1 + e.window->partitions;
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        if (i == 1 && i < first_order) out += "PARTITION BY ";
+        if (i == first_order) out += std::string(i > 1 ? " " : "") + "ORDER BY ";
+        out += (i == 1 || i == first_order ? "" : ", ") + DisplayName(*e.args[i]);
+      }
+      if (e.args.size() > 1) out += " ";
+      const WindowFrame& frame = e.window->frame;
+      const std::string& f = e.args[0]->name;
+      if ((f == "lag" || f == "lead") && frame.rows && frame.lower == frame.upper) {
+        // Spark folds lag's offset into a literal bound: `-1 FOLLOWING`.
+        const std::string bound = std::to_string(frame.lower) + " FOLLOWING";
+        return out + "ROWS BETWEEN " + bound + " AND " + bound + ")";
+      }
+      return out + FrameText(frame) + ")";
     }
     case ExprKind::kCall:
       break;

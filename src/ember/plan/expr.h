@@ -36,6 +36,26 @@ enum class ExprKind {
   kSortOrder,  // child ASC|DESC NULLS FIRST|LAST; appears only in sort lists
   kLambda,     // `(x, i) -> body`, an argument of a higher-order function: args[0] is the body,
                // name_parts the variables' names; resolved, args[1..] are the variables
+  kWindow,     // f(...) OVER (PARTITION BY ... ORDER BY ... frame): args[0] the function call,
+               // then `window->partitions` partition keys, then the sort orders
+};
+
+/// A window's frame, Spark's WindowFrame: ROWS counts rows from the current one, RANGE compares
+/// the order key's value (peers, rows of an equal key, are in the same place). A bound is an
+/// offset from the current row (negative: preceding), or unbounded.
+struct WindowFrame {
+  static constexpr int64_t kUnboundedPreceding = INT64_MIN;
+  static constexpr int64_t kUnboundedFollowing = INT64_MAX;
+  bool rows = false;  // ROWS; else RANGE
+  int64_t lower = kUnboundedPreceding;
+  int64_t upper = 0;
+};
+
+/// A kWindow's specification besides its expressions.
+struct WindowSpec {
+  size_t partitions = 0;          // how many of the args after the function are partition keys
+  bool frame_specified = false;   // an explicit ROWS|RANGE BETWEEN; else Spark's default frame
+  WindowFrame frame;              // resolved: the frame used (the default filled in)
 };
 
 /// A column of a plan's output. The id is unique in the process and never reused, so two columns
@@ -71,6 +91,7 @@ struct Expr {
   // kCall: per argument, the keyword it is passed by (`f(v, w => x)`), or empty; only a user's
   // function takes arguments by keyword.
   std::vector<std::string> keywords;
+  std::shared_ptr<const WindowSpec> window;  // kWindow
 
   bool resolved() const { return type != nullptr; }
 };
@@ -95,6 +116,11 @@ ExprPtr Call(std::shared_ptr<const UserTableFunction> function, std::vector<Expr
 ExprPtr Cast(ExprPtr child, std::shared_ptr<arrow::DataType> type, bool try_cast = false);
 ExprPtr Alias(ExprPtr child, std::string name);
 ExprPtr SortOrder(ExprPtr child, bool ascending, bool nulls_first);
+/// `function OVER (PARTITION BY partitions ORDER BY orders frame)`; unresolved.
+ExprPtr WindowExpr(ExprPtr function, std::vector<ExprPtr> partitions, std::vector<ExprPtr> orders,
+                   std::shared_ptr<const WindowSpec> spec);
+/// Spark's text of a window's frame, "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW".
+std::string FrameText(const WindowFrame& frame);
 
 /// Spark's name for a column computed by an expression without an alias, e.g. "(a + 1)",
 /// "count(1)", "upper(s)", "CAST(x AS STRING)".

@@ -2310,11 +2310,19 @@ const Catalog& TheCatalog() {
   return catalog;
 }
 
+const std::vector<std::string>& WindowOnlyFunctionNames() {
+  static const std::vector<std::string> names = {
+      "cume_dist", "dense_rank", "lag", "lead", "nth_value", "ntile", "percent_rank", "rank",
+      "row_number"};
+  return names;
+}
+
 std::vector<std::string> FunctionNames() {
-  std::vector<std::string> names;
+  std::vector<std::string> names = WindowOnlyFunctionNames();
   for (const auto& [name, def] : TheCatalog()) {
     if (!def.internal) names.push_back(name);
   }
+  std::sort(names.begin(), names.end());
   return names;
 }
 

@@ -94,7 +94,12 @@ arrow::Result<std::shared_ptr<arrow::compute::FunctionOptions>> AggregateOptions
 /// The definition of a function by case-insensitive name, or null.
 const FunctionDef* FindFunction(const std::string& name);
 
-/// The names of the catalog's functions (operators by their symbol), sorted; internal ones not.
+/// The functions that exist only over a window (row_number, rank, lag, ...): not in the catalog,
+/// typed and computed by the window machinery (plan/window.h), listed by SHOW FUNCTIONS.
+const std::vector<std::string>& WindowOnlyFunctionNames();
+
+/// The names of the catalog's functions (operators by their symbol) and of the window-only ones,
+/// sorted; internal ones not.
 std::vector<std::string> FunctionNames();
 
 /// Whether a generator call's element is a struct whose fields are its generated columns (a

@@ -81,6 +81,7 @@ void Print(const LogicalPlan& p, int depth, std::string* out) {
       line += "CollectMetrics " + p.alias + ", [" + List(p.exprs) + "], " +
               std::to_string(p.observation_id);
       break;
+    case PlanKind::kWindow: line += "Window [" + List(p.exprs) + "]"; break;
     case PlanKind::kUnresolvedRelation: line += "UnresolvedRelation"; break;
     case PlanKind::kSelect: line += "Select"; break;
   }

@@ -46,6 +46,8 @@ enum class PlanKind {
                         // Output: the function's columns
   kCollectMetrics,      // observe(alias, exprs): the child's rows unchanged; exprs, each named,
                         // aggregate them (Spark's CollectMetrics), see metrics_plan
+  kWindow,              // exprs: window expressions (kWindow) of one window specification, each
+                        // aliased; output: the child's columns, then one per expression
   kUnresolvedRelation,  // parser only: name_parts of a table or view
   kSelect,              // parser only: a SELECT block, see SelectBlock
 };

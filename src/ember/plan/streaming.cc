@@ -395,6 +395,25 @@ arrow::Status CheckStreamingQuery(const LogicalPlan& plan, const std::string& mo
   }
   std::function<arrow::Status(const LogicalPlan&)> visit =
       [&](const LogicalPlan& p) -> arrow::Status {
+    if (p.kind == PlanKind::kWindow && p.is_streaming) {
+      // Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING, naming every window expression.
+      std::string functions, columns, specs;
+      const size_t first = p.children[0]->output.size();
+      for (size_t i = 0; i < p.exprs.size(); ++i) {
+        const Expr& w = *p.exprs[i];
+        functions += (i ? ", " : "") + DisplayName(*w.args[0]);
+        columns += (i ? ", " : "") + std::string("`") + p.output[first + i].name + "`";
+        const std::string name = DisplayName(w);
+        specs += (i ? ", " : "") + name.substr(name.find(" OVER ") + 6);
+      }
+      return UserError(ErrorKind::kAnalysis, "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING",
+                       "Window function is not supported in " + functions + " (as column " +
+                           columns +
+                           ") on streaming DataFrames/Datasets. Structured Streaming only supports "
+                           "time-window aggregation using the WINDOW function. (window "
+                           "specification: " + specs + ")",
+                       "42KDE");
+    }
     if (p.kind == PlanKind::kSort && !(aggregates && mode == "complete")) {
       return AnalysisError(
           "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated "

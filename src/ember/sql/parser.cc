@@ -2472,7 +2472,7 @@ class Parser {
       if (args.size() < 3) args.push_back(plan::Literal(std::make_shared<arrow::NullScalar>()));
     }
     if (ignore_nulls) args.push_back(plan::Literal(std::make_shared<arrow::BooleanScalar>(true)));
-    if (IsWord(Peek(), "OVER") && keywords.size() == args.size() &&
+    if (IsWord(Peek(), "OVER") &&
         std::all_of(keywords.begin(), keywords.end(), [](const auto& k) { return k.empty(); })) {
       Next();
       auto call = plan::Call(name, std::move(args), distinct);

@@ -1212,8 +1212,10 @@ def python_data_source():
     doc["then_query"] = rows(df.where("id > 0").groupBy("name").count())
 
     def write_available(n):
-        with open(counter_file, "w") as f:
+        # Whole or not at all: the running query reads the file at any moment.
+        with open(counter_file + ".tmp", "w") as f:
             f.write(str(n))
+        os.replace(counter_file + ".tmp", counter_file)
 
     checkpoint = os.path.join(WORKDIR, "cp")
     out = os.path.join(WORKDIR, "out")

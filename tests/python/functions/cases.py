@@ -794,3 +794,94 @@ sig("make_timestamp_ntz try_make_timestamp_ntz", ("int", "small", "small", "smal
     extra=["{f}(2024, 3, 10, 2, 30, 0)", "{f}(2024, 1, 1, 0, 0, 60)", "{f}(2024, 1, 1, 0, 0, 60.5)",
            "{f}(2024, 2, 30, 0, 0, 0)", "{f}(2024, 2, 29, 23, 59, 59.999999)"])
 
+# --- window functions: whole queries over VALUES, the window's column first, every row ---
+WINDOW_ROWS = ("VALUES ('a', 1), ('a', 2), ('a', 2), ('a', NULL), ('b', 5), ('b', 3), (NULL, 7), "
+               "(NULL, 7), ('c', NULL) AS t(k, v)")
+WINDOW_TEXT = "VALUES ('a', 'x'), ('a', 'y'), ('a', NULL), ('b', 'z') AS t(k, s)"
+
+
+def window_case(call, over, rows=WINDOW_ROWS, columns="k, v"):
+    return f"SELECT {call} OVER ({over}), {columns} FROM {rows} ORDER BY 2, 3, 1"
+
+
+for _name in "row_number rank dense_rank percent_rank cume_dist".split():
+    SIGNATURES[_name] = []
+    EXTRA[_name] = [
+        window_case(f"{_name}()", "PARTITION BY k ORDER BY v"),
+        window_case(f"{_name}()", "ORDER BY v DESC NULLS LAST, k"),
+        window_case(f"{_name}()", "PARTITION BY k ORDER BY v DESC, k"),
+        f"SELECT {_name}() OVER (PARTITION BY k), k, v FROM {WINDOW_ROWS}",
+        f"SELECT {_name}() FROM {WINDOW_ROWS}",
+        window_case(f"{_name}()", "PARTITION BY k ORDER BY v ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING"),
+    ]
+EXTRA["row_number"] += [
+    f"SELECT row_number() OVER w, k, v FROM {WINDOW_ROWS} WINDOW w AS (PARTITION BY k ORDER BY v) "
+    "ORDER BY 2, 3, 1",
+    f"SELECT row_number() OVER (ORDER BY v, k) AS n, sum(v) OVER (PARTITION BY k), k, v "
+    f"FROM {WINDOW_ROWS} ORDER BY 1",
+    f"SELECT row_number() OVER (PARTITION BY k ORDER BY v) * 10 + 1, k, v FROM {WINDOW_ROWS} "
+    "WHERE v IS NOT NULL ORDER BY 2, 3, 1",
+]
+SIGNATURES["ntile"] = []
+EXTRA["ntile"] = [
+    window_case("ntile(3)", "PARTITION BY k ORDER BY v"),
+    window_case("ntile(2)", "ORDER BY v, k"),
+    window_case("ntile(20)", "ORDER BY v, k"),
+    window_case("ntile(0)", "ORDER BY v"),
+    window_case("ntile(v)", "ORDER BY v"),
+]
+for _name in ("lag", "lead"):
+    SIGNATURES[_name] = []
+    EXTRA[_name] = [
+        window_case(f"{_name}(v)", "PARTITION BY k ORDER BY v"),
+        window_case(f"{_name}(v, 2, -1)", "PARTITION BY k ORDER BY v"),
+        window_case(f"{_name}(v, 1, v * 10)", "ORDER BY v, k"),
+        window_case(f"{_name}(v) IGNORE NULLS", "ORDER BY k, v"),
+        window_case(f"{_name}(v, 2, 0) IGNORE NULLS", "ORDER BY k, v"),
+        window_case(f"{_name}(s, 1, 'none')", "PARTITION BY k ORDER BY s", WINDOW_TEXT, "k, s"),
+        window_case(f"{_name}(v, 0)", "PARTITION BY k ORDER BY v"),
+        f"SELECT {_name}(v) OVER (PARTITION BY k), k, v FROM {WINDOW_ROWS}",
+        f"SELECT v - {_name}(v) OVER (PARTITION BY k ORDER BY v), k, v FROM {WINDOW_ROWS} "
+        "ORDER BY 2, 3, 1",
+    ]
+SIGNATURES["nth_value"] = []
+EXTRA["nth_value"] = [
+    window_case("nth_value(v, 2)", "PARTITION BY k ORDER BY v"),
+    window_case("nth_value(v, 2)", "PARTITION BY k ORDER BY v ROWS BETWEEN UNBOUNDED PRECEDING "
+                "AND UNBOUNDED FOLLOWING"),
+    window_case("nth_value(v, 1) IGNORE NULLS", "PARTITION BY k ORDER BY v"),
+    window_case("nth_value(v, 0)", "PARTITION BY k ORDER BY v"),
+]
+_WINDOW_AGGREGATES = {
+    "sum": ["sum(v)"], "avg": ["avg(v)"], "count": ["count(v)", "count(*)"],
+    "min": ["min(v)"], "max": ["max(v)"], "first_value": ["first_value(v)"],
+    "last_value": ["last_value(v)"], "first": ["first(v, true)"], "last": ["last(v) IGNORE NULLS"],
+}
+for _name, _calls in _WINDOW_AGGREGATES.items():
+    SIGNATURES.setdefault(_name, [])
+    EXTRA.setdefault(_name, [])
+    for _call in _calls:
+        EXTRA[_name] += [
+            window_case(_call, "PARTITION BY k ORDER BY v"),
+            window_case(_call, "ORDER BY v, k"),
+            window_case(_call, "PARTITION BY k ORDER BY v ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING"),
+            window_case(_call, "PARTITION BY k ORDER BY v ROWS BETWEEN CURRENT ROW AND UNBOUNDED "
+                        "FOLLOWING"),
+            window_case(_call, "ORDER BY v, k ROWS BETWEEN 2 FOLLOWING AND 3 FOLLOWING"),
+            window_case(_call, "ORDER BY k, v ROWS 2 PRECEDING"),
+        ]
+        # Without an order the frame is the whole partition, in no order: only for aggregates
+        # that do not depend on one.
+        if not _name.startswith(("first", "last")):
+            EXTRA[_name] += [window_case(_call, "PARTITION BY k"), window_case(_call, "")]
+EXTRA["max"].append(window_case("max(s)", "PARTITION BY k ORDER BY s", WINDOW_TEXT, "k, s"))
+EXTRA["count"] += [
+    window_case("count(DISTINCT v)", "PARTITION BY k"),
+    window_case("count(v)", "PARTITION BY k ORDER BY v RANGE BETWEEN UNBOUNDED PRECEDING AND "
+                "UNBOUNDED FOLLOWING"),
+]
+EXTRA["sum"] += [
+    window_case("sum(v)", "PARTITION BY k ORDER BY v RANGE BETWEEN CURRENT ROW AND UNBOUNDED "
+                "FOLLOWING"),
+    window_case("upper(k)", "PARTITION BY k"),
+]
