@@ -4,10 +4,14 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <arrow/array/array_binary.h>
+#include <arrow/array/array_primitive.h>
 #include <arrow/compute/function.h>
 #include <arrow/compute/kernel.h>
+#include <arrow/scalar.h>
 
 namespace ember::exec {
 
@@ -19,6 +23,32 @@ arrow::Result<std::shared_ptr<arrow::Array>> RowMajor(
 /// Spark's checks of a new map's keys (row i's are keys[offsets[i] .. offsets[i+1])): none
 /// NULL (NULL_MAP_KEY), none twice in one map (DUPLICATED_MAP_KEY).
 arrow::Status CheckMapKeys(const arrow::Array& keys, const std::vector<int32_t>& offsets);
+
+/// A kernel's argument read row by row, a scalar without repeating it.
+class Arg {
+ public:
+  Arg(const arrow::compute::ExecSpan& batch, int i) {
+    if (batch[i].is_array()) {
+      array_ = batch[i].array.ToArray();
+    } else {
+      scalar_ = batch[i].scalar;
+    }
+  }
+  bool IsNull(int64_t row) const { return array_ ? array_->IsNull(row) : !scalar_->is_valid; }
+  /// Text or binary.
+  std::string_view Text(int64_t row) const {
+    if (array_) return static_cast<const arrow::BinaryArray&>(*array_).GetView(row);
+    return static_cast<const arrow::BaseBinaryScalar&>(*scalar_).view();
+  }
+  int32_t Int(int64_t row) const {
+    if (array_) return static_cast<const arrow::Int32Array&>(*array_).Value(row);
+    return static_cast<const arrow::Int32Scalar&>(*scalar_).value;
+  }
+
+ private:
+  std::shared_ptr<arrow::Array> array_;
+  const arrow::Scalar* scalar_ = nullptr;
+};
 
 /// Registers a scalar function of one kernel that computes its own NULLs and allocates its own
 /// output, as Ember's kernels all do.

@@ -754,32 +754,6 @@ size_t Utf16ToByte(std::string_view s, int64_t units) {
 
 // --- arguments -----------------------------------------------------------------------------------
 
-// An argument read row by row, a scalar without repeating it.
-class Arg {
- public:
-  Arg(const cp::ExecSpan& batch, int i) {
-    if (batch[i].is_array()) {
-      array_ = batch[i].array.ToArray();
-    } else {
-      scalar_ = batch[i].scalar;
-    }
-  }
-  bool IsNull(int64_t row) const {
-    return array_ ? array_->IsNull(row) : !scalar_->is_valid;
-  }
-  std::string_view Text(int64_t row) const {
-    if (array_) return static_cast<const arrow::StringArray&>(*array_).GetView(row);
-    return static_cast<const arrow::StringScalar&>(*scalar_).view();
-  }
-  int32_t Int(int64_t row) const {
-    if (array_) return static_cast<const arrow::Int32Array&>(*array_).Value(row);
-    return static_cast<const arrow::Int32Scalar&>(*scalar_).value;
-  }
-
- private:
-  std::shared_ptr<arrow::Array> array_;
-  const arrow::Scalar* scalar_ = nullptr;
-};
 
 // Runs row(i, builder) for each row where no argument is NULL, appends NULL elsewhere.
 template <typename Builder, typename Row>

@@ -30,31 +30,6 @@ using arrow::Status;
 
 namespace {
 
-// An argument read row by row, a scalar without repeating it.
-class Arg {
- public:
-  Arg(const cp::ExecSpan& batch, int i) {
-    if (batch[i].is_array()) {
-      array_ = batch[i].array.ToArray();
-    } else {
-      scalar_ = batch[i].scalar;
-    }
-  }
-  bool IsNull(int64_t row) const { return array_ ? array_->IsNull(row) : !scalar_->is_valid; }
-  // Text or binary.
-  std::string_view Bytes(int64_t row) const {
-    if (array_) return static_cast<const arrow::BinaryArray&>(*array_).GetView(row);
-    return static_cast<const arrow::BaseBinaryScalar&>(*scalar_).view();
-  }
-  int32_t Int(int64_t row) const {
-    if (array_) return static_cast<const arrow::Int32Array&>(*array_).Value(row);
-    return static_cast<const arrow::Int32Scalar&>(*scalar_).value;
-  }
-
- private:
-  std::shared_ptr<arrow::Array> array_;
-  const arrow::Scalar* scalar_ = nullptr;
-};
 
 std::vector<Arg> Args(const cp::ExecSpan& batch) {
   std::vector<Arg> args;
@@ -132,7 +107,7 @@ Status SideExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* o
   auto args = Args(batch);
   arrow::StringBuilder builder;
   return EachRow(batch, out, &builder, args, [&](int64_t i) -> Status {
-    std::string_view s = args[0].Bytes(i);
+    std::string_view s = args[0].Text(i);
     int64_t len = args[1].Int(i);
     if (len <= 0) return builder.Append("");
     if (kLeft) return builder.Append(s.substr(0, PrefixBytes(s, len)));
@@ -146,8 +121,8 @@ Status BtrimExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* 
   auto args = Args(batch);
   arrow::StringBuilder builder;
   return EachRow(batch, out, &builder, args, [&](int64_t i) -> Status {
-    std::string_view s = args[0].Bytes(i);
-    auto trim = CodePoints(args[1].Bytes(i));
+    std::string_view s = args[0].Text(i);
+    auto trim = CodePoints(args[1].Text(i));
     auto in_trim = [&](uint32_t cp) { return std::find(trim.begin(), trim.end(), cp) != trim.end(); };
     auto chars = CodePoints(s);
     size_t first = 0, last = chars.size();
@@ -181,7 +156,7 @@ Status EltExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* ou
         }
         const Arg& value = args[static_cast<size_t>(n)];
         if (value.IsNull(i)) return builder.AppendNull();
-        return builder.Append(value.Bytes(i));
+        return builder.Append(value.Text(i));
       },
       1);
 }
@@ -194,7 +169,7 @@ Status LuhnExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* o
   auto args = Args(batch);
   arrow::BooleanBuilder builder;
   return EachRow(batch, out, &builder, args, [&](int64_t i) -> Status {
-    auto chars = CodePoints(args[0].Bytes(i));
+    auto chars = CodePoints(args[0].Text(i));
     if (chars.empty()) return builder.Append(false);
     int sum = 0;
     bool second = false;
@@ -222,10 +197,10 @@ Status MaskExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* o
       batch, out, &builder, args,
       [&](int64_t i) -> Status {
         auto replacement = [&](size_t k) -> std::string_view {
-          return args[k].IsNull(i) ? std::string_view() : args[k].Bytes(i);
+          return args[k].IsNull(i) ? std::string_view() : args[k].Text(i);
         };
         result.clear();
-        std::string_view s = args[0].Bytes(i);
+        std::string_view s = args[0].Text(i);
         for (size_t at = 0; at < s.size();) {
           size_t n = std::min(CharBytes(static_cast<unsigned char>(s[at])), s.size() - at);
           uint32_t cp = CodePoints(s.substr(at, n))[0];
@@ -254,7 +229,7 @@ Status UrlEncodeExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResu
   return EachRow(batch, out, &builder, args, [&](int64_t i) -> Status {
     static const char kHex[] = "0123456789ABCDEF";
     result.clear();
-    for (char c : args[0].Bytes(i)) {
+    for (char c : args[0].Text(i)) {
       auto u = static_cast<unsigned char>(c);
       if (std::isalnum(u) || c == '.' || c == '-' || c == '*' || c == '_') {
         result.push_back(c);
@@ -322,7 +297,7 @@ Status UrlDecodeExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResu
   arrow::StringBuilder builder;
   std::string bytes;
   return EachRow(batch, out, &builder, args, [&](int64_t i) -> Status {
-    std::string_view s = args[0].Bytes(i);
+    std::string_view s = args[0].Text(i);
     bytes.clear();
     for (size_t k = 0; k < s.size();) {
       if (s[k] == '+') {
@@ -360,7 +335,7 @@ Status Utf8Exec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResult* o
                                      arrow::StringBuilder>;
   Builder builder;
   return EachRow(batch, out, &builder, args, [&](int64_t i) -> Status {
-    std::string_view s = args[0].Bytes(i);
+    std::string_view s = args[0].Text(i);
     bool valid = true;
     std::string fixed = MakeValidUtf8(s, &valid);
     if constexpr (kCheck == Utf8Check::kIsValid) {

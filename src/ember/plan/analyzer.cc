@@ -146,21 +146,6 @@ bool IsGeneratorCall(const Expr& e) {
   return def && def->generator;
 }
 
-// Spark's foldable: an expression of constants, the same on every row and every run. (Every
-// built-in function is deterministic so far; a random one would not be foldable.)
-bool IsFoldable(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::kLiteral: return true;
-    case ExprKind::kCall:
-      if (e.function || e.table_function || IsAggregateCall(e)) return false;
-      break;
-    case ExprKind::kCast:
-    case ExprKind::kAlias: break;
-    default: return false;
-  }
-  return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return IsFoldable(*a); });
-}
-
 bool ContainsGenerator(const Expr& e) {
   if (IsGeneratorCall(e)) return true;
   return std::any_of(e.args.begin(), e.args.end(),

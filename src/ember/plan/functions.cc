@@ -2310,6 +2310,23 @@ const Catalog& TheCatalog() {
   return catalog;
 }
 
+bool IsFoldable(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kLiteral: return true;
+    case ExprKind::kCall:
+      if (e.function || e.table_function || IsAggregateCall(e)) return false;
+      if (e.name == "rand" || e.name == "randn" || e.name == "random" || e.name == "uuid" ||
+          e.name == "shuffle") {
+        return false;
+      }
+      break;
+    case ExprKind::kCast:
+    case ExprKind::kAlias: break;
+    default: return false;
+  }
+  return std::all_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return IsFoldable(*a); });
+}
+
 const std::vector<std::string>& WindowOnlyFunctionNames() {
   static const std::vector<std::string> names = {
       "cume_dist", "dense_rank", "lag", "lead", "nth_value", "ntile", "percent_rank", "rank",

@@ -94,6 +94,10 @@ arrow::Result<std::shared_ptr<arrow::compute::FunctionOptions>> AggregateOptions
 /// The definition of a function by case-insensitive name, or null.
 const FunctionDef* FindFunction(const std::string& name);
 
+/// Spark's foldable: an expression of constants, the same on every row and every run (so not
+/// rand, randn, random, uuid or shuffle).
+bool IsFoldable(const Expr& e);
+
 /// The functions that exist only over a window (row_number, rank, lag, ...): not in the catalog,
 /// typed and computed by the window machinery (plan/window.h), listed by SHOW FUNCTIONS.
 const std::vector<std::string>& WindowOnlyFunctionNames();

@@ -50,23 +50,6 @@ ScalarLowering Lower(std::string kernel, size_t arity, int32_t default_int = 0) 
   };
 }
 
-// Spark's foldable: constants only.
-bool Foldable(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::kLiteral: return true;
-    case ExprKind::kCall:
-      if (e.function || e.table_function || IsAggregateCall(e)) return false;
-      break;
-    case ExprKind::kCast:
-    case ExprKind::kAlias: break;
-    default: return false;
-  }
-  for (const auto& a : e.args) {
-    if (!Foldable(*a)) return false;
-  }
-  return true;
-}
-
 // The value of a literal integer (perhaps cast or negated); nullopt for NULL or an expression
 // whose value the kernel checks instead.
 std::optional<int64_t> ConstantInt(const ExprPtr& arg) {
@@ -86,7 +69,7 @@ std::optional<int64_t> ConstantInt(const ExprPtr& arg) {
 // regexp_replace's position: foldable, and positive unless NULL.
 Result<TypedCall> ReplaceRule(const Expr& call, std::vector<ExprPtr> args) {
   if (args.size() == 4) {
-    if (!Foldable(*args[3])) {
+    if (!IsFoldable(*args[3])) {
       return Mismatch(call, "NON_FOLDABLE_INPUT",
                       "the input `position` should be a foldable \"INT\" expression; however, "
                       "got " + Quoted(*args[3]));
