@@ -53,6 +53,8 @@ std::string Show(const plan::Expr& e) {
              (e.nulls_first ? " NULLS FIRST" : " NULLS LAST");
     case ExprKind::kAttribute:
       return "#" + e.name;
+    case ExprKind::kWindow:
+      return plan::DisplayName(e);
     case ExprKind::kLambda: {
       std::string out = "(";
       for (size_t i = 0; i < e.name_parts.size(); ++i) out += (i ? ", " : "") + e.name_parts[i];
@@ -678,10 +680,15 @@ TEST(SqlParserTest, InvalidLimitIsAnAnalysisError) {
             "SQLSTATE: 42K0E");
 }
 
+TEST(SqlParserTest, WindowFunctions) {
+  // A window without a frame takes Spark's default one: with ORDER BY, up to the current row's
+  // last peer.
+  EXPECT_EQ(Query("SELECT a, row_number() OVER (ORDER BY a) FROM t"),
+            "Select [a, row_number() OVER (ORDER BY a ASC NULLS FIRST RANGE BETWEEN UNBOUNDED "
+            "PRECEDING AND CURRENT ROW)]\n  Relation t\n");
+}
+
 TEST(SqlParserTest, UnsupportedFeaturesSayWhat) {
-  EXPECT_EQ(QueryError("SELECT a, row_number() OVER (ORDER BY a) FROM t"),
-            "[UNSUPPORTED_FEATURE] The feature is not supported: window functions (OVER) in "
-            "Ember's SQL. SQLSTATE: 0A000 (line 1, pos 23)");
   EXPECT_EQ(QueryError("SELECT a FROM t INTERSECT SELECT a FROM u"),
             "[UNSUPPORTED_FEATURE] The feature is not supported: INTERSECT in Ember's SQL. "
             "SQLSTATE: 0A000 (line 1, pos 16)");
