@@ -95,7 +95,8 @@ Result<IncrementalAggregate> IncrementalAggregate::Make(const plan::LogicalPlan&
                f == "any_value" || f == "last" || f == "last_value" || f == "bool_and" ||
                f == "every" || f == "bool_or" || f == "some" || f == "any") {
       // Merging keeps the kernel: a sum of sums, the first of firsts (state rows come first).
-      buffers.push_back({b, def->hash_aggregate, def->options, def->hash_aggregate, def->options});
+      ARROW_ASSIGN_OR_RAISE(auto options, plan::AggregateOptions(*def, call));
+      buffers.push_back({b, def->hash_aggregate, options, def->hash_aggregate, options});
     } else if (f == "count_if") {
       buffers.push_back({b, "hash_sum", def->options, "hash_sum", SumOptions(0)});
     } else if (f == "approx_count_distinct") {

@@ -2243,11 +2243,13 @@ Catalog BuildCatalog() {
   for (auto [name, hash_fn, scalar_fn] :
        {std::tuple{"first", "hash_first", "first"}, {"first_value", "hash_first", "first"},
         {"last", "hash_last", "last"}, {"last_value", "hash_last", "last"}}) {
-    auto def = Aggregate(name, FirstLastRule, hash_fn, scalar_fn);
+    auto def = Aggregate(name, FirstLastRule, hash_fn, scalar_fn,
+                         std::make_shared<cp::ScalarAggregateOptions>(false, 0));
     def.max_args = 2;
     def.call_options = [](const Expr& call) -> Result<std::shared_ptr<cp::FunctionOptions>> {
+      // NULLs kept (Spark's default) unless the call says to skip them.
       bool ignore_nulls = false;
-      if (call.args.size() == 2) {
+      if (call.args.size() == 2 && call.args[1]->kind == ExprKind::kLiteral) {
         ignore_nulls = static_cast<const arrow::BooleanScalar&>(*call.args[1]->value).value;
       }
       return std::make_shared<cp::ScalarAggregateOptions>(ignore_nulls, 0);
