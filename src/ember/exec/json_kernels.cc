@@ -94,6 +94,15 @@ simdjson::simdjson_result<dom::element> ParseFirst(dom::parser& parser, std::str
   return parsed;
 }
 
+// Row i's JSON value, or nullopt for NULL or text that is no JSON.
+std::optional<dom::element> ParseRow(dom::parser& parser, const arrow::StringArray& json,
+                                     int64_t i) {
+  if (json.IsNull(i)) return std::nullopt;
+  auto parsed = ParseFirst(parser, json.GetView(i));
+  if (parsed.error()) return std::nullopt;
+  return parsed.value();
+}
+
 bool Blank(std::string_view text) {
   return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
@@ -1043,11 +1052,8 @@ Status JsonTupleExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::ExecResu
     ARROW_RETURN_NOT_OK(list->Append());
     ARROW_RETURN_NOT_OK(row->Append());
     std::optional<dom::object> object;
-    if (!json.IsNull(i)) {
-      auto parsed = ParseFirst(parser, json.GetView(i));
-      if (!parsed.error() && parsed.value().type() == dom::element_type::OBJECT) {
-        object = dom::object(parsed.value());
-      }
+    if (auto v = ParseRow(parser, json, i); v && v->type() == dom::element_type::OBJECT) {
+      object = dom::object(*v);
     }
     for (size_t k = 0; k < names.size(); ++k) {
       auto* field = static_cast<arrow::StringBuilder*>(row->field_builder(static_cast<int>(k)));
@@ -1075,11 +1081,7 @@ Status JsonArrayLengthExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::Ex
   arrow::Int32Builder builder;
   dom::parser parser;
   for (int64_t i = 0; i < json.length(); ++i) {
-    std::optional<dom::element> v;
-    if (!json.IsNull(i)) {
-      auto parsed = ParseFirst(parser, json.GetView(i));
-      if (!parsed.error()) v = parsed.value();
-    }
+    auto v = ParseRow(parser, json, i);
     if (!v || v->type() != dom::element_type::ARRAY) {
       ARROW_RETURN_NOT_OK(builder.AppendNull());
     } else {
@@ -1100,11 +1102,7 @@ Status JsonObjectKeysExec(cp::KernelContext*, const cp::ExecSpan& batch, cp::Exe
   auto* keys = static_cast<arrow::StringBuilder*>(list->value_builder());
   dom::parser parser;
   for (int64_t i = 0; i < json.length(); ++i) {
-    std::optional<dom::element> v;
-    if (!json.IsNull(i)) {
-      auto parsed = ParseFirst(parser, json.GetView(i));
-      if (!parsed.error()) v = parsed.value();
-    }
+    auto v = ParseRow(parser, json, i);
     if (!v || v->type() != dom::element_type::OBJECT) {
       ARROW_RETURN_NOT_OK(list->AppendNull());
       continue;

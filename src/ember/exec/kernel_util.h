@@ -2,6 +2,7 @@
 // by the kernel files only (arrow's kernel header is heavy).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -49,6 +50,35 @@ class Arg {
   std::shared_ptr<arrow::Array> array_;
   const arrow::Scalar* scalar_ = nullptr;
 };
+
+/// Every argument of a kernel's batch as an Arg.
+inline std::vector<Arg> Args(const arrow::compute::ExecSpan& batch) {
+  std::vector<Arg> args;
+  for (int k = 0; k < batch.num_values(); ++k) args.emplace_back(batch, k);
+  return args;
+}
+
+/// Runs row(i) for each row where the first `strict` arguments (all by default) are not NULL,
+/// appends NULL elsewhere, and gives the builder's array as the kernel's result.
+template <typename Builder, typename Row>
+arrow::Status EachRow(const arrow::compute::ExecSpan& batch, arrow::compute::ExecResult* out,
+                      Builder* builder, const std::vector<Arg>& args, Row row,
+                      size_t strict = SIZE_MAX) {
+  ARROW_RETURN_NOT_OK(builder->Reserve(batch.length));
+  for (int64_t i = 0; i < batch.length; ++i) {
+    bool any_null = false;
+    for (size_t k = 0; k < args.size() && k < strict; ++k) any_null = any_null || args[k].IsNull(i);
+    if (any_null) {
+      ARROW_RETURN_NOT_OK(builder->AppendNull());
+    } else {
+      ARROW_RETURN_NOT_OK(row(i));
+    }
+  }
+  std::shared_ptr<arrow::Array> result;
+  ARROW_RETURN_NOT_OK(builder->Finish(&result));
+  out->value = result->data();
+  return arrow::Status::OK();
+}
 
 /// Registers a scalar function of one kernel that computes its own NULLs and allocates its own
 /// output, as Ember's kernels all do.

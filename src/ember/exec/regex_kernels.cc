@@ -752,35 +752,6 @@ size_t Utf16ToByte(std::string_view s, int64_t units) {
   return std::min(i, s.size());
 }
 
-// --- arguments -----------------------------------------------------------------------------------
-
-
-// Runs row(i, builder) for each row where no argument is NULL, appends NULL elsewhere.
-template <typename Builder, typename Row>
-Status EachRow(const cp::ExecSpan& batch, cp::ExecResult* out, Builder* builder,
-               const std::vector<Arg>& args, Row row) {
-  ARROW_RETURN_NOT_OK(builder->Reserve(batch.length));
-  for (int64_t i = 0; i < batch.length; ++i) {
-    bool any_null = false;
-    for (const auto& a : args) any_null = any_null || a.IsNull(i);
-    if (any_null) {
-      ARROW_RETURN_NOT_OK(builder->AppendNull());
-    } else {
-      ARROW_RETURN_NOT_OK(row(i));
-    }
-  }
-  std::shared_ptr<arrow::Array> result;
-  ARROW_RETURN_NOT_OK(builder->Finish(&result));
-  out->value = result->data();
-  return Status::OK();
-}
-
-std::vector<Arg> Args(const cp::ExecSpan& batch) {
-  std::vector<Arg> args;
-  for (int k = 0; k < batch.num_values(); ++k) args.emplace_back(batch, k);
-  return args;
-}
-
 Status CheckGroupIndex(const std::string& function, int groups, int32_t index) {
   if (index >= 0 && index <= groups) return Status::OK();
   return UserError(ErrorKind::kIllegalArgument, "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX",

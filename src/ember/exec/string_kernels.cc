@@ -31,33 +31,6 @@ using arrow::Status;
 namespace {
 
 
-std::vector<Arg> Args(const cp::ExecSpan& batch) {
-  std::vector<Arg> args;
-  for (int k = 0; k < batch.num_values(); ++k) args.emplace_back(batch, k);
-  return args;
-}
-
-// Runs row(i) for each row where the arguments `strict` (all by default) are not NULL, appends
-// NULL elsewhere.
-template <typename Builder, typename Row>
-Status EachRow(const cp::ExecSpan& batch, cp::ExecResult* out, Builder* builder,
-               const std::vector<Arg>& args, Row row, size_t strict = SIZE_MAX) {
-  ARROW_RETURN_NOT_OK(builder->Reserve(batch.length));
-  for (int64_t i = 0; i < batch.length; ++i) {
-    bool any_null = false;
-    for (size_t k = 0; k < args.size() && k < strict; ++k) any_null = any_null || args[k].IsNull(i);
-    if (any_null) {
-      ARROW_RETURN_NOT_OK(builder->AppendNull());
-    } else {
-      ARROW_RETURN_NOT_OK(row(i));
-    }
-  }
-  std::shared_ptr<arrow::Array> result;
-  ARROW_RETURN_NOT_OK(builder->Finish(&result));
-  out->value = result->data();
-  return Status::OK();
-}
-
 size_t CharBytes(unsigned char lead) {
   return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
 }
