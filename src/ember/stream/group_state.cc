@@ -46,18 +46,25 @@ Result<std::vector<std::shared_ptr<arrow::Array>>> TakeColumns(
 
 class GroupStateOperator : public StatefulOperator {
  public:
-  GroupStateOperator(const LogicalPlan& node, std::vector<int> key_columns,
+  GroupStateOperator(const LogicalPlan& node, const StatefulOptions& options, std::vector<int> key_columns,
                      std::vector<int> data_columns, std::vector<std::string> data_names,
-                     int event_time_column, std::unique_ptr<StateStore> store)
-      : StatefulOperator(&node),
+                     int event_time_column, std::shared_ptr<arrow::Schema> state_schema)
+      : StatefulOperator(&node, options),
         key_columns_(std::move(key_columns)),
         data_columns_(std::move(data_columns)),
         data_names_(std::move(data_names)),
         event_time_column_(event_time_column),
         timeout_(node.group_state->timeout),
-        store_(std::move(store)) {
-    metrics_.operator_name = "applyInPandasWithState";
-    metrics_.num_partitions = store_->num_partitions();
+        state_schema_(std::move(state_schema)) {}
+
+  Result<std::unique_ptr<OperatorState>> OpenState() const override {
+    std::vector<std::unique_ptr<StateStore>> stores;
+    ARROW_ASSIGN_OR_RAISE(auto store, OpenStore("applyInPandasWithState", options_.num_partitions,
+                                                state_schema_, static_cast<int>(key_columns_.size())));
+    stores.push_back(std::move(store));
+    auto state = std::make_unique<OperatorState>(std::move(stores));
+    state->metrics.operator_name = "applyInPandasWithState";
+    return state;
   }
 
   bool UsesWatermark() const override { return timeout_ == "EventTimeTimeout"; }
@@ -68,22 +75,23 @@ class GroupStateOperator : public StatefulOperator {
     return timeout_ == "ProcessingTimeTimeout" || (UsesWatermark() && watermark_moved);
   }
 
-  Result<TablePtr> Process(TablePtr input, const BatchContext& batch) override {
-    const int64_t start = NowMs();
-    ARROW_RETURN_NOT_OK(store_->Load(batch.batch_id));
-    const int n = store_->num_partitions();
+  Result<TablePtr> Process(OperatorState& state, TablePtr input, const BatchContext& batch) const override {
+    StateMetrics& metrics = state.metrics;
+    StateStore& store = state.store();
+    ARROW_RETURN_NOT_OK(state.Load(batch));
+    const int n = store.num_partitions();
     const int num_keys = static_cast<int>(key_columns_.size());
     const int state_column = num_keys, timeout_column = num_keys + 1;
     ARROW_ASSIGN_OR_RAISE(input, input->CombineChunks());
-    metrics_.rows_updated = metrics_.rows_removed = 0;
+    metrics.rows_updated = metrics.rows_removed = 0;
     // Late rows are dropped only where event-time timeouts judge them.
-    metrics_.rows_dropped_by_watermark = 0;
+    metrics.rows_dropped_by_watermark = 0;
     if (timeout_ == "EventTimeTimeout" && event_time_column_ >= 0 && input->num_rows() > 0) {
       ARROW_ASSIGN_OR_RAISE(auto late, AtOrBelow(input->column(event_time_column_), batch.late_ms * 1000));
       ARROW_ASSIGN_OR_RAISE(auto on_time, Not(late));
       const int64_t before = input->num_rows();
       ARROW_ASSIGN_OR_RAISE(input, Where(input, on_time));
-      metrics_.rows_dropped_by_watermark = before - input->num_rows();
+      metrics.rows_dropped_by_watermark = before - input->num_rows();
     }
     ARROW_ASSIGN_OR_RAISE(auto grouped, exec::GroupRows({input, key_columns_, data_columns_, data_names_}));
     const int64_t data_groups = grouped.groups->num_rows();
@@ -94,8 +102,8 @@ class GroupStateOperator : public StatefulOperator {
     int64_t stored_rows = 0;
     for (int p = 0; p < n; ++p) {
       first_of_partition.push_back(stored_rows);
-      partitions.push_back(store_->rows(p));
-      stored_rows += store_->rows(p)->num_rows();
+      partitions.push_back(store.rows(p));
+      stored_rows += store.rows(p)->num_rows();
     }
     ARROW_ASSIGN_OR_RAISE(auto stored, Concat(partitions));
     ARROW_ASSIGN_OR_RAISE(auto stored_keys, EncodeKeys(*stored, num_keys));
@@ -129,7 +137,7 @@ class GroupStateOperator : public StatefulOperator {
       }
     }
     const auto calls = static_cast<int64_t>(data_groups + static_cast<int64_t>(timed_out.size()));
-    if (calls == 0) return Finish(batch, start, arrow::Table::MakeEmpty(OutputSchema()));
+    if (calls == 0) return Finish(state, batch, arrow::Table::MakeEmpty(OutputSchema()));
 
     // The groups batch: keys, offset, length, state, timed_out.
     arrow::Int64Builder state_index;
@@ -169,7 +177,7 @@ class GroupStateOperator : public StatefulOperator {
     ARROW_ASSIGN_OR_RAISE(auto flags, timed_out_flags.Finish());
     columns.insert(columns.end(), {offset_array, length_array, states[0], flags});
     fields.insert(fields.end(), {arrow::field("offset", arrow::int64()), arrow::field("length", arrow::int64()),
-                                 arrow::field("state", store_->schema()->field(state_column)->type()),
+                                 arrow::field("state", store.schema()->field(state_column)->type()),
                                  arrow::field("timed_out", arrow::boolean())});
     GroupedRows call;
     call.rows = grouped.rows;
@@ -219,7 +227,7 @@ class GroupStateOperator : public StatefulOperator {
       ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(arrow::Datum(result.states->GetColumnByName(name)), arrow::Datum(put_indices)));
       put_columns.push_back(taken.make_array());
     }
-    auto put_table = arrow::Table::Make(store_->schema(), put_columns, static_cast<int64_t>(puts.size()));
+    auto put_table = arrow::Table::Make(store.schema(), put_columns, static_cast<int64_t>(puts.size()));
     ARROW_ASSIGN_OR_RAISE(auto removal_indices, Int64s(removals));
     ARROW_ASSIGN_OR_RAISE(auto removed_taken, cp::Take(arrow::Datum(stored), arrow::Datum(removal_indices)));
     ARROW_ASSIGN_OR_RAISE(auto put_parts, SplitByPartition(put_table, FirstColumns(num_keys), n));
@@ -228,7 +236,7 @@ class GroupStateOperator : public StatefulOperator {
       const auto& part_puts = put_parts[static_cast<size_t>(p)];
       const auto& part_removed = removed_parts[static_cast<size_t>(p)];
       if (part_puts->num_rows() == 0 && part_removed->num_rows() == 0) continue;
-      const TablePtr& old = store_->rows(p);
+      const TablePtr& old = store.rows(p);
       arrow::BooleanBuilder keep;
       ARROW_RETURN_NOT_OK(keep.Reserve(old->num_rows()));
       for (int64_t i = 0; i < old->num_rows(); ++i) {
@@ -237,26 +245,21 @@ class GroupStateOperator : public StatefulOperator {
       ARROW_ASSIGN_OR_RAISE(auto mask, keep.Finish());
       ARROW_ASSIGN_OR_RAISE(auto kept, Where(old, mask));
       ARROW_ASSIGN_OR_RAISE(auto rows, Concat({kept, part_puts}));
-      store_->Stage(p, rows, part_puts, part_removed);
+      store.Stage(p, rows, part_puts, part_removed);
     }
-    metrics_.rows_updated = static_cast<int64_t>(puts.size());
-    metrics_.rows_removed = removed_count;
+    metrics.rows_updated = static_cast<int64_t>(puts.size());
+    metrics.rows_removed = removed_count;
     ARROW_ASSIGN_OR_RAISE(auto output, arrow::Table::FromRecordBatches(OutputSchema(), {result.rows}));
-    return Finish(batch, start, std::move(output));
+    return Finish(state, batch, std::move(output));
   }
 
  private:
   std::shared_ptr<arrow::Schema> OutputSchema() const { return node_->group_function->output_schema; }
 
-  // Commits the batch's state and takes its metrics.
-  Result<TablePtr> Finish(const BatchContext& batch, int64_t start, Result<TablePtr> output) {
+  // Commits the batch's state once the call succeeded.
+  static Result<TablePtr> Finish(OperatorState& state, const BatchContext& batch, Result<TablePtr> output) {
     ARROW_RETURN_NOT_OK(output.status());
-    const int64_t commit_start = NowMs();
-    metrics_.update_ms = commit_start - start;
-    ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1));
-    metrics_.commit_ms = NowMs() - commit_start;
-    metrics_.rows_total = store_->num_rows();
-    metrics_.memory_bytes = store_->memory_bytes();
+    ARROW_RETURN_NOT_OK(state.Commit(batch));
     return output;
   }
 
@@ -264,7 +267,7 @@ class GroupStateOperator : public StatefulOperator {
   std::vector<std::string> data_names_;
   int event_time_column_;  // the watermarked column in the input, or -1
   std::string timeout_;
-  std::unique_ptr<StateStore> store_;
+  std::shared_ptr<arrow::Schema> state_schema_;  // the key, the user's state, the timeout
 };
 
 }  // namespace
@@ -288,14 +291,10 @@ Result<std::unique_ptr<StatefulOperator>> MakeGroupStateOperator(const LogicalPl
   // the timeout's instant in ms (-1 for none).
   fields.push_back(arrow::field("state", node.group_state->type));
   fields.push_back(arrow::field("timeout_ms", arrow::int64(), false));
-  ARROW_ASSIGN_OR_RAISE(auto store, StateStore::Open(options.checkpoint, options.operator_id,
-                                                     "applyInPandasWithState", options.num_partitions,
-                                                     arrow::schema(fields),
-                                                     static_cast<int>(key_columns.size()), options.store_conf));
-  return std::make_unique<GroupStateOperator>(node, std::move(key_columns), std::move(data_columns),
+  return std::make_unique<GroupStateOperator>(node, options, std::move(key_columns), std::move(data_columns),
                                               std::move(data_names),
                                               plan::AttributeIndex(input, options.event_time_id),
-                                              std::move(store));
+                                              arrow::schema(fields));
 }
 
 }  // namespace ember::stream

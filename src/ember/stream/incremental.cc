@@ -177,7 +177,7 @@ bool HasState(const LogicalPlan& plan, const std::string& output_mode) {
 Result<std::unique_ptr<IncrementalExecution>> IncrementalExecution::Plan(PlanPtr plan, StatefulOptions options) {
   std::vector<const LogicalPlan*> stateful;
   CollectStateful(*plan, options.output_mode, &stateful);
-  std::vector<std::unique_ptr<StatefulOperator>> operators;
+  std::vector<std::unique_ptr<const StatefulOperator>> operators;
   options.operator_id = 0;
   for (const LogicalPlan* node : stateful) {
     const LogicalPlan* below = EventTimeWatermark(*node);
@@ -187,7 +187,14 @@ Result<std::unique_ptr<IncrementalExecution>> IncrementalExecution::Plan(PlanPtr
     operators.push_back(std::move(op));
     ++options.operator_id;
   }
-  return std::unique_ptr<IncrementalExecution>(new IncrementalExecution(std::move(plan), std::move(operators)));
+  // Every operator is valid before any opens its stores in the checkpoint.
+  std::vector<std::unique_ptr<OperatorState>> states;
+  for (const auto& op : operators) {
+    ARROW_ASSIGN_OR_RAISE(auto state, op->OpenState());
+    states.push_back(std::move(state));
+  }
+  return std::unique_ptr<IncrementalExecution>(
+      new IncrementalExecution(std::move(plan), std::move(operators), std::move(states)));
 }
 
 bool IncrementalExecution::ShouldRunAnotherBatch(bool watermark_moved) const {
@@ -198,9 +205,11 @@ bool IncrementalExecution::ShouldRunAnotherBatch(bool watermark_moved) const {
 Result<BatchPlan> IncrementalExecution::PlanBatch(const std::vector<BatchSource>& sources, int64_t open_cost) const {
   BatchPlan batch_plan;
   std::set<const LogicalPlan*> stateful;
-  for (const auto& op : operators_) {
+  for (size_t i = 0; i < operators_.size(); ++i) {
+    const StatefulOperator* op = operators_[i].get();
     Stage stage;
-    stage.op = op.get();
+    stage.op = op;
+    stage.state = states_[i].get();
     if (op->TakesSlices()) {
       stage.sliced = RowWiseSource(*op->node()->children[0], stateful);
       if (stage.sliced) stage.mode = StageMode::kSlices;
@@ -267,7 +276,8 @@ Result<BatchOutcome> IncrementalExecution::RunBatch(const BatchPlan& batch_plan,
   std::map<const LogicalPlan*, PlanPtr> replace;
   for (size_t index = 0; index + 1 < batch_plan.stages.size(); ++index) {
     const Stage& stage = batch_plan.stages[index];
-    StatefulOperator& op = *stage.op;
+    const StatefulOperator& op = *stage.op;
+    OperatorState& state = *stage.state;
     const LogicalPlan& node = *op.node();
     // Once the operator has its input, a source that neither a later stage nor the rest of the
     // plan reads lets go of its rows: the operator's merge, a join's state, no longer shares the
@@ -296,14 +306,14 @@ Result<BatchOutcome> IncrementalExecution::RunBatch(const BatchPlan& batch_plan,
           auto slice_data = data;
           slice_data[stage.sliced] = whole->Slice(i * kSliceRows, kSliceRows);
           ARROW_ASSIGN_OR_RAISE(auto rows, exec::Execute(Bind(node.children[0], slice_data, replace), options));
-          ARROW_ASSIGN_OR_RAISE(reduced[static_cast<size_t>(i)], op.ReduceSlice(std::move(rows), batch));
+          ARROW_ASSIGN_OR_RAISE(reduced[static_cast<size_t>(i)], op.ReduceSlice(state, std::move(rows), batch));
           return arrow::Status::OK();
         }();
       });
       for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
       whole.reset();
       release_sources();
-      ARROW_ASSIGN_OR_RAISE(output, op.ProcessSlices(std::move(reduced), batch));
+      ARROW_ASSIGN_OR_RAISE(output, op.ProcessSlices(state, std::move(reduced), batch));
     } else {
       std::vector<TablePtr> inputs;
       for (const auto& child : node.children) {
@@ -311,7 +321,7 @@ Result<BatchOutcome> IncrementalExecution::RunBatch(const BatchPlan& batch_plan,
         inputs.push_back(std::move(input));
       }
       release_sources();
-      ARROW_ASSIGN_OR_RAISE(output, op.ProcessChildren(std::move(inputs), batch));
+      ARROW_ASSIGN_OR_RAISE(output, op.ProcessChildren(state, std::move(inputs), batch));
     }
     auto local = std::make_shared<LogicalPlan>();
     local->kind = PlanKind::kLocalTable;

@@ -2,8 +2,8 @@
 // from its sources' rows through the stateful operators to the sink.
 //
 // Planned once when the query starts: which nodes keep state (KeepsState), and for each one its
-// operator, numbered bottom-up as Spark numbers operator ids, with its configuration and its
-// state store. Planned again for every batch (PlanBatch): a list of stages, one per stateful
+// operator (configuration), numbered bottom-up as Spark numbers operator ids, and its state,
+// opened from the checkpoint's state stores; each batch loads the batch's version of it. Planned again for every batch (PlanBatch): a list of stages, one per stateful
 // operator and a last one into the sink. A stage's inputs are stateless segments of the plan (the
 // operator's children, with the outputs of the operators below substituted), which the executor
 // runs; how a stage runs is what its operator declares it can do: whole, or in slices each
@@ -57,7 +57,8 @@ enum class StageMode {
 
 /// A stage of a batch's physical plan.
 struct Stage {
-  StatefulOperator* op = nullptr;  // null: the last stage, the query's root into the sink
+  const StatefulOperator* op = nullptr;  // null: the last stage, the query's root into the sink
+  OperatorState* state = nullptr;        // the operator's
   StageMode mode = StageMode::kWhole;
   const plan::LogicalPlan* sliced = nullptr;  // kSlices: the source whose rows are sliced
 };
@@ -83,8 +84,8 @@ class IncrementalExecution {
   static arrow::Result<std::unique_ptr<IncrementalExecution>> Plan(plan::PlanPtr plan,
                                                                     StatefulOptions options);
 
-  /// The stateful operators, children before parents.
-  const std::vector<std::unique_ptr<StatefulOperator>>& operators() const { return operators_; }
+  /// The stateful operators' states, children before parents.
+  const std::vector<std::unique_ptr<OperatorState>>& states() const { return states_; }
   /// Whether a batch without new data runs (Spark's no-data batch): some operator wants one.
   bool ShouldRunAnotherBatch(bool watermark_moved) const;
 
@@ -100,11 +101,13 @@ class IncrementalExecution {
                                        const std::function<void(const char*, int64_t)>& timed);
 
  private:
-  IncrementalExecution(plan::PlanPtr plan, std::vector<std::unique_ptr<StatefulOperator>> operators)
-      : plan_(std::move(plan)), operators_(std::move(operators)) {}
+  IncrementalExecution(plan::PlanPtr plan, std::vector<std::unique_ptr<const StatefulOperator>> operators,
+                       std::vector<std::unique_ptr<OperatorState>> states)
+      : plan_(std::move(plan)), operators_(std::move(operators)), states_(std::move(states)) {}
 
   plan::PlanPtr plan_;
-  std::vector<std::unique_ptr<StatefulOperator>> operators_;
+  std::vector<std::unique_ptr<const StatefulOperator>> operators_;
+  std::vector<std::unique_ptr<OperatorState>> states_;  // operators_[i]'s in states_[i]
 };
 
 }  // namespace ember::stream

@@ -693,7 +693,7 @@ arrow::Status StreamingQuery::RunLoop() {
       if (!ex.watermarks.empty()) {
         progress["eventTime"] = ordered_json::parse(event_times.Progress(batch_watermark).dump());
       }
-      progress["stateOperators"] = stream::StateOperatorsProgress(ex.incremental->operators());
+      progress["stateOperators"] = stream::StateOperatorsProgress(ex.incremental->states());
       ordered_json sources = ordered_json::array();
       for (size_t i = 0; i < ex.sources.size(); ++i) {
         ordered_json source = {{"description", ex.sources[i]->Description()},

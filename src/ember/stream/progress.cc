@@ -32,12 +32,11 @@ std::string IsoInstant(int64_t ms) {
   return text;
 }
 
-ordered_json StateOperatorsProgress(const std::vector<std::unique_ptr<StatefulOperator>>& operators) {
+ordered_json StateOperatorsProgress(const std::vector<std::unique_ptr<OperatorState>>& states) {
   // Spark lists them as its plan traversal meets them: the outermost first.
   ordered_json all = ordered_json::array();
-  for (auto it = operators.rbegin(); it != operators.rend(); ++it) {
-    const auto& op = *it;
-    const auto& m = op->metrics();
+  for (auto it = states.rbegin(); it != states.rend(); ++it) {
+    const StateMetrics& m = (*it)->metrics;
     ordered_json custom = ordered_json::object();
     if (m.dropped_duplicates >= 0) custom["numDroppedDuplicateRows"] = m.dropped_duplicates;
     ordered_json entry = {{"operatorName", m.operator_name},

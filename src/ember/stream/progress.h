@@ -41,7 +41,7 @@ nlohmann::ordered_json OffsetProgress(const std::optional<std::string>& offset);
 
 /// stateOperators: one entry per stateful operator, the outermost first.
 nlohmann::ordered_json StateOperatorsProgress(
-    const std::vector<std::unique_ptr<StatefulOperator>>& operators);
+    const std::vector<std::unique_ptr<OperatorState>>& states);
 
 /// observedMetrics: per observe() name its row as Spark's Row.jsonValue writes it, an object of
 /// the metrics by name (timestamps as text in `time_zone`, the session's).

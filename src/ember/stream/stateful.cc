@@ -61,43 +61,62 @@ int64_t Rows(const std::vector<TablePtr>& tables) {
 
 // Streaming groupBy().agg(): partial aggregates of the batch merged into the state, emitted by
 // output mode (STREAMING.md 3.6).
+// An aggregation's state: beside the store, each partition's groups as the last merge left them,
+// and what the batches taught about grouping.
+struct AggregateState : OperatorState {
+  using OperatorState::OperatorState;
+  std::vector<exec::GroupIndex> indexes;  // per partition
+  std::atomic<int64_t> rows_in{0};        // the batch's rows, over its slices
+  bool merge_rows = false;                // the batch's rows go to the merge ungrouped
+};
+
 class AggregateOperator : public StatefulOperator {
  public:
-  AggregateOperator(const LogicalPlan& node, exec::IncrementalAggregate aggregate,
-                    std::unique_ptr<StateStore> store, std::string mode, int event_time_key)
-      : StatefulOperator(&node),
+  AggregateOperator(const LogicalPlan& node, const StatefulOptions& options,
+                    exec::IncrementalAggregate aggregate, int event_time_key)
+      : StatefulOperator(&node, options),
         aggregate_(std::move(aggregate)),
-        store_(std::move(store)),
-        mode_(std::move(mode)),
         event_time_column_(event_time_key < 0 ? -1 : aggregate_.EventTimeColumn(event_time_key)),
-        all_keys_(FirstColumns(aggregate_.num_keys())) {
-    indexes_.resize(static_cast<size_t>(store_->num_partitions()));
-    metrics_.operator_name = "stateStoreSave";
-    metrics_.num_partitions = store_->num_partitions();
+        all_keys_(FirstColumns(aggregate_.num_keys())) {}
+
+  Result<std::unique_ptr<OperatorState>> OpenState() const override {
+    std::vector<std::unique_ptr<StateStore>> stores;
+    ARROW_ASSIGN_OR_RAISE(auto store, OpenStore("stateStoreSave", options_.num_partitions,
+                                                aggregate_.buffer_schema(), aggregate_.num_keys()));
+    stores.push_back(std::move(store));
+    auto state = std::make_unique<AggregateState>(std::move(stores));
+    state->indexes.resize(static_cast<size_t>(state->num_partitions()));
+    state->metrics.operator_name = "stateStoreSave";
+    return state;
   }
 
-  bool UsesWatermark() const override { return mode_ != "complete"; }
+  bool UsesWatermark() const override { return options_.output_mode != "complete"; }
 
-  Result<TablePtr> Process(TablePtr input, const BatchContext& batch) override {
-    ARROW_ASSIGN_OR_RAISE(auto partial, ReduceSlice(std::move(input), batch));
-    return ProcessSlices({std::move(partial)}, batch);
+  Result<TablePtr> Process(OperatorState& state, TablePtr input, const BatchContext& batch) const override {
+    ARROW_ASSIGN_OR_RAISE(auto partial, ReduceSlice(state, std::move(input), batch));
+    return ProcessSlices(state, {std::move(partial)}, batch);
   }
 
   bool TakesSlices() const override { return true; }
 
   // A slice's partial aggregates, or its rows as buffers when the last batch had mostly
   // distinct keys (see ProcessSlices).
-  Result<TablePtr> ReduceSlice(TablePtr slice, const BatchContext& batch) override {
+  Result<TablePtr> ReduceSlice(OperatorState& base, TablePtr slice, const BatchContext& batch) const override {
+    auto& state = base.As<AggregateState>();
     if (slice->num_rows() == 0) return arrow::Table::MakeEmpty(aggregate_.buffer_schema());
-    rows_in_ += slice->num_rows();
-    if (merge_rows_) return aggregate_.RowBuffers(std::move(slice), batch.eval);
+    state.rows_in += slice->num_rows();
+    if (state.merge_rows) return aggregate_.RowBuffers(std::move(slice), batch.eval);
     return aggregate_.Partial(std::move(slice), batch.eval);
   }
 
-  Result<TablePtr> ProcessSlices(std::vector<TablePtr> partials, const BatchContext& batch) override {
-    int64_t start = NowMs();
-    ARROW_RETURN_NOT_OK(store_->Load(batch.batch_id));
-    const int n = store_->num_partitions();
+  Result<TablePtr> ProcessSlices(OperatorState& base, std::vector<TablePtr> partials,
+                                 const BatchContext& batch) const override {
+    auto& state = base.As<AggregateState>();
+    StateMetrics& metrics = state.metrics;
+    StateStore& store = state.store();
+    const std::string& mode = options_.output_mode;
+    ARROW_RETURN_NOT_OK(state.Load(batch));
+    const int n = store.num_partitions();
     // A group may have a row in several slices' partials, as in Spark's partial aggregates of
     // several tasks: the merge into the state below combines them, in order.
     TablePtr partial = partials[0];
@@ -107,16 +126,16 @@ class AggregateOperator : public StatefulOperator {
     partials.clear();
     // Complete mode neither drops late rows nor evicts (Spark ignores the watermark there),
     // except that session windows drop late sessions in every mode.
-    const bool watermarked = event_time_column_ >= 0 && mode_ != "complete";
+    const bool watermarked = event_time_column_ >= 0 && mode != "complete";
     const bool drops_late = watermarked || (event_time_column_ >= 0 && aggregate_.has_sessions());
-    metrics_.rows_dropped_by_watermark = 0;
+    metrics.rows_dropped_by_watermark = 0;
     if (drops_late && partial->num_rows() > 0) {
       ARROW_ASSIGN_OR_RAISE(auto late,
                             AtOrBelow(partial->column(event_time_column_), batch.late_ms * 1000));
       ARROW_ASSIGN_OR_RAISE(auto on_time, Not(late));
       int64_t before = partial->num_rows();
       ARROW_ASSIGN_OR_RAISE(partial, Where(partial, on_time));
-      metrics_.rows_dropped_by_watermark = before - partial->num_rows();
+      metrics.rows_dropped_by_watermark = before - partial->num_rows();
     }
     // A group's rows stay in one partition whatever their session bounds.
     const std::vector<int>& groups = aggregate_.group_columns();
@@ -128,12 +147,12 @@ class AggregateOperator : public StatefulOperator {
     ParallelFor(n, [&](int p) {
       statuses[static_cast<size_t>(p)] = [&]() -> arrow::Status {
         TablePtr fresh = std::move(parts[static_cast<size_t>(p)]);
-        TablePtr rows = store_->rows(p);
+        TablePtr rows = store.rows(p);
         TablePtr changed;
         // Sessions merged into others leave the state under their old bounds.
         TablePtr merged_away;
         if (fresh->num_rows() > 0 && !aggregate_.has_sessions()) {
-          ARROW_ASSIGN_OR_RAISE(auto merged, aggregate_.MergeInto(rows, std::move(fresh), indexes_[static_cast<size_t>(p)]));
+          ARROW_ASSIGN_OR_RAISE(auto merged, aggregate_.MergeInto(rows, std::move(fresh), state.indexes[static_cast<size_t>(p)]));
           rows = merged.first;
           changed = merged.second;
         } else if (fresh->num_rows() > 0) {
@@ -152,7 +171,7 @@ class AggregateOperator : public StatefulOperator {
           ARROW_ASSIGN_OR_RAISE(auto before_keys, KeysOf(before, all_keys_));
           ARROW_ASSIGN_OR_RAISE(merged_away, WithKeys(before, before_keys, kept, false));
         } else if (!watermarked) {
-          emitted[static_cast<size_t>(p)] = mode_ == "complete" ? rows : nullptr;
+          emitted[static_cast<size_t>(p)] = mode == "complete" ? rows : nullptr;
           return arrow::Status::OK();
         }
         TablePtr removed, puts = changed;
@@ -172,7 +191,7 @@ class AggregateOperator : public StatefulOperator {
         }
         updated[static_cast<size_t>(p)] = changed;
         evicted[static_cast<size_t>(p)] = removed;
-        emitted[static_cast<size_t>(p)] = mode_ == "append" ? removed : mode_ == "update" ? changed : rows;
+        emitted[static_cast<size_t>(p)] = mode == "append" ? removed : mode == "update" ? changed : rows;
         if (merged_away && merged_away->num_rows() > 0) {
           if (removed) {
             ARROW_ASSIGN_OR_RAISE(removed, Concat({removed, merged_away}));
@@ -180,25 +199,20 @@ class AggregateOperator : public StatefulOperator {
             removed = merged_away;
           }
         }
-        store_->Stage(p, rows, puts, removed);
+        store.Stage(p, rows, puts, removed);
         return arrow::Status::OK();
       }();
     });
     for (const auto& status : statuses) ARROW_RETURN_NOT_OK(status);
-    int64_t commit_start = NowMs();
-    metrics_.update_ms = commit_start - start;
-    ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1));
-    metrics_.commit_ms = NowMs() - commit_start;
-    metrics_.rows_updated = Rows(updated);
-    metrics_.rows_removed = Rows(evicted);
-    metrics_.rows_total = store_->num_rows();
-    metrics_.memory_bytes = store_->memory_bytes();
+    ARROW_RETURN_NOT_OK(state.Commit(batch));
+    metrics.rows_updated = Rows(updated);
+    metrics.rows_removed = Rows(evicted);
     // Grouping a batch before the merge pays when its keys repeat. Where the batch had more
     // groups than half its rows, the next batch's rows go to the merge ungrouped: the merge hashes
     // each key once against the state, instead of once more in a table of the batch's own.
-    const int64_t rows_in = rows_in_.exchange(0);
+    const int64_t rows_in = state.rows_in.exchange(0);
     if (aggregate_.MergesRows() && rows_in >= kRowsToJudgeGrouping) {
-      merge_rows_ = 2 * metrics_.rows_updated > rows_in;
+      state.merge_rows = 2 * metrics.rows_updated > rows_in;
     }
     std::vector<TablePtr> out;
     for (auto& t : emitted) {
@@ -214,48 +228,63 @@ class AggregateOperator : public StatefulOperator {
 
  private:
   exec::IncrementalAggregate aggregate_;
-  std::unique_ptr<StateStore> store_;
-  std::vector<exec::GroupIndex> indexes_;  // per partition
-  std::string mode_;
   int event_time_column_;  // in the buffers; -1 without a watermarked key
   std::vector<int> all_keys_;
   static constexpr int64_t kRowsToJudgeGrouping = 10000;  // fewer judge nothing
-  std::atomic<int64_t> rows_in_{0};  // the batch's rows, over its slices
-  bool merge_rows_ = false;          // the batch's rows go to the merge ungrouped
 };
 
 // dropDuplicates / dropDuplicatesWithinWatermark on a stream (STREAMING.md 6): the first row of
 // each key is emitted, later ones dropped; keys are evicted by the watermark when it bounds them.
+// A deduplication's state: beside the store, the keys of the version it holds, per partition (a
+// flat set: a million keys are probed each batch, and node-based sets spend that time chasing
+// pointers). Rebuilt when the store holds another version than the one they were left for (the
+// first batch after a start, or after a batch that failed).
+struct DeduplicateState : OperatorState {
+  using OperatorState::OperatorState;
+  std::vector<absl::flat_hash_set<std::string>> known;
+  int64_t known_version = -1;
+};
+
 class DeduplicateOperator : public StatefulOperator {
  public:
-  DeduplicateOperator(const LogicalPlan& node, std::vector<int> key_columns, int event_time_column,
-                      int event_time_key, int64_t delay_ms, std::unique_ptr<StateStore> store)
-      : StatefulOperator(&node),
+  DeduplicateOperator(const LogicalPlan& node, const StatefulOptions& options,
+                      std::vector<int> key_columns, int event_time_column, int event_time_key,
+                      std::shared_ptr<arrow::Schema> state_schema)
+      : StatefulOperator(&node, options),
         key_columns_(std::move(key_columns)),
         event_time_column_(event_time_column),
         event_time_key_(event_time_key),
-        delay_ms_(delay_ms),
-        store_(std::move(store)) {
-    metrics_.operator_name = node.within_watermark ? "dedupeWithinWatermark" : "dedupe";
-    metrics_.num_partitions = store_->num_partitions();
+        state_schema_(std::move(state_schema)) {}
+
+  Result<std::unique_ptr<OperatorState>> OpenState() const override {
+    const char* name = node_->within_watermark ? "dedupeWithinWatermark" : "dedupe";
+    std::vector<std::unique_ptr<StateStore>> stores;
+    ARROW_ASSIGN_OR_RAISE(auto store, OpenStore(name, options_.num_partitions, state_schema_,
+                                                static_cast<int>(key_columns_.size())));
+    stores.push_back(std::move(store));
+    auto state = std::make_unique<DeduplicateState>(std::move(stores));
+    state->metrics.operator_name = name;
+    return state;
   }
 
   bool UsesWatermark() const override { return true; }
 
-  Result<TablePtr> Process(TablePtr input, const BatchContext& batch) override {
-    int64_t start = NowMs();
-    ARROW_RETURN_NOT_OK(store_->Load(batch.batch_id));
-    const int n = store_->num_partitions();
+  Result<TablePtr> Process(OperatorState& base, TablePtr input, const BatchContext& batch) const override {
+    auto& state = base.As<DeduplicateState>();
+    StateMetrics& metrics = state.metrics;
+    StateStore& store = state.store();
+    ARROW_RETURN_NOT_OK(state.Load(batch));
+    const int n = store.num_partitions();
     const int num_keys = static_cast<int>(key_columns_.size());
     ARROW_ASSIGN_OR_RAISE(input, input->CombineChunks());
-    metrics_.rows_dropped_by_watermark = 0;
+    metrics.rows_dropped_by_watermark = 0;
     if (event_time_column_ >= 0 && input->num_rows() > 0) {
       ARROW_ASSIGN_OR_RAISE(auto late,
                             AtOrBelow(input->column(event_time_column_), batch.late_ms * 1000));
       ARROW_ASSIGN_OR_RAISE(auto on_time, Not(late));
       int64_t before = input->num_rows();
       ARROW_ASSIGN_OR_RAISE(input, Where(input, on_time));
-      metrics_.rows_dropped_by_watermark = before - input->num_rows();
+      metrics.rows_dropped_by_watermark = before - input->num_rows();
     }
     // The state's columns of each input row: its keys, and for the within-watermark form the
     // instant the key expires (first occurrence's event time plus the delay).
@@ -266,23 +295,23 @@ class DeduplicateOperator : public StatefulOperator {
       ARROW_ASSIGN_OR_RAISE(auto times, cp::Cast(arrow::Datum(input->column(event_time_column_)),
                                                  arrow::int64()));
       ARROW_ASSIGN_OR_RAISE(auto micros, cp::CallFunction("coalesce", {times, arrow::Datum(int64_t{0})}));
-      ARROW_ASSIGN_OR_RAISE(auto expires, cp::CallFunction("add", {micros, arrow::Datum(delay_ms_ * 1000)}));
+      ARROW_ASSIGN_OR_RAISE(auto expires, cp::CallFunction("add", {micros, arrow::Datum(options_.delay_ms * 1000)}));
       columns.push_back(expires.chunked_array());
     }
-    auto state_rows = arrow::Table::Make(store_->schema(), columns, input->num_rows());
+    auto state_rows = arrow::Table::Make(store.schema(), columns, input->num_rows());
     ARROW_ASSIGN_OR_RAISE(auto keys, EncodeKeys(*state_rows, num_keys));
     // The stored keys, partitioned by the whole key as the store splits its rows. They are kept
     // from batch to batch and rebuilt only when the store holds another version (the first
     // batch after a start); until this batch commits, they count as unknown.
-    if (known_version_ != batch.batch_id) {
-      known_.assign(static_cast<size_t>(n), {});
+    if (state.known_version != batch.batch_id) {
+      state.known.assign(static_cast<size_t>(n), {});
       ParallelFor(n, [&](int p) {
-        auto stored = EncodeKeys(*store_->rows(p), num_keys);
-        if (stored.ok()) known_[static_cast<size_t>(p)].insert(stored->begin(), stored->end());
+        auto stored = EncodeKeys(*store.rows(p), num_keys);
+        if (stored.ok()) state.known[static_cast<size_t>(p)].insert(stored->begin(), stored->end());
       });
     }
-    known_version_ = -1;
-    auto& known = known_;
+    state.known_version = -1;
+    auto& known = state.known;
     std::vector<int64_t> kept;
     std::vector<std::vector<int64_t>> new_rows(static_cast<size_t>(n));
     for (size_t i = 0; i < keys.size(); ++i) {
@@ -291,13 +320,13 @@ class DeduplicateOperator : public StatefulOperator {
       kept.push_back(static_cast<int64_t>(i));
       new_rows[static_cast<size_t>(p)].push_back(static_cast<int64_t>(i));
     }
-    metrics_.dropped_duplicates = input->num_rows() - static_cast<int64_t>(kept.size());
+    metrics.dropped_duplicates = input->num_rows() - static_cast<int64_t>(kept.size());
     // Eviction: the event-time key at or below the watermark, or the expiry reached.
     int evict_column = node_->within_watermark ? num_keys : event_time_key_;
     int64_t puts = 0, removals = 0;
     for (int p = 0; p < n; ++p) {
       ARROW_ASSIGN_OR_RAISE(auto added, Take(state_rows, new_rows[static_cast<size_t>(p)]));
-      TablePtr rows = store_->rows(p), removed;
+      TablePtr rows = store.rows(p), removed;
       puts += added->num_rows();
       if (added->num_rows() > 0) {
         ARROW_ASSIGN_OR_RAISE(rows, Concat({rows, added}));
@@ -318,17 +347,12 @@ class DeduplicateOperator : public StatefulOperator {
         ARROW_ASSIGN_OR_RAISE(auto gone, EncodeKeys(*removed, num_keys));
         for (const auto& key : gone) known[static_cast<size_t>(p)].erase(std::string(key));
       }
-      store_->Stage(p, rows, added, removed);
+      store.Stage(p, rows, added, removed);
     }
-    int64_t commit_start = NowMs();
-    metrics_.update_ms = commit_start - start;
-    ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1));
-    known_version_ = batch.batch_id + 1;
-    metrics_.commit_ms = NowMs() - commit_start;
-    metrics_.rows_updated = puts;
-    metrics_.rows_removed = removals;
-    metrics_.rows_total = store_->num_rows();
-    metrics_.memory_bytes = store_->memory_bytes();
+    ARROW_RETURN_NOT_OK(state.Commit(batch));
+    state.known_version = batch.batch_id + 1;
+    metrics.rows_updated = puts;
+    metrics.rows_removed = removals;
     return Take(input, kept);
   }
 
@@ -336,12 +360,7 @@ class DeduplicateOperator : public StatefulOperator {
   std::vector<int> key_columns_;
   int event_time_column_;  // the watermarked column in the input, or -1
   int event_time_key_;     // its position among the keys, or -1
-  int64_t delay_ms_;
-  std::unique_ptr<StateStore> store_;
-  // The keys of state version known_version_, per partition (a flat set: a million keys are
-  // probed each batch, and node-based sets spend that time chasing pointers).
-  std::vector<absl::flat_hash_set<std::string>> known_;
-  int64_t known_version_ = -1;
+  std::shared_ptr<arrow::Schema> state_schema_;  // the keys (and the expiry)
 };
 
 // limit(n) on a stream whose rows are appends (Spark's StreamingGlobalLimitExec): the number
@@ -349,27 +368,35 @@ class DeduplicateOperator : public StatefulOperator {
 // once n rows went out in total, nothing more is emitted. One partition: the count is global.
 class GlobalLimitOperator : public StatefulOperator {
  public:
-  GlobalLimitOperator(const LogicalPlan& node, int64_t limit, int num_shuffle_partitions,
-                      std::unique_ptr<StateStore> store)
-      : StatefulOperator(&node), limit_(limit), store_(std::move(store)) {
-    metrics_.operator_name = "globalLimit";
-    metrics_.num_partitions = num_shuffle_partitions;
-    metrics_.store_instances = 1;
+  GlobalLimitOperator(const LogicalPlan& node, const StatefulOptions& options)
+      : StatefulOperator(&node, options) {}
+
+  Result<std::unique_ptr<OperatorState>> OpenState() const override {
+    auto schema = arrow::schema({arrow::field("key", arrow::int32()), arrow::field("value", arrow::int64())});
+    std::vector<std::unique_ptr<StateStore>> stores;
+    ARROW_ASSIGN_OR_RAISE(auto store, OpenStore("globalLimit", 1, schema, 1));
+    stores.push_back(std::move(store));
+    auto state = std::make_unique<OperatorState>(std::move(stores));
+    state->metrics.operator_name = "globalLimit";
+    state->metrics.num_partitions = options_.num_partitions;
+    state->metrics.store_instances = 1;
+    return state;
   }
 
   bool UsesWatermark() const override { return false; }
 
-  Result<TablePtr> Process(TablePtr input, const BatchContext& batch) override {
-    int64_t start = NowMs();
-    ARROW_RETURN_NOT_OK(store_->Load(batch.batch_id));
-    const TablePtr& stored = store_->rows(0);
+  Result<TablePtr> Process(OperatorState& state, TablePtr input, const BatchContext& batch) const override {
+    StateMetrics& metrics = state.metrics;
+    StateStore& store = state.store();
+    ARROW_RETURN_NOT_OK(state.Load(batch));
+    const TablePtr& stored = store.rows(0);
     int64_t before = 0;
     if (stored->num_rows() > 0) {
       ARROW_ASSIGN_OR_RAISE(auto value, stored->column(1)->GetScalar(0));
       before = std::static_pointer_cast<arrow::Int64Scalar>(value)->value;
     }
-    const int64_t taken = std::clamp<int64_t>(limit_ - before, 0, input->num_rows());
-    metrics_.rows_updated = 0;
+    const int64_t taken = std::clamp<int64_t>(node_->limit - before, 0, input->num_rows());
+    metrics.rows_updated = 0;
     if (taken > 0) {
       // Spark's key is a single NULL; a NULL int keeps the store's key encoding simple.
       arrow::Int32Builder key;
@@ -378,22 +405,13 @@ class GlobalLimitOperator : public StatefulOperator {
       ARROW_RETURN_NOT_OK(count.Append(before + taken));
       ARROW_ASSIGN_OR_RAISE(auto key_array, key.Finish());
       ARROW_ASSIGN_OR_RAISE(auto count_array, count.Finish());
-      auto rows = arrow::Table::Make(store_->schema(), {key_array, count_array});
-      store_->Stage(0, rows, rows, nullptr);
-      metrics_.rows_updated = 1;
+      auto rows = arrow::Table::Make(store.schema(), {key_array, count_array});
+      store.Stage(0, rows, rows, nullptr);
+      metrics.rows_updated = 1;
     }
-    int64_t commit_start = NowMs();
-    metrics_.update_ms = commit_start - start;
-    ARROW_RETURN_NOT_OK(store_->Commit(batch.batch_id + 1));
-    metrics_.commit_ms = NowMs() - commit_start;
-    metrics_.rows_total = store_->num_rows();
-    metrics_.memory_bytes = store_->memory_bytes();
+    ARROW_RETURN_NOT_OK(state.Commit(batch));
     return input->Slice(0, taken);
   }
-
- private:
-  int64_t limit_;
-  std::unique_ptr<StateStore> store_;
 };
 
 arrow::Status LegacyAnalysisError(const std::string& message) {
@@ -412,6 +430,41 @@ int EventTimeGrouping(const LogicalPlan& node, int64_t event_time_id) {
 }
 
 }  // namespace
+
+OperatorState::OperatorState(std::vector<std::unique_ptr<StateStore>> stores) : stores_(std::move(stores)) {
+  metrics.num_partitions = num_partitions();
+  metrics.stores_per_partition = static_cast<int>(stores_.size());
+}
+
+OperatorState::~OperatorState() = default;
+
+arrow::Status OperatorState::Load(const BatchContext& batch) {
+  load_ms_ = NowMs();
+  for (auto& store : stores_) ARROW_RETURN_NOT_OK(store->Load(batch.batch_id));
+  return arrow::Status::OK();
+}
+
+arrow::Status OperatorState::Commit(const BatchContext& batch) {
+  const int64_t commit_start = NowMs();
+  metrics.update_ms = commit_start - load_ms_ - metrics.removal_ms;
+  metrics.rows_total = metrics.memory_bytes = 0;
+  for (auto& store : stores_) {
+    ARROW_RETURN_NOT_OK(store->Commit(batch.batch_id + 1));
+    metrics.rows_total += store->num_rows();
+    metrics.memory_bytes += store->memory_bytes();
+  }
+  metrics.commit_ms = NowMs() - commit_start;
+  return arrow::Status::OK();
+}
+
+Result<std::unique_ptr<StateStore>> StatefulOperator::OpenStore(const std::string& operator_name,
+                                                                int num_partitions,
+                                                                std::shared_ptr<arrow::Schema> schema,
+                                                                int num_keys,
+                                                                const std::string& store_name) const {
+  return StateStore::Open(options_.checkpoint, options_.operator_id, operator_name, num_partitions,
+                          std::move(schema), num_keys, options_.store_conf, store_name);
+}
 
 bool LimitKeepsState(const LogicalPlan& limit, const std::string& output_mode) {
   std::function<bool(const LogicalPlan&)> aggregates = [&](const LogicalPlan& p) {
@@ -432,11 +485,7 @@ Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan
   if (node.kind == plan::PlanKind::kJoin) return MakeStreamJoinOperator(node, options);
   if (node.kind == plan::PlanKind::kGroupMap) return MakeGroupStateOperator(node, options);
   if (node.kind == plan::PlanKind::kLimit) {
-    auto schema = arrow::schema({arrow::field("key", arrow::int32()), arrow::field("value", arrow::int64())});
-    ARROW_ASSIGN_OR_RAISE(auto store, StateStore::Open(options.checkpoint, options.operator_id,
-                                                       "globalLimit", 1, schema, 1, options.store_conf));
-    return std::make_unique<GlobalLimitOperator>(node, node.limit, options.num_partitions,
-                                                 std::move(store));
+    return std::make_unique<GlobalLimitOperator>(node, options);
   }
 
   if (node.kind == plan::PlanKind::kAggregate) {
@@ -453,13 +502,7 @@ Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan
       return LegacyAnalysisError(
           "Update output mode not supported for session window on streaming DataFrames/DataSets");
     }
-    ARROW_ASSIGN_OR_RAISE(auto store, StateStore::Open(options.checkpoint, options.operator_id,
-                                                       "stateStoreSave", options.num_partitions,
-                                                       aggregate.buffer_schema(), aggregate.num_keys(),
-                                                       options.store_conf));
-    auto op = std::make_unique<AggregateOperator>(node, std::move(aggregate), std::move(store),
-                                                  options.output_mode, key);
-    return op;
+    return std::make_unique<AggregateOperator>(node, options, std::move(aggregate), key);
   }
   // Deduplicate: the keys are columns of the input.
   if (node.within_watermark && event_time_column < 0) {
@@ -482,14 +525,8 @@ Result<std::unique_ptr<StatefulOperator>> MakeStatefulOperator(const LogicalPlan
     event_time_key = -1;
     fields.push_back(arrow::field("expires_at_micros", arrow::int64()));
   }
-  ARROW_ASSIGN_OR_RAISE(
-      auto store, StateStore::Open(options.checkpoint, options.operator_id,
-                                   node.within_watermark ? "dedupeWithinWatermark" : "dedupe",
-                                   options.num_partitions, arrow::schema(fields),
-                                   static_cast<int>(key_columns.size()), options.store_conf));
-  auto op = std::make_unique<DeduplicateOperator>(node, std::move(key_columns), event_time_column,
-                                                  event_time_key, options.delay_ms, std::move(store));
-  return op;
+  return std::make_unique<DeduplicateOperator>(node, options, std::move(key_columns), event_time_column,
+                                               event_time_key, arrow::schema(fields));
 }
 
 }  // namespace ember::stream

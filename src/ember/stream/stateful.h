@@ -51,28 +51,66 @@ struct StateMetrics {
   int store_instances = -1;      // when not num_partitions * stores_per_partition (a limit's 1)
 };
 
+/// An operator's state, kept from batch to batch: its state stores (Spark's state store
+/// providers), each batch opening the batch's version and committing the next; what the operator
+/// derives from their rows to save rebuilding it every batch (a hash index of the keys); and the
+/// last batch's metrics. The operator itself is configuration only, as DuckDB's PhysicalOperator
+/// is beside its OperatorState: a batch's plan may use it freely, and a restart rebuilds nothing
+/// but this.
+class OperatorState {
+ public:
+  explicit OperatorState(std::vector<std::unique_ptr<StateStore>> stores);
+  virtual ~OperatorState();
+  /// Opens the batch's version in every store: batch N reads version N.
+  arrow::Status Load(const BatchContext& batch);
+  /// Commits version N+1 of every store; the metrics take the batch's durations (the update's:
+  /// from Load to Commit less the removals' time an operator set) and the stores' totals.
+  arrow::Status Commit(const BatchContext& batch);
+  StateStore& store(size_t i = 0) const { return *stores_[i]; }
+  int num_partitions() const { return stores_[0]->num_partitions(); }
+  /// The operator's own kind of state.
+  template <typename T>
+  T& As() {
+    return static_cast<T&>(*this);
+  }
+
+  StateMetrics metrics;
+
+ private:
+  std::vector<std::unique_ptr<StateStore>> stores_;
+  int64_t load_ms_ = 0;
+};
+
+/// A stateful operator: its node's configuration, immutable once built; everything that changes
+/// from batch to batch is in the OperatorState it opens.
 class StatefulOperator {
  public:
   virtual ~StatefulOperator() = default;
   /// The plan node this operator computes.
   const plan::LogicalPlan* node() const { return node_; }
+  /// Opens the operator's stores in the checkpoint (state/<operator id>/...), once per query run.
+  virtual arrow::Result<std::unique_ptr<OperatorState>> OpenState() const = 0;
   /// The node's output for one batch, given its child's rows for the batch.
-  virtual arrow::Result<std::shared_ptr<arrow::Table>> Process(std::shared_ptr<arrow::Table> input,
-                                                               const BatchContext& batch) = 0;
+  virtual arrow::Result<std::shared_ptr<arrow::Table>> Process(OperatorState& state,
+                                                               std::shared_ptr<arrow::Table> input,
+                                                               const BatchContext& batch) const = 0;
   /// The node's output given each child's rows for the batch (a join has two children).
   virtual arrow::Result<std::shared_ptr<arrow::Table>> ProcessChildren(
-      std::vector<std::shared_ptr<arrow::Table>> inputs, const BatchContext& batch) {
-    return Process(std::move(inputs[0]), batch);
+      OperatorState& state, std::vector<std::shared_ptr<arrow::Table>> inputs,
+      const BatchContext& batch) const {
+    return Process(state, std::move(inputs[0]), batch);
   }
   /// Whether the child's rows may come in slices, each reduced on its own by ReduceSlice and
   /// the reductions finished together by ProcessSlices: the batch is then never held whole.
   virtual bool TakesSlices() const { return false; }
   virtual arrow::Result<std::shared_ptr<arrow::Table>> ReduceSlice(
-      std::shared_ptr<arrow::Table> slice, const BatchContext& /*batch*/) {
+      OperatorState& /*state*/, std::shared_ptr<arrow::Table> slice,
+      const BatchContext& /*batch*/) const {
     return slice;
   }
   virtual arrow::Result<std::shared_ptr<arrow::Table>> ProcessSlices(
-      std::vector<std::shared_ptr<arrow::Table>> /*reduced*/, const BatchContext& /*batch*/) {
+      OperatorState& /*state*/, std::vector<std::shared_ptr<arrow::Table>> /*reduced*/,
+      const BatchContext& /*batch*/) const {
     return arrow::Status::NotImplemented("this operator takes its input whole");
   }
   /// Whether a batch without data would change something once the watermark moved.
@@ -82,12 +120,20 @@ class StatefulOperator {
   virtual bool ShouldRunAnotherBatch(bool watermark_moved) const {
     return watermark_moved && UsesWatermark();
   }
-  const StateMetrics& metrics() const { return metrics_; }
 
  protected:
-  explicit StatefulOperator(const plan::LogicalPlan* node) : node_(node) {}
+  StatefulOperator(const plan::LogicalPlan* node, StatefulOptions options)
+      : node_(node), options_(std::move(options)) {
+    options_.referenced = nullptr;  // read while the operator is built only
+  }
+  /// Opens one of the operator's stores with its options.
+  arrow::Result<std::unique_ptr<StateStore>> OpenStore(const std::string& operator_name,
+                                                       int num_partitions,
+                                                       std::shared_ptr<arrow::Schema> schema,
+                                                       int num_keys,
+                                                       const std::string& store_name = "") const;
   const plan::LogicalPlan* node_;
-  StateMetrics metrics_;
+  StatefulOptions options_;  // Spark's StatefulOperatorStateInfo: checkpoint, operator id, ...
 };
 
 /// Whether a streaming kLimit keeps state (Spark's StreamingGlobalLimitStrategy): where its input

@@ -87,7 +87,7 @@ struct Side {
   std::vector<ExprPtr> keys;
   std::vector<ExprPtr> only;  // conjuncts over this side alone (Spark's pre-join filter)
   int event_time_column = -1;  // in output, or -1
-  std::unique_ptr<StateStore> store;
+  size_t store = 0;  // its store among the operator's: 0 left, 1 right
 };
 
 // The side's columns of a state table, followed by its row ids.
@@ -118,40 +118,50 @@ Result<TablePtr> StateOf(const Side& side, const TablePtr& input, const ArrayPtr
 // the other side ever matched the row (for the null-extended rows of outer joins).
 class StreamJoinOperator : public StatefulOperator {
  public:
-  StreamJoinOperator(const LogicalPlan& node, JoinCondition condition, Side left, Side right,
-                     std::set<int64_t> times, int watermark_key)
-      : StatefulOperator(&node),
+  StreamJoinOperator(const LogicalPlan& node, const StatefulOptions& options, JoinCondition condition,
+                     Side left, Side right, std::set<int64_t> times, int watermark_key)
+      : StatefulOperator(&node, options),
         condition_(std::move(condition)),
         left_(std::move(left)),
         right_(std::move(right)),
         times_(std::move(times)),
-        watermark_key_(watermark_key) {
-    metrics_.operator_name = "symmetricHashJoin";
-    metrics_.num_partitions = left_.store->num_partitions();
-    metrics_.stores_per_partition = 4;  // Spark's keyToNumValues and keyWithIndexToValue per side
+        watermark_key_(watermark_key) {}
+
+  // A store per side, named left and right in each partition's folder.
+  Result<std::unique_ptr<OperatorState>> OpenState() const override {
+    std::vector<std::unique_ptr<StateStore>> stores;
+    for (const Side* side : {&left_, &right_}) {
+      ARROW_ASSIGN_OR_RAISE(auto store, OpenStore("symmetricHashJoin", options_.num_partitions,
+                                                  side->state_schema, 1, side->store == 0 ? "left" : "right"));
+      stores.push_back(std::move(store));
+    }
+    auto state = std::make_unique<OperatorState>(std::move(stores));
+    state->metrics.operator_name = "symmetricHashJoin";
+    state->metrics.stores_per_partition = 4;  // Spark's keyToNumValues and keyWithIndexToValue per side
+    return state;
   }
 
   bool UsesWatermark() const override { return HasStatePredicate(left_, right_) || HasStatePredicate(right_, left_); }
 
-  Result<TablePtr> Process(TablePtr, const BatchContext&) override {
+  Result<TablePtr> Process(OperatorState&, TablePtr, const BatchContext&) const override {
     return arrow::Status::Invalid("a stream-stream join needs the rows of both sides");
   }
 
-  Result<TablePtr> ProcessChildren(std::vector<TablePtr> inputs, const BatchContext& batch) override {
-    int64_t start = NowMs();
-    ARROW_RETURN_NOT_OK(left_.store->Load(batch.batch_id));
-    ARROW_RETURN_NOT_OK(right_.store->Load(batch.batch_id));
+  Result<TablePtr> ProcessChildren(OperatorState& state, std::vector<TablePtr> inputs,
+                                   const BatchContext& batch) const override {
+    StateMetrics& metrics = state.metrics;
+    ARROW_RETURN_NOT_OK(state.Load(batch));
     const JoinType type = node_->join_type;
     const bool left_outer = type == JoinType::kLeftOuter || type == JoinType::kFullOuter;
     const bool right_outer = type == JoinType::kRightOuter || type == JoinType::kFullOuter;
     const bool semi = type == JoinType::kLeftSemi;
-    metrics_.rows_dropped_by_watermark = 0;
+    metrics.rows_dropped_by_watermark = 0;
     std::vector<TablePtr> output;
 
     // Each side's new rows: late rows dropped, row ids given, and those failing the side's own
     // conditions set apart (they never enter the state; an outer side emits them at once).
-    ARROW_ASSIGN_OR_RAISE(auto left_new, NewRows(left_, std::move(inputs[0]), batch));
-    ARROW_ASSIGN_OR_RAISE(auto right_new, NewRows(right_, std::move(inputs[1]), batch));
+    ARROW_ASSIGN_OR_RAISE(auto left_new, NewRows(state, left_, std::move(inputs[0]), batch));
+    ARROW_ASSIGN_OR_RAISE(auto right_new, NewRows(state, right_, std::move(inputs[1]), batch));
     if (left_outer) {
       ARROW_ASSIGN_OR_RAISE(auto rows, NullExtended(left_new.failed, true));
       output.push_back(rows);
@@ -160,8 +170,8 @@ class StreamJoinOperator : public StatefulOperator {
       ARROW_ASSIGN_OR_RAISE(auto rows, NullExtended(right_new.failed, false));
       output.push_back(rows);
     }
-    ARROW_ASSIGN_OR_RAISE(auto left_state, Stored(left_));
-    ARROW_ASSIGN_OR_RAISE(auto right_state, Stored(right_));
+    ARROW_ASSIGN_OR_RAISE(auto left_state, Stored(state, left_));
+    ARROW_ASSIGN_OR_RAISE(auto right_state, Stored(state, right_));
 
     // New left rows probe the right state.
     ARROW_ASSIGN_OR_RAISE(auto first, Match(left_new.passed, InputOf(right_, right_state), batch));
@@ -246,17 +256,15 @@ class StreamJoinOperator : public StatefulOperator {
     // The batch's own copies of its rows are done with; only the states are saved now.
     left_new = right_new = NewInput{};
     left_added = right_added = nullptr;
-    int64_t commit_start = NowMs();
-    ARROW_RETURN_NOT_OK(Save(&left_, left_state, left_all, left_gone, batch));
-    ARROW_RETURN_NOT_OK(Save(&right_, right_state, right_all, right_gone, batch));
-    int64_t end = NowMs();
-    metrics_.update_ms = removal_start - start;
-    metrics_.removal_ms = commit_start - removal_start;
-    metrics_.commit_ms = end - commit_start;
-    metrics_.rows_updated = rows_updated;
-    metrics_.rows_removed = removed;
-    metrics_.rows_total = left_.store->num_rows() + right_.store->num_rows();
-    metrics_.memory_bytes = left_.store->memory_bytes() + right_.store->memory_bytes();
+    metrics.removal_ms = NowMs() - removal_start;
+    // Each side's next state, its copies gone before the commit.
+    ARROW_RETURN_NOT_OK(Stage(state, left_, left_state, left_all, left_gone));
+    left_state = left_all = nullptr;
+    ARROW_RETURN_NOT_OK(Stage(state, right_, right_state, right_all, right_gone));
+    right_state = right_all = nullptr;
+    ARROW_RETURN_NOT_OK(state.Commit(batch));
+    metrics.rows_updated = rows_updated;
+    metrics.rows_removed = removed;
     return OutputOf(output);
   }
 
@@ -281,7 +289,8 @@ class StreamJoinOperator : public StatefulOperator {
     return arrow::Concatenate(column->chunks());
   }
 
-  Result<NewInput> NewRows(const Side& side, TablePtr input, const BatchContext& batch) {
+  Result<NewInput> NewRows(OperatorState& state, const Side& side, TablePtr input,
+                           const BatchContext& batch) const {
     ARROW_ASSIGN_OR_RAISE(input, input->SelectColumns(side.kept));
     ARROW_ASSIGN_OR_RAISE(input, input->CombineChunks());
     if (side.event_time_column >= 0 && input->num_rows() > 0) {
@@ -289,7 +298,7 @@ class StreamJoinOperator : public StatefulOperator {
       ARROW_ASSIGN_OR_RAISE(auto on_time, Not(late));
       int64_t before = input->num_rows();
       ARROW_ASSIGN_OR_RAISE(input, Where(input, on_time));
-      metrics_.rows_dropped_by_watermark += before - input->num_rows();
+      state.metrics.rows_dropped_by_watermark += before - input->num_rows();
     }
     // Row ids unique in the query: the batch in the high bits, the side's row in the low ones.
     arrow::Int64Builder ids;
@@ -321,9 +330,10 @@ class StreamJoinOperator : public StatefulOperator {
   }
 
   // All of a side's state rows at the loaded version.
-  Result<TablePtr> Stored(const Side& side) const {
+  Result<TablePtr> Stored(const OperatorState& state, const Side& side) const {
+    const StateStore& store = state.store(side.store);
     std::vector<TablePtr> parts;
-    for (int p = 0; p < side.store->num_partitions(); ++p) parts.push_back(side.store->rows(p));
+    for (int p = 0; p < store.num_partitions(); ++p) parts.push_back(store.rows(p));
     ARROW_ASSIGN_OR_RAISE(auto empty, arrow::Table::MakeEmpty(side.state_schema));
     parts.push_back(empty);
     return Concat(parts);
@@ -434,13 +444,9 @@ class StreamJoinOperator : public StatefulOperator {
 
   // Stages a side's next state: `all` (the stored rows, then the new ones, flags updated) less
   // the evicted ones; puts are the new rows and the rows whose flag changed.
-  arrow::Status Save(Side* side, const TablePtr& before, const TablePtr& all, const ArrayPtr& gone,
-                     const BatchContext& batch) {
-    ARROW_RETURN_NOT_OK(Stage(side, before, all, gone));  // its copies gone before the commit
-    return side->store->Commit(batch.batch_id + 1);
-  }
-
-  arrow::Status Stage(Side* side, const TablePtr& before, const TablePtr& all, const ArrayPtr& gone) {
+  arrow::Status Stage(OperatorState& state, const Side& side, const TablePtr& before, const TablePtr& all,
+                      const ArrayPtr& gone) const {
+    StateStore& store = state.store(side.store);
     // Stored rows keep their place at the front of `all`: a removal is a stored row gone, a put
     // a row that stays and is new (past them) or whose flag turned. By position, not by looking
     // row ids up in a hash set (Nexmark q7's 1.84 million bids made one of 50 MB).
@@ -466,7 +472,7 @@ class StreamJoinOperator : public StatefulOperator {
     ARROW_ASSIGN_OR_RAISE(auto rows, Where(all, stays_mask));
     ARROW_ASSIGN_OR_RAISE(auto removed, Where(all, removal_mask));
     ARROW_ASSIGN_OR_RAISE(auto puts, Where(all, put_mask));
-    const int n = side->store->num_partitions();
+    const int n = store.num_partitions();
     ARROW_ASSIGN_OR_RAISE(auto row_parts, SplitByPartition(rows, {0}, n));
     // The puts are some of the rows, in order: as many are all of them (a side's first rows),
     // split once, not copied twice.
@@ -478,7 +484,7 @@ class StreamJoinOperator : public StatefulOperator {
     ARROW_ASSIGN_OR_RAISE(auto removed_ids, removed->SelectColumns({0}));
     ARROW_ASSIGN_OR_RAISE(auto removed_parts, SplitByPartition(removed_ids, {0}, n));
     for (int p = 0; p < n; ++p) {
-      side->store->Stage(p, row_parts[static_cast<size_t>(p)], put_parts[static_cast<size_t>(p)],
+      store.Stage(p, row_parts[static_cast<size_t>(p)], put_parts[static_cast<size_t>(p)],
                          removed_parts[static_cast<size_t>(p)]);
     }
     return arrow::Status::OK();
@@ -502,7 +508,6 @@ Result<std::unique_ptr<StatefulOperator>> MakeStreamJoinOperator(const LogicalPl
   std::set<int64_t> times = EventTimes(node);
   int watermark_key = WatermarkKey(condition, times);
   Side sides[2];
-  const char* names[2] = {"left", "right"};
   for (int s = 0; s < 2; ++s) {
     Side& side = sides[s];
     side.child_output = node.children[static_cast<size_t>(s)]->output;
@@ -524,11 +529,9 @@ Result<std::unique_ptr<StatefulOperator>> MakeStreamJoinOperator(const LogicalPl
     }
     fields.push_back(arrow::field(kMatched, arrow::boolean(), false));
     side.state_schema = arrow::schema(fields);
-    ARROW_ASSIGN_OR_RAISE(side.store, StateStore::Open(options.checkpoint, options.operator_id,
-                                                       "symmetricHashJoin", options.num_partitions,
-                                                       side.state_schema, 1, options.store_conf, names[s]));
+    side.store = static_cast<size_t>(s);
   }
-  return std::make_unique<StreamJoinOperator>(node, std::move(condition), std::move(sides[0]),
+  return std::make_unique<StreamJoinOperator>(node, options, std::move(condition), std::move(sides[0]),
                                               std::move(sides[1]), std::move(times), watermark_key);
 }
 
